@@ -1,0 +1,1 @@
+"""Point-of-sale terminal for a hosted payments and loyalty service."""

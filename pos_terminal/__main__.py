@@ -1,0 +1,7 @@
+"""``python -m pos_terminal``."""
+
+import sys
+
+from pos_terminal.cli import main
+
+sys.exit(main())

@@ -1,0 +1,419 @@
+"""Sandbox control surface (contract section 8): not part of the service, loopback only.
+
+Demo data, customers and check-ins, token minting, device approve/deny, the
+clock, settings, tips and fault injection, so tests and demos can drive every
+path of the service without a browser or a real customer.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from pos_terminal.sandbox import pos
+from pos_terminal.sandbox.clock import iso
+from pos_terminal.sandbox.faults import MODES, Fault
+from pos_terminal.sandbox.pos import CHECKIN_QUERY, Customer, customer_of, problems
+from pos_terminal.sandbox.problems import ProblemError, not_found
+from pos_terminal.sandbox.security import KNOWN_SCOPES, issue_tokens, sandbox_of
+from pos_terminal.sandbox.server_guard import loopback_only
+from pos_terminal.sandbox.state import Sandbox, move_funds, new_id
+
+router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Merchant(BaseModel):
+    id: str
+    name: str
+    organizationId: str | None  # noqa: N815 - wire names are camelCase
+    storeId: str | None  # noqa: N815
+
+
+class NewCustomer(_In):
+    firstName: str = Field(min_length=1)  # noqa: N815
+    lastName: str = Field(min_length=1)  # noqa: N815
+    memberNo: str | None = None  # noqa: N815
+    balance: StrictInt = Field(default=100_000, ge=0, le=2**31 - 1)
+    card: Literal["ok", "declined", "insufficient_funds"] = "ok"
+    gender: str | None = None
+    dob: str | None = None
+    notes: str | None = None
+
+
+class SandboxCustomer(BaseModel):
+    customerId: str  # noqa: N815
+    firstName: str  # noqa: N815
+    lastName: str  # noqa: N815
+    memberNo: str | None  # noqa: N815
+    balance: int
+    held: int
+    card: str
+
+
+class LedgerEntry(BaseModel):
+    kind: Literal["reserve", "release", "charge", "refund", "topup", "adjust", "debit"]
+    amount: int
+    balanceAfter: int  # noqa: N815
+    reference: str | None
+    at: str
+
+
+class NewCheckin(_In):
+    merchantId: str  # noqa: N815
+    customerId: str  # noqa: N815
+
+
+class MintToken(_In):
+    merchantId: str | None = None  # noqa: N815
+    organizationId: str | None = None  # noqa: N815
+    scope: str = "posapi"
+    expiresIn: StrictInt | None = Field(default=None, ge=0, description="0: a token that never expires")  # noqa: N815
+    refresh: bool = False
+
+
+class TokenResponse(BaseModel):
+    access_token: str
+    token_type: str
+    expires_in: int | None = None
+    scope: str
+    resource_owner_type: str
+    refresh_token: str | None = None
+
+
+class DeviceApprove(_In):
+    userCode: str  # noqa: N815
+    merchantId: str | None = None  # noqa: N815
+
+
+class DeviceDeny(_In):
+    userCode: str  # noqa: N815
+
+
+class ClockAdvance(_In):
+    advanceSeconds: float = Field(ge=0, le=10 * 365 * 86400)  # noqa: N815
+
+
+class ClockState(BaseModel):
+    now: str
+    offsetSeconds: float  # noqa: N815
+
+
+class FaultSpec(_In):
+    method: str = Field(min_length=1, description="HTTP method, or * for any")
+    path: str = Field(min_length=1, description="Request path; * matches any run of characters")
+    mode: Literal["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"]
+    times: StrictInt = Field(default=1, ge=1, le=1000)
+    delayMs: StrictInt = Field(default=0, ge=0, le=120_000)  # noqa: N815
+
+
+class FaultOut(BaseModel):
+    method: str
+    path: str
+    mode: str
+    times: int
+    delayMs: int  # noqa: N815
+
+
+class SettingsOut(BaseModel):
+    autoCancelSeconds: int  # noqa: N815
+    tokenTtl: int  # noqa: N815
+    deviceInterval: int  # noqa: N815
+    deviceExpiresIn: int  # noqa: N815
+    location: bool
+    feeBasisPoints: int  # noqa: N815
+    loyaltyPercent: int  # noqa: N815
+
+
+class SettingsPatch(_In):
+    autoCancelSeconds: StrictInt | None = Field(default=None, ge=1)  # noqa: N815
+    tokenTtl: StrictInt | None = Field(default=None, ge=0)  # noqa: N815
+    deviceInterval: StrictInt | None = Field(default=None, ge=0)  # noqa: N815
+    deviceExpiresIn: StrictInt | None = Field(default=None, ge=1)  # noqa: N815
+    location: bool | None = None
+    feeBasisPoints: StrictInt | None = Field(default=None, ge=0, le=10_000)  # noqa: N815
+    loyaltyPercent: StrictInt | None = Field(default=None, ge=0, le=100)  # noqa: N815
+
+
+class Tip(_In):
+    tipAmount: StrictInt = Field(ge=0, le=2**31 - 1)  # noqa: N815
+
+
+SETTING_NAMES = {
+    "autoCancelSeconds": "auto_cancel_seconds",
+    "tokenTtl": "token_ttl",
+    "deviceInterval": "device_interval",
+    "deviceExpiresIn": "device_expires_in",
+    "location": "location",
+    "feeBasisPoints": "fee_basis_points",
+    "loyaltyPercent": "loyalty_percent",
+}
+
+
+def _customer(sandbox: Sandbox, customer_id: str) -> dict[str, Any]:
+    with sandbox.db.tx() as conn:
+        pos.expire_authorized(conn, sandbox)
+        row = conn.execute("SELECT * FROM customers WHERE customer_id = ?", (customer_id,)).fetchone()
+    if row is None:
+        raise not_found(f"Customer {customer_id}")
+    return {
+        "customerId": row["customer_id"],
+        "firstName": row["first_name"],
+        "lastName": row["last_name"],
+        "memberNo": row["member_no"],
+        "balance": row["balance"],
+        "held": row["held"],
+        "card": row["card"],
+    }
+
+
+def _merchant_exists(conn: Any, merchant_id: str) -> None:
+    if conn.execute("SELECT 1 FROM merchants WHERE id = ?", (merchant_id,)).fetchone() is None:
+        raise not_found(f"Merchant {merchant_id}")
+
+
+@router.get("/merchants", response_model=list[Merchant])
+def list_merchants(request: Request) -> list[dict[str, Any]]:
+    with sandbox_of(request).db.tx() as conn:
+        rows = conn.execute("SELECT * FROM merchants ORDER BY name").fetchall()
+    return [{"id": r["id"], "name": r["name"], "organizationId": r["organization_id"], "storeId": r["store_id"]} for r in rows]
+
+
+@router.post("/customers", status_code=201, response_model=SandboxCustomer, responses=problems(400))
+def create_customer(request: Request, body: NewCustomer) -> dict[str, Any]:
+    sandbox = sandbox_of(request)
+    customer_id = new_id()
+    with sandbox.db.tx() as conn:
+        conn.execute(
+            "INSERT INTO customers(customer_id, first_name, last_name, gender, dob, member_no, notes, balance, card)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
+            (customer_id, body.firstName, body.lastName, body.gender, body.dob, body.memberNo, body.notes, body.card),
+        )
+        move_funds(conn, customer_id, "topup", body.balance, reference="sandbox", at=sandbox.clock.now_ms())
+    return _customer(sandbox, customer_id)
+
+
+@router.get("/customers/{customer_id}", response_model=SandboxCustomer, responses=problems(404))
+def get_customer(request: Request, customer_id: str) -> dict[str, Any]:
+    return _customer(sandbox_of(request), customer_id)
+
+
+@router.get("/customers/{customer_id}/ledger", response_model=list[LedgerEntry], responses=problems(404))
+def customer_ledger(request: Request, customer_id: str) -> list[dict[str, Any]]:
+    """Every movement of the customer's money, oldest first."""
+    sandbox = sandbox_of(request)
+    _customer(sandbox, customer_id)
+    with sandbox.db.tx() as conn:
+        rows = conn.execute("SELECT * FROM ledger WHERE customer_id = ? ORDER BY id", (customer_id,)).fetchall()
+    return [
+        {"kind": r["kind"], "amount": r["amount"], "balanceAfter": r["balance_after"], "reference": r["reference"], "at": iso(r["at"])}
+        for r in rows
+    ]
+
+
+@router.post("/checkins", status_code=201, response_model=Customer, responses=problems(400, 404, 409))
+def check_in(request: Request, body: NewCheckin) -> dict[str, Any]:
+    sandbox = sandbox_of(request)
+    with sandbox.db.tx() as conn:
+        _merchant_exists(conn, body.merchantId)
+        if conn.execute("SELECT 1 FROM customers WHERE customer_id = ?", (body.customerId,)).fetchone() is None:
+            raise not_found(f"Customer {body.customerId}")
+        live = conn.execute(
+            f"{CHECKIN_QUERY} WHERE k.merchant_id = ? AND k.customer_id = ? AND k.checked_out_at IS NULL",
+            (body.merchantId, body.customerId),
+        ).fetchone()
+        if live is not None:
+            return customer_of(live)
+        number = conn.execute("SELECT COUNT(*) FROM checkins WHERE merchant_id = ?", (body.merchantId,)).fetchone()[0]
+        check_in_id = new_id()
+        conn.execute(
+            "INSERT INTO checkins(check_in_id, merchant_id, customer_id, check_in_number, check_in_at) VALUES (?, ?, ?, ?, ?)",
+            (check_in_id, body.merchantId, body.customerId, str(101 + number), sandbox.clock.now_ms()),
+        )
+        row = conn.execute(f"{CHECKIN_QUERY} WHERE k.check_in_id = ?", (check_in_id,)).fetchone()
+    return customer_of(row)
+
+
+@router.delete("/checkins/{check_in_id}", status_code=204, responses=problems(404))
+def check_out(request: Request, check_in_id: str) -> Response:
+    sandbox = sandbox_of(request)
+    with sandbox.db.tx() as conn:
+        updated = conn.execute(
+            "UPDATE checkins SET checked_out_at = ? WHERE check_in_id = ? AND checked_out_at IS NULL",
+            (sandbox.clock.now_ms(), check_in_id),
+        ).rowcount
+    if not updated:
+        raise not_found(f"Live check-in {check_in_id}")
+    return Response(status_code=204)
+
+
+@router.post("/tokens", status_code=201, response_model=TokenResponse, response_model_exclude_none=True, responses=problems(400, 404))
+def mint_token(request: Request, body: MintToken) -> dict[str, Any]:
+    """A token response (2.1) without the browser flow: a manually created token."""
+    sandbox = sandbox_of(request)
+    if (body.merchantId is None) == (body.organizationId is None):
+        raise ProblemError(400, "BAD_REQUEST", "Give exactly one of merchantId and organizationId")
+    unknown = [s for s in body.scope.split() if s not in KNOWN_SCOPES]
+    if unknown or not body.scope.split():
+        raise ProblemError(400, "BAD_REQUEST", f"Unknown scope: {' '.join(unknown) or '(empty)'}")
+    with sandbox.db.tx() as conn:
+        if body.merchantId is not None:
+            _merchant_exists(conn, body.merchantId)
+            owner_type, owner_id = "merchant", body.merchantId
+        else:
+            if conn.execute("SELECT 1 FROM organizations WHERE id = ?", (body.organizationId,)).fetchone() is None:
+                raise not_found(f"Organization {body.organizationId}")
+            owner_type, owner_id = "organization", str(body.organizationId)
+        return issue_tokens(
+            conn,
+            sandbox,
+            client_id=None,
+            owner_type=owner_type,
+            owner_id=owner_id,
+            scope=" ".join(body.scope.split()),
+            with_refresh=body.refresh,
+            expires_in=body.expiresIn,
+            grant_id=new_id(),
+        )
+
+
+def _pending_device(conn: Any, sandbox: Sandbox, user_code: str) -> Any:
+    normalized = "".join(ch for ch in user_code.upper() if ch.isalnum())
+    row = conn.execute(
+        "SELECT * FROM device_codes WHERE user_code = ? AND status = 'pending' AND expires_at > ?",
+        (normalized, sandbox.clock.now_ms()),
+    ).fetchone()
+    if row is None:
+        raise not_found(f"Pending device code {user_code}")
+    return row
+
+
+@router.post("/device/approve", status_code=204, responses=problems(400, 404))
+def device_approve(request: Request, body: DeviceApprove) -> Response:
+    """Approve a pending device code as the signed-in person would (merchant defaults to the demo one)."""
+    sandbox = sandbox_of(request)
+    merchant_id = body.merchantId or "mer-cafe"
+    with sandbox.db.tx() as conn:
+        _merchant_exists(conn, merchant_id)
+        row = _pending_device(conn, sandbox, body.userCode)
+        conn.execute(
+            "UPDATE device_codes SET status = 'approved', merchant_id = ?, username = 'sandbox' WHERE device_code = ?",
+            (merchant_id, row["device_code"]),
+        )
+    return Response(status_code=204)
+
+
+@router.post("/device/deny", status_code=204, responses=problems(400, 404))
+def device_deny(request: Request, body: DeviceDeny) -> Response:
+    sandbox = sandbox_of(request)
+    with sandbox.db.tx() as conn:
+        row = _pending_device(conn, sandbox, body.userCode)
+        conn.execute("UPDATE device_codes SET status = 'denied' WHERE device_code = ?", (row["device_code"],))
+    return Response(status_code=204)
+
+
+def _clock_state(sandbox: Sandbox) -> dict[str, Any]:
+    return {"now": iso(sandbox.clock.now_ms()), "offsetSeconds": sandbox.clock.offset_ms / 1000}
+
+
+@router.get("/clock", response_model=ClockState)
+def get_clock(request: Request) -> dict[str, Any]:
+    return _clock_state(sandbox_of(request))
+
+
+@router.post("/clock", response_model=ClockState, responses=problems(400))
+def advance_clock(request: Request, body: ClockAdvance) -> dict[str, Any]:
+    """Move the sandbox's clock forward; overdue authorized transactions are canceled at once."""
+    sandbox = sandbox_of(request)
+    sandbox.advance_clock(body.advanceSeconds)
+    with sandbox.db.tx() as conn:
+        pos.expire_authorized(conn, sandbox)
+    return _clock_state(sandbox)
+
+
+@router.get("/faults", response_model=list[FaultOut])
+def list_faults(request: Request) -> list[dict[str, Any]]:
+    return [f.as_json() for f in sandbox_of(request).faults.list()]
+
+
+@router.post("/faults", status_code=201, response_model=FaultOut, responses=problems(400))
+def arm_fault(request: Request, body: FaultSpec) -> dict[str, Any]:
+    assert body.mode in MODES
+    fault = Fault(method=body.method.upper(), path=body.path, mode=body.mode, times=body.times, delay_ms=body.delayMs)
+    sandbox_of(request).faults.arm(fault)
+    return fault.as_json()
+
+
+@router.delete("/faults", status_code=204)
+def disarm_faults(request: Request) -> Response:
+    sandbox_of(request).faults.clear()
+    return Response(status_code=204)
+
+
+def _settings(sandbox: Sandbox) -> dict[str, Any]:
+    return {wire: getattr(sandbox.settings, attr) for wire, attr in SETTING_NAMES.items()}
+
+
+@router.get("/settings", response_model=SettingsOut)
+def get_settings(request: Request) -> dict[str, Any]:
+    """The sandbox's published knobs, including its fee rate and loyalty benefit."""
+    return _settings(sandbox_of(request))
+
+
+@router.patch("/settings", response_model=SettingsOut, responses=problems(400))
+def patch_settings(request: Request, body: SettingsPatch) -> dict[str, Any]:
+    sandbox = sandbox_of(request)
+    for wire, value in body.model_dump(exclude_none=True).items():
+        setattr(sandbox.settings, SETTING_NAMES[wire], value)
+    return _settings(sandbox)
+
+
+@router.post(
+    "/transactions/{transaction_id}/tip",
+    response_model=pos.Transaction,
+    responses=problems(400, 402, 404, 409),
+)
+def add_tip(request: Request, transaction_id: str, body: Tip) -> dict[str, Any]:
+    """The customer sets a tip in the app while the transaction is authorized; it is reserved with the charge."""
+    sandbox = sandbox_of(request)
+    with sandbox.db.tx() as conn:
+        pos.expire_authorized(conn, sandbox)
+        row = conn.execute(
+            "SELECT t.*, c.balance FROM transactions t JOIN customers c ON c.customer_id = t.customer_id"
+            " WHERE t.transaction_id = ?",
+            (transaction_id,),
+        ).fetchone()
+        if row is None:
+            raise not_found(f"Transaction {transaction_id}")
+        if row["state"] != "authorized":
+            raise ProblemError(409, "INVALID_STATE_TRANSITION", f"A tip can only be added while authorized, not {row['state']}")
+        difference = body.tipAmount - row["tip_amount"]
+        if difference > row["balance"]:
+            raise ProblemError(402, "PAYMENT_DECLINED", "The customer has insufficient funds for this tip")
+        now = sandbox.clock.now_ms()
+        if difference:
+            kind = "reserve" if difference > 0 else "release"
+            move_funds(conn, row["customer_id"], kind, abs(difference), reference=transaction_id, at=now)
+        conn.execute(
+            "UPDATE transactions SET tip_amount = ?, fee_amount = ?, updated = ? WHERE transaction_id = ?",
+            (body.tipAmount, pos.fee_for(sandbox, row["charged_amount"] + body.tipAmount), now, transaction_id),
+        )
+        return pos.record_of(pos.load_transaction(conn, row["merchant_id"], transaction_id))
+
+
+@router.get("/transactions/{transaction_id}", response_model=pos.Transaction, responses=problems(404))
+def peek_transaction(request: Request, transaction_id: str) -> dict[str, Any]:
+    """Any merchant's transaction, for tests and demos."""
+    sandbox = sandbox_of(request)
+    with sandbox.db.tx() as conn:
+        pos.expire_authorized(conn, sandbox)
+        row = conn.execute("SELECT merchant_id FROM transactions WHERE transaction_id = ?", (transaction_id,)).fetchone()
+        if row is None:
+            raise not_found(f"Transaction {transaction_id}")
+        return pos.record_of(pos.load_transaction(conn, row["merchant_id"], transaction_id))
+

@@ -1,0 +1,107 @@
+"""The sandbox's ASGI application: routers, problem handlers, method override, faults."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from pos_terminal.sandbox import admin, auth, payments, pos
+from pos_terminal.sandbox.faults import FaultMiddleware
+from pos_terminal.sandbox.problems import PROBLEM_JSON, install_handlers
+from pos_terminal.sandbox.seed import seed_demo_data
+from pos_terminal.sandbox.state import Sandbox
+
+OVERRIDABLE = {"PATCH", "DELETE", "PUT"}
+SWEEP_SECONDS = 1.0
+
+
+class MethodOverride:
+    """``POST`` with ``X-HTTP-Method-Override: PATCH`` (or DELETE, PUT) is that method, on every route."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            for name, value in scope.get("headers", []):
+                if name == b"x-http-method-override":
+                    wanted = value.decode("latin-1").strip().upper()
+                    if wanted in OVERRIDABLE:
+                        scope = {**scope, "method": wanted}
+                    break
+        await self.app(scope, receive, send)
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document, with its 422 validation shape replaced by our 400 problem details."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+    problem_ref = {"$ref": "#/components/schemas/Problem"}
+    for path_item in schema.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.get("responses", {})
+            default_422 = responses.get("422", {})
+            if "HTTPValidationError" in str(default_422):
+                del responses["422"]
+            if operation.get("parameters") or operation.get("requestBody"):
+                responses.setdefault(
+                    "400", {"description": "Malformed request", "content": {PROBLEM_JSON: {"schema": problem_ref}}}
+                )
+    components = schema.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        components.pop(name, None)
+    app.openapi_schema = schema
+    return schema
+
+
+def create_app(sandbox: Sandbox) -> FaultMiddleware:
+    """The whole service for one :class:`Sandbox`; demo data is created on first start."""
+    with sandbox.db.tx() as conn:
+        seed_demo_data(conn, sandbox.clock.now_ms())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        sweeper = asyncio.create_task(_sweep(sandbox))
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+
+    api = FastAPI(
+        title="Payments and POS service (sandbox)",
+        version="1.0.0",
+        description=(
+            "Emulation of the authorization service, POS API v4 and payments API v5, "
+            "with the sandbox control surface under /sandbox."
+        ),
+        lifespan=lifespan,
+    )
+    api.state.sandbox = sandbox
+    install_handlers(api)
+    api.include_router(auth.router)
+    api.include_router(pos.router)
+    api.include_router(payments.router)
+    api.include_router(admin.router)
+    api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
+    return FaultMiddleware(MethodOverride(api), sandbox.faults)
+
+
+async def _sweep(sandbox: Sandbox) -> None:
+    """Cancel overdue authorized transactions even when no request comes in."""
+    while True:
+        await asyncio.sleep(SWEEP_SECONDS)
+        await asyncio.to_thread(_sweep_once, sandbox)
+
+
+def _sweep_once(sandbox: Sandbox) -> None:
+    with sandbox.db.tx() as conn:
+        pos.expire_authorized(conn, sandbox)

@@ -1,0 +1,5 @@
+"""Placeholder; filled in by the auth work."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,57 @@
+"""``pos-terminal sandbox ...``: run the sandbox in the foreground (contract section 8)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import platformdirs
+
+from pos_terminal.sandbox.server import SandboxServer
+from pos_terminal.sandbox.server_guard import is_loopback
+from pos_terminal.sandbox.state import SandboxSettings
+
+
+def default_db_path() -> Path:
+    return Path(platformdirs.user_data_dir("pos-terminal", appauthor=False)) / "sandbox" / "sandbox.sqlite3"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback unless --public)")
+    parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (default)")
+    parser.add_argument("--public", action="store_true", help="allow a non-loopback --host")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--db", type=Path, help=f"SQLite file (default {default_db_path()})")
+    where.add_argument("--memory", action="store_true", help="keep state in memory only")
+    parser.add_argument("--auto-cancel-seconds", type=int, default=300)
+    parser.add_argument("--token-ttl", type=int, default=3600, help="access token lifetime in seconds")
+    parser.add_argument("--device-interval", type=int, default=5, help="device-code polling interval in seconds")
+    parser.add_argument("--no-location", action="store_true", help="omit Location on create (forces reconciliation)")
+
+
+def settings_from(args: argparse.Namespace) -> SandboxSettings:
+    return SandboxSettings(
+        auto_cancel_seconds=args.auto_cancel_seconds,
+        token_ttl=args.token_ttl,
+        device_interval=args.device_interval,
+        location=not args.no_location,
+        db_path=":memory:" if args.memory else str(args.db or default_db_path()),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.public and not is_loopback(args.host):
+        print(f"refusing to listen on {args.host}: not a loopback address (add --public to insist)")
+        return 2
+    server = SandboxServer(settings_from(args), host=args.host, port=args.port)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pos-terminal sandbox", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

@@ -1,0 +1,150 @@
+"""Fault injection on any route (contract section 8), as the outermost ASGI layer.
+
+A fault is armed for the next ``times`` requests whose method and path match
+(``path`` may use ``*`` wildcards, e.g. ``/v4/transactions/*``). Modes:
+
+- ``drop_before``: the connection is closed and the request is never handled;
+- ``drop_after``: the request is handled and committed, then the connection is closed;
+- ``error_before``: 500 problem details, nothing done;
+- ``error_after``: handled and committed, then 500 instead of the real answer;
+- ``delay``: sleep ``delayMs`` (without blocking other requests), then answer;
+- ``rate_limit``: 429 ``RATE_LIMITED`` with ``Retry-After: 1``, nothing done.
+
+Dropping needs the socket: uvicorn's ``send`` is a bound method of the request
+cycle that owns the transport, which is only reachable from the outermost layer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+FaultMode = Literal["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"]
+MODES: tuple[str, ...] = ("drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit")
+
+
+@dataclass
+class Fault:
+    method: str
+    path: str
+    mode: str
+    times: int = 1
+    delay_ms: int = 0
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method == "*" or self.method == method) and fnmatch.fnmatchcase(path, self.path)
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["delayMs"] = data.pop("delay_ms")
+        return data
+
+
+class FaultRegistry:
+    """Armed faults; ``take`` consumes one firing of the first that matches."""
+
+    def __init__(self) -> None:
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+
+    def arm(self, fault: Fault) -> None:
+        with self._lock:
+            self._faults.append(fault)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def list(self) -> list[Fault]:
+        with self._lock:
+            return [Fault(**asdict(f)) for f in self._faults]
+
+    def take(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.matches(method, path):
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        self._faults.remove(fault)
+                    return Fault(**{**asdict(fault), "times": 1})
+        return None
+
+
+def _problem(status: int, code: str, title: str, detail: str) -> bytes:
+    body = {"type": "about:blank", "title": title, "status": status, "code": code, "detail": detail, "errors": []}
+    return json.dumps(body).encode()
+
+
+async def _send_problem(send: Send, status: int, code: str, title: str, detail: str, headers: list[tuple[bytes, bytes]]) -> None:
+    body = _problem(status, code, title, detail)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _drop(send: Send) -> None:
+    """Close the client's connection without an answer."""
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    if transport is None:
+        raise RuntimeError("drop faults need the sandbox's own uvicorn server")
+    cycle.disconnected = True  # type: ignore[union-attr]  # tell uvicorn not to answer 500 after us
+    transport.abort()
+    await asyncio.sleep(0)
+
+
+class FaultMiddleware:
+    """Applies armed faults; must wrap the whole app so ``send`` is uvicorn's own."""
+
+    def __init__(self, app: ASGIApp, registry: FaultRegistry) -> None:
+        self.app = app
+        self.registry = registry
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith("/sandbox/"):
+            await self.app(scope, receive, send)
+            return
+        method = scope["method"].upper()
+        for name, value in scope.get("headers", []):
+            if name == b"x-http-method-override" and method == "POST":
+                method = value.decode("latin-1").strip().upper()
+        fault = self.registry.take(method, scope["path"])
+        if fault is None:
+            await self.app(scope, receive, send)
+            return
+        if fault.mode == "drop_before":
+            await _drop(send)
+        elif fault.mode == "error_before":
+            await _send_problem(send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_before", [])
+        elif fault.mode == "rate_limit":
+            await _send_problem(
+                send, 429, "RATE_LIMITED", "Too many requests", "Injected fault: rate_limit", [(b"retry-after", b"1")]
+            )
+        elif fault.mode == "delay":
+            await asyncio.sleep(fault.delay_ms / 1000)
+            await self.app(scope, receive, send)
+        else:
+            await self.app(scope, receive, _discard)
+            if fault.mode == "drop_after":
+                await _drop(send)
+            else:
+                await _send_problem(send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_after", [])
+
+
+async def _discard(message: Message) -> None:
+    """A ``send`` that swallows the real answer of a request whose answer is replaced."""

@@ -1,0 +1,5 @@
+"""Placeholder; filled in by the payments work."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,142 @@
+"""RFC 9457 problem details: the one error shape of every sandbox route.
+
+Handlers raise :class:`ProblemError`; the app turns it (and FastAPI's own
+request validation errors, and anything unexpected) into
+``application/problem+json`` with the status and code of contract section 3.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+PROBLEM_JSON = "application/problem+json"
+
+log = logging.getLogger("pos_terminal.sandbox")
+
+
+class FieldError(BaseModel):
+    field: str
+    message: str
+
+
+class Problem(BaseModel):
+    """Problem details (RFC 9457) with the contract's ``code`` and field ``errors``."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    code: str
+    detail: str | None = None
+    errors: list[FieldError] = Field(default_factory=list)
+
+
+TITLES = {
+    "BAD_REQUEST": "Bad request",
+    "VALIDATION_FAILED": "Validation failed",
+    "CUSTOMER_NOT_CHECKED_IN": "Customer not checked in",
+    "PAYMENT_DECLINED": "Payment declined",
+    "INVALID_STATE_TRANSITION": "Invalid state transition",
+    "NOT_FOUND": "Not found",
+    "UNAUTHORIZED": "Unauthorized",
+    "INSUFFICIENT_SCOPE": "Insufficient scope",
+    "FORBIDDEN": "Forbidden",
+    "RATE_LIMITED": "Too many requests",
+    "ALREADY_REFUNDED": "Already refunded",
+    "NONCE_USED": "Nonce already used",
+    "NONCE_EXPIRED": "Nonce expired",
+    "TRANSACTION_MISMATCH": "Transaction mismatch",
+    "METHOD_NOT_ALLOWED": "Method not allowed",
+    "INTERNAL_ERROR": "Internal server error",
+}
+
+
+class ProblemError(Exception):
+    """An expected failure, answered as problem details."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str | None = None,
+        *,
+        errors: Sequence[FieldError] = (),
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail or code)
+        self.problem = Problem(
+            title=TITLES.get(code, code.replace("_", " ").capitalize()),
+            status=status,
+            code=code,
+            detail=detail,
+            errors=list(errors),
+        )
+        self.headers = headers or {}
+
+
+def validation_failed(errors: Sequence[FieldError]) -> ProblemError:
+    detail = "; ".join(f"{e.field}: {e.message}" for e in errors[:3])
+    return ProblemError(422, "VALIDATION_FAILED", detail, errors=errors)
+
+
+def not_found(what: str) -> ProblemError:
+    return ProblemError(404, "NOT_FOUND", f"{what} not found")
+
+
+def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(
+        problem.model_dump(mode="json"),
+        status_code=problem.status,
+        media_type=PROBLEM_JSON,
+        headers=headers,
+    )
+
+
+def _location(loc: Sequence[Any]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if part.isdigit() else (f".{part}" if text else part)
+    return text or "body"
+
+
+def install_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ProblemError)
+    async def _on_problem(_: Request, exc: ProblemError) -> JSONResponse:
+        return problem_response(exc.problem, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _on_invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            FieldError(field=_location(e.get("loc", ())), message=str(e.get("msg", "invalid")))
+            for e in exc.errors()
+        ]
+        detail = "; ".join(f"{e.field}: {e.message}" for e in errors[:3]) or "Malformed request"
+        return problem_response(
+            Problem(title=TITLES["BAD_REQUEST"], status=400, code="BAD_REQUEST", detail=detail, errors=errors)
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}.get(
+            exc.status_code, "BAD_REQUEST"
+        )
+        title = TITLES.get(code, "Error")
+        return problem_response(
+            Problem(title=title, status=exc.status_code, code=code, detail=str(exc.detail)),
+            dict(exc.headers or {}),
+        )
+
+    @app.exception_handler(Exception)
+    async def _on_bug(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("sandbox bug", exc_info=exc)
+        return problem_response(
+            Problem(title=TITLES["INTERNAL_ERROR"], status=500, code="INTERNAL_ERROR", detail="Unexpected error in the sandbox")
+        )

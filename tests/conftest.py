@@ -1,0 +1,102 @@
+"""Shared fixtures: a real sandbox over loopback HTTP with its state in a real SQLite file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pos_terminal.sandbox import SandboxServer, SandboxSettings
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+DEMO_MERCHANT = "mer-cafe"
+OTHER_MERCHANT = "mer-bistro"
+
+
+@pytest.fixture
+def make_sandbox(tmp_path: Path) -> Iterator[Callable[..., SandboxServer]]:
+    """Start sandboxes on port 0 with a SQLite file in ``tmp_path``; all stopped afterwards."""
+    servers: list[SandboxServer] = []
+
+    def start(**settings: Any) -> SandboxServer:
+        settings.setdefault("db_path", str(tmp_path / f"sandbox-{len(servers)}.sqlite3"))
+        server = SandboxServer(SandboxSettings(**settings))
+        server.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def sandbox(make_sandbox: Callable[..., SandboxServer]) -> SandboxServer:
+    """A sandbox with default settings except a 1 s device polling interval."""
+    return make_sandbox(device_interval=1)
+
+
+@pytest.fixture
+def client(sandbox: SandboxServer) -> Iterator[httpx.Client]:
+    """Unauthenticated client at the sandbox's root (auth service, /sandbox control)."""
+    with httpx.Client(base_url=sandbox.url, timeout=10) as http:
+        yield http
+
+
+def mint_token(http: httpx.Client, merchant_id: str = DEMO_MERCHANT, **extra: Any) -> str:
+    response = http.post("/sandbox/tokens", json={"merchantId": merchant_id, **extra})
+    response.raise_for_status()
+    return str(response.json()["access_token"])
+
+
+@pytest.fixture
+def pos(sandbox: SandboxServer, client: httpx.Client) -> Iterator[httpx.Client]:
+    """Client at the POS API base (``/v4``) with a ``posapi`` bearer token of the demo merchant."""
+    token = mint_token(client)
+    with httpx.Client(
+        base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}, timeout=10
+    ) as http:
+        yield http
+
+
+def new_checked_in_customer(
+    http: httpx.Client, merchant_id: str = DEMO_MERCHANT, **fields: Any
+) -> dict[str, Any]:
+    """A fresh customer checked in at ``merchant_id``: the POS customer (2.5) plus ``balance``."""
+    body = {"firstName": "Test", "lastName": "Customer", "balance": 100_000, **fields}
+    created = http.post("/sandbox/customers", json=body)
+    created.raise_for_status()
+    customer = created.json()
+    checkin = http.post("/sandbox/checkins", json={"merchantId": merchant_id, "customerId": customer["customerId"]})
+    checkin.raise_for_status()
+    return {**checkin.json(), "balance": customer["balance"]}
+
+
+def check_body(customer: dict[str, Any], amount: int = 1_000, **overrides: Any) -> dict[str, Any]:
+    """A valid one-item create request (2.6) charging ``amount`` cents."""
+    body: dict[str, Any] = {
+        "refId": overrides.pop("refId", "check-1"),
+        "terminalId": overrides.pop("terminalId", "T1"),
+        "chargeAmount": amount,
+        "itemTotal": amount,
+        "itemTax": amount // 11,
+        "total": amount,
+        "tax": amount // 11,
+        "balance": amount,
+        "customer": {"customerId": customer["customerId"], "checkInId": customer["checkInId"]},
+        "items": [{"id": "sku-1", "name": "Item", "quantity": 1, "amount": amount, "tax": amount // 11}],
+    }
+    body.update(overrides)
+    return body
+
+
+def create_transaction(pos: httpx.Client, body: dict[str, Any]) -> str:
+    """Create and return the new transaction's id (taken from ``Location``)."""
+    response = pos.post("/transactions", json=body)
+    assert response.status_code == 201, response.text
+    return response.headers["location"].rsplit("/", 1)[-1]
