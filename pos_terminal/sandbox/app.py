@@ -91,6 +91,7 @@ def create_app(sandbox: Sandbox) -> FaultMiddleware:
     api.include_router(pos.router)
     api.include_router(payments.router)
     api.include_router(admin.router)
+    api.include_router(payments.control_router)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     return FaultMiddleware(MethodOverride(api), sandbox.faults)
 

@@ -1,5 +1,6 @@
-"""Placeholder; filled in by the payments work."""
+"""Placeholder; the payments API v5 is being written."""
 
 from fastapi import APIRouter
 
 router = APIRouter()
+control_router = APIRouter()
