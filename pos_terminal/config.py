@@ -1,0 +1,122 @@
+"""Typed settings in one TOML file, with a schema version and ordered upgrades.
+
+Upgrades are functions registered by :func:`upgrade` for the version they
+upgrade *from*; loading applies them in order, so a file written by any older
+release reads as the current schema. A bad file is a :class:`ConfigError` with
+one sentence, never a traceback, and never silently replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pos_terminal.errors import ConfigError
+
+SCHEMA_VERSION = 1
+
+Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
+_UPGRADES: dict[int, Upgrade] = {}
+
+
+def upgrade(from_version: int) -> Callable[[Upgrade], Upgrade]:
+    def register(function: Upgrade) -> Upgrade:
+        _UPGRADES[from_version] = function
+        return function
+
+    return register
+
+
+def suggested_terminal_id() -> str:
+    """A terminal id from the host name: short, upper case, safe for the service's 64-character limit."""
+    host = socket.gethostname().split(".")[0] or "TERMINAL"
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in host).strip("-")
+    return (cleaned or "TERMINAL").upper()[:32]
+
+
+class CustomUrls(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    auth_url: str = ""
+    pos_url: str = ""
+    payments_url: str = ""
+
+
+class Settings(BaseModel):
+    """What the user can set. Defaults describe a fresh machine: the embedded sandbox."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    schema_version: int = SCHEMA_VERSION
+    region: str = "sandbox"
+    custom_urls: CustomUrls = Field(default_factory=CustomUrls)
+    terminal_id: str = Field(default_factory=suggested_terminal_id, min_length=1, max_length=64)
+    locale: str = "en_AU"
+    currency: str = Field(default="AUD", min_length=3, max_length=3)
+    client_id: str = "pos-terminal"
+    method_override: bool = False
+    routes: dict[str, str] = Field(default_factory=dict)
+    allow_insecure_token_file: bool = False
+    legacy_api_token: bool = False
+    printer: str | None = None
+    catalog_file: str | None = None
+    auto_cancel_hint_seconds: int = Field(default=300, ge=1)
+    request_timeout_seconds: float = Field(default=15.0, gt=0, le=300)
+
+    @field_validator("currency")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return value.upper()
+
+
+def load_settings(path: Path) -> tuple[Settings, bool]:
+    """The settings in ``path`` and whether they existed (False: first launch, defaults)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), False
+    except OSError as exc:
+        raise ConfigError(f"The settings file {path} cannot be read ({exc.strerror}).") from exc
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"The settings file {path} is not valid TOML: {exc}.") from exc
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version < 1:
+        raise ConfigError(f"The settings file {path} has no valid schema_version.")
+    if version > SCHEMA_VERSION:
+        raise ConfigError(f"The settings file {path} was written by a newer version of pos-terminal.")
+    while version < SCHEMA_VERSION:
+        data = _UPGRADES[version](data)
+        version += 1
+    data["schema_version"] = SCHEMA_VERSION
+    try:
+        return Settings.model_validate(data), True
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise ConfigError(f"The setting “{where}” in {path} is invalid: {first['msg']}.") from exc
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    """Write atomically: a crash leaves either the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = settings.model_dump(mode="json", exclude_none=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            tomli_w.dump(data, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
