@@ -58,15 +58,11 @@ def mint_token(http: httpx.Client, merchant_id: str = DEMO_MERCHANT, **extra: An
 def pos(sandbox: SandboxServer, client: httpx.Client) -> Iterator[httpx.Client]:
     """Client at the POS API base (``/v4``) with a ``posapi`` bearer token of the demo merchant."""
     token = mint_token(client)
-    with httpx.Client(
-        base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}, timeout=10
-    ) as http:
+    with httpx.Client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
         yield http
 
 
-def new_checked_in_customer(
-    http: httpx.Client, merchant_id: str = DEMO_MERCHANT, **fields: Any
-) -> dict[str, Any]:
+def new_checked_in_customer(http: httpx.Client, merchant_id: str = DEMO_MERCHANT, **fields: Any) -> dict[str, Any]:
     """A fresh customer checked in at ``merchant_id``: the POS customer (2.5) plus ``balance``."""
     body = {"firstName": "Test", "lastName": "Customer", "balance": 100_000, **fields}
     created = http.post("/sandbox/customers", json=body)

@@ -9,7 +9,6 @@ clock, settings) are left out: random calls there would only sabotage the run.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
