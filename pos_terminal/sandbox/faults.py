@@ -27,6 +27,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 FaultMode = Literal["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"]
 MODES: tuple[str, ...] = ("drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit")
+# the methods app.MethodOverride honours; any other override leaves a POST a POST, for faults too
+OVERRIDABLE = frozenset({"PATCH", "DELETE", "PUT"})
 
 
 @dataclass
@@ -120,9 +122,12 @@ class FaultMiddleware:
             await self.app(scope, receive, send)
             return
         method = scope["method"].upper()
-        for name, value in scope.get("headers", []):
-            if name == b"x-http-method-override" and method == "POST":
-                method = value.decode("latin-1").strip().upper()
+        if method == "POST":
+            for name, value in scope.get("headers", []):
+                if name == b"x-http-method-override":
+                    wanted = value.decode("latin-1").strip().upper()
+                    method = wanted if wanted in OVERRIDABLE else method
+                    break
         fault = self.registry.take(method, scope["path"])
         if fault is None:
             await self.app(scope, receive, send)

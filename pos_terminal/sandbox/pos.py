@@ -272,8 +272,10 @@ def _time(name: str, value: str | None, default: int | None = None) -> int:
             raise ProblemError(400, "BAD_REQUEST", f"{name} is required", errors=[])
         return default
     try:
-        return parse_iso_ms(value)
-    except ValueError:
+        ms = parse_iso_ms(value)
+        iso(ms)  # answered back in summaries: must lie within the calendar once in UTC
+        return ms
+    except (ValueError, OverflowError):
         raise ProblemError(
             400, "BAD_REQUEST", f"{name} is not an ISO 8601 date-time: {value!r}"
         ) from None
@@ -384,8 +386,10 @@ def _loyalty(sandbox: Sandbox, checkin: sqlite3.Row, body: CreateTransaction) ->
     benefit = (body.chargeAmount * sandbox.settings.loyalty_percent + 50) // 100
     if benefit <= 0:
         return []
-    tax = body.tax if body.tax is not None else sum(i.tax or 0 for i in body.items)
+    lines_tax = sum(i.tax or 0 for i in body.items) + sum(d.tax or 0 for d in body.discounts or ())
+    tax = body.tax if body.tax is not None else lines_tax
     tax_share = (2 * benefit * tax + body.total) // (2 * body.total) if body.total else 0
+    tax_share = min(max(tax_share, 0), benefit)  # tax is included in the benefit: 0 <= share <= benefit
     return [{"name": f"Member reward {sandbox.settings.loyalty_percent}%", "amount": -benefit, "tax": -tax_share}]
 
 

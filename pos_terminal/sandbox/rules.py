@@ -82,7 +82,7 @@ def check_errors(check: Check) -> list[FieldError]:
     item_sum = item_tax_sum = 0
     for i, item in enumerate(check.items):
         tax = item.tax or 0
-        if item.quantity < 1:
+        if amount_ok(f"items[{i}].quantity", item.quantity) and item.quantity < 1:
             fail(f"items[{i}].quantity", f"quantity {item.quantity} must be at least 1")
         if amount_ok(f"items[{i}].amount", item.amount) and item.amount < 0:
             fail(f"items[{i}].amount", f"amount {item.amount} must not be negative")

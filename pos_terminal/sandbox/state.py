@@ -51,8 +51,9 @@ class Sandbox:
         return int(row[0]) if row else 0
 
     def advance_clock(self, seconds: float) -> int:
-        offset = self.clock.advance(seconds)
+        # move and store under the database lock, so concurrent advances are stored in the order they happen
         with self.db.tx() as conn:
+            offset = self.clock.advance(seconds)
             conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('clock_offset_ms', ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
