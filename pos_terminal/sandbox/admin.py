@@ -7,7 +7,7 @@ path of the service without a browser or a real customer.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
@@ -31,14 +31,14 @@ class _In(BaseModel):
 class Merchant(BaseModel):
     id: str
     name: str
-    organizationId: str | None  # noqa: N815 - wire names are camelCase
-    storeId: str | None  # noqa: N815
+    organizationId: str | None
+    storeId: str | None
 
 
 class NewCustomer(_In):
-    firstName: str = Field(min_length=1)  # noqa: N815
-    lastName: str = Field(min_length=1)  # noqa: N815
-    memberNo: str | None = None  # noqa: N815
+    firstName: str = Field(min_length=1)
+    lastName: str = Field(min_length=1)
+    memberNo: str | None = None
     balance: StrictInt = Field(default=100_000, ge=0, le=2**31 - 1)
     card: Literal["ok", "declined", "insufficient_funds"] = "ok"
     gender: str | None = None
@@ -47,10 +47,10 @@ class NewCustomer(_In):
 
 
 class SandboxCustomer(BaseModel):
-    customerId: str  # noqa: N815
-    firstName: str  # noqa: N815
-    lastName: str  # noqa: N815
-    memberNo: str | None  # noqa: N815
+    customerId: str
+    firstName: str
+    lastName: str
+    memberNo: str | None
     balance: int
     held: int
     card: str
@@ -59,21 +59,21 @@ class SandboxCustomer(BaseModel):
 class LedgerEntry(BaseModel):
     kind: Literal["reserve", "release", "charge", "refund", "topup", "adjust", "debit"]
     amount: int
-    balanceAfter: int  # noqa: N815
+    balanceAfter: int
     reference: str | None
     at: str
 
 
 class NewCheckin(_In):
-    merchantId: str  # noqa: N815
-    customerId: str  # noqa: N815
+    merchantId: str
+    customerId: str
 
 
 class MintToken(_In):
-    merchantId: str | None = None  # noqa: N815
-    organizationId: str | None = None  # noqa: N815
+    merchantId: str | None = None
+    organizationId: str | None = None
     scope: str = "posapi"
-    expiresIn: StrictInt | None = Field(default=None, ge=0, description="0: a token that never expires")  # noqa: N815
+    expiresIn: StrictInt | None = Field(default=None, ge=0, description="0: a token that never expires")
     refresh: bool = False
 
 
@@ -87,21 +87,21 @@ class TokenResponse(BaseModel):
 
 
 class DeviceApprove(_In):
-    userCode: str  # noqa: N815
-    merchantId: str | None = None  # noqa: N815
+    userCode: str
+    merchantId: str | None = None
 
 
 class DeviceDeny(_In):
-    userCode: str  # noqa: N815
+    userCode: str
 
 
 class ClockAdvance(_In):
-    advanceSeconds: float = Field(ge=0, le=10 * 365 * 86400)  # noqa: N815
+    advanceSeconds: float = Field(ge=0, le=10 * 365 * 86400)
 
 
 class ClockState(BaseModel):
     now: str
-    offsetSeconds: float  # noqa: N815
+    offsetSeconds: float
 
 
 class FaultSpec(_In):
@@ -109,7 +109,7 @@ class FaultSpec(_In):
     path: str = Field(min_length=1, description="Request path; * matches any run of characters")
     mode: Literal["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"]
     times: StrictInt = Field(default=1, ge=1, le=1000)
-    delayMs: StrictInt = Field(default=0, ge=0, le=120_000)  # noqa: N815
+    delayMs: StrictInt = Field(default=0, ge=0, le=120_000)
 
 
 class FaultOut(BaseModel):
@@ -117,31 +117,31 @@ class FaultOut(BaseModel):
     path: str
     mode: str
     times: int
-    delayMs: int  # noqa: N815
+    delayMs: int
 
 
 class SettingsOut(BaseModel):
-    autoCancelSeconds: int  # noqa: N815
-    tokenTtl: int  # noqa: N815
-    deviceInterval: int  # noqa: N815
-    deviceExpiresIn: int  # noqa: N815
+    autoCancelSeconds: int
+    tokenTtl: int
+    deviceInterval: int
+    deviceExpiresIn: int
     location: bool
-    feeBasisPoints: int  # noqa: N815
-    loyaltyPercent: int  # noqa: N815
+    feeBasisPoints: int
+    loyaltyPercent: int
 
 
 class SettingsPatch(_In):
-    autoCancelSeconds: StrictInt | None = Field(default=None, ge=1)  # noqa: N815
-    tokenTtl: StrictInt | None = Field(default=None, ge=0)  # noqa: N815
-    deviceInterval: StrictInt | None = Field(default=None, ge=0)  # noqa: N815
-    deviceExpiresIn: StrictInt | None = Field(default=None, ge=1)  # noqa: N815
+    autoCancelSeconds: StrictInt | None = Field(default=None, ge=1)
+    tokenTtl: StrictInt | None = Field(default=None, ge=0)
+    deviceInterval: StrictInt | None = Field(default=None, ge=0)
+    deviceExpiresIn: StrictInt | None = Field(default=None, ge=1)
     location: bool | None = None
-    feeBasisPoints: StrictInt | None = Field(default=None, ge=0, le=10_000)  # noqa: N815
-    loyaltyPercent: StrictInt | None = Field(default=None, ge=0, le=100)  # noqa: N815
+    feeBasisPoints: StrictInt | None = Field(default=None, ge=0, le=10_000)
+    loyaltyPercent: StrictInt | None = Field(default=None, ge=0, le=100)
 
 
 class Tip(_In):
-    tipAmount: StrictInt = Field(ge=0, le=2**31 - 1)  # noqa: N815
+    tipAmount: StrictInt = Field(ge=0, le=2**31 - 1)
 
 
 SETTING_NAMES = {
@@ -181,7 +181,10 @@ def _merchant_exists(conn: Any, merchant_id: str) -> None:
 def list_merchants(request: Request) -> list[dict[str, Any]]:
     with sandbox_of(request).db.tx() as conn:
         rows = conn.execute("SELECT * FROM merchants ORDER BY name").fetchall()
-    return [{"id": r["id"], "name": r["name"], "organizationId": r["organization_id"], "storeId": r["store_id"]} for r in rows]
+    return [
+        {"id": r["id"], "name": r["name"], "organizationId": r["organization_id"], "storeId": r["store_id"]}
+        for r in rows
+    ]
 
 
 @router.post("/customers", status_code=201, response_model=SandboxCustomer, responses=problems(400))
@@ -211,7 +214,13 @@ def customer_ledger(request: Request, customer_id: str) -> list[dict[str, Any]]:
     with sandbox.db.tx() as conn:
         rows = conn.execute("SELECT * FROM ledger WHERE customer_id = ? ORDER BY id", (customer_id,)).fetchall()
     return [
-        {"kind": r["kind"], "amount": r["amount"], "balanceAfter": r["balance_after"], "reference": r["reference"], "at": iso(r["at"])}
+        {
+            "kind": r["kind"],
+            "amount": r["amount"],
+            "balanceAfter": r["balance_after"],
+            "reference": r["reference"],
+            "at": iso(r["at"]),
+        }
         for r in rows
     ]
 
@@ -236,7 +245,8 @@ def check_in(request: Request, body: NewCheckin) -> dict[str, Any]:
         ).fetchone()[0]
         check_in_id = new_id()
         conn.execute(
-            "INSERT INTO checkins(check_in_id, merchant_id, customer_id, check_in_number, check_in_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO checkins(check_in_id, merchant_id, customer_id, check_in_number, check_in_at)"
+            " VALUES (?, ?, ?, ?, ?)",
             (check_in_id, body.merchantId, body.customerId, str(101 + number), sandbox.clock.now_ms()),
         )
         row = conn.execute(f"{CHECKIN_QUERY} WHERE k.check_in_id = ?", (check_in_id,)).fetchone()
@@ -256,7 +266,13 @@ def check_out(request: Request, check_in_id: str) -> Response:
     return Response(status_code=204)
 
 
-@router.post("/tokens", status_code=201, response_model=TokenResponse, response_model_exclude_none=True, responses=problems(400, 404))
+@router.post(
+    "/tokens",
+    status_code=201,
+    response_model=TokenResponse,
+    response_model_exclude_none=True,
+    responses=problems(400, 404),
+)
 def mint_token(request: Request, body: MintToken) -> dict[str, Any]:
     """A token response (2.1) without the browser flow: a manually created token."""
     sandbox = sandbox_of(request)
@@ -395,7 +411,9 @@ def add_tip(request: Request, transaction_id: str, body: Tip) -> dict[str, Any]:
         if row is None:
             raise not_found(f"Transaction {transaction_id}")
         if row["state"] != "authorized":
-            raise ProblemError(409, "INVALID_STATE_TRANSITION", f"A tip can only be added while authorized, not {row['state']}")
+            raise ProblemError(
+                409, "INVALID_STATE_TRANSITION", f"A tip can only be added while authorized, not {row['state']}"
+            )
         difference = body.tipAmount - row["tip_amount"]
         if difference > row["balance"]:
             raise ProblemError(402, "PAYMENT_DECLINED", "The customer has insufficient funds for this tip")
@@ -416,8 +434,9 @@ def peek_transaction(request: Request, transaction_id: str) -> dict[str, Any]:
     sandbox = sandbox_of(request)
     with sandbox.db.tx() as conn:
         pos.expire_authorized(conn, sandbox)
-        row = conn.execute("SELECT merchant_id FROM transactions WHERE transaction_id = ?", (transaction_id,)).fetchone()
+        row = conn.execute(
+            "SELECT merchant_id FROM transactions WHERE transaction_id = ?", (transaction_id,)
+        ).fetchone()
         if row is None:
             raise not_found(f"Transaction {transaction_id}")
         return pos.record_of(pos.load_transaction(conn, row["merchant_id"], transaction_id))
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 import platformdirs
@@ -44,10 +45,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"refusing to listen on {args.host}: not a loopback address (add --public to insist)")
         return 2
     server = SandboxServer(settings_from(args), host=args.host, port=args.port)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.run()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

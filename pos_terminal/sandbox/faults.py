@@ -83,7 +83,9 @@ def _problem(status: int, code: str, title: str, detail: str) -> bytes:
     return json.dumps(body).encode()
 
 
-async def _send_problem(send: Send, status: int, code: str, title: str, detail: str, headers: list[tuple[bytes, bytes]]) -> None:
+async def _send_problem(
+    send: Send, status: int, code: str, title: str, detail: str, headers: list[tuple[bytes, bytes]]
+) -> None:
     body = _problem(status, code, title, detail)
     await send(
         {
@@ -135,7 +137,9 @@ class FaultMiddleware:
         if fault.mode == "drop_before":
             await _drop(send)
         elif fault.mode == "error_before":
-            await _send_problem(send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_before", [])
+            await _send_problem(
+                send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_before", []
+            )
         elif fault.mode == "rate_limit":
             await _send_problem(
                 send, 429, "RATE_LIMITED", "Too many requests", "Injected fault: rate_limit", [(b"retry-after", b"1")]
@@ -148,7 +152,9 @@ class FaultMiddleware:
             if fault.mode == "drop_after":
                 await _drop(send)
             else:
-                await _send_problem(send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_after", [])
+                await _send_problem(
+                    send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_after", []
+                )
 
 
 async def _discard(message: Message) -> None:

@@ -38,23 +38,23 @@ class _Wire(BaseModel):
 class Customer(_Wire):
     """POS customer (2.5)."""
 
-    customerId: str | None = None  # noqa: N815 - wire names are camelCase
-    firstName: str | None = None  # noqa: N815
-    lastName: str | None = None  # noqa: N815
+    customerId: str | None = None
+    firstName: str | None = None
+    lastName: str | None = None
     gender: str | None = None
     dob: Time | None = None
-    memberNo: str | None = None  # noqa: N815
-    checkInId: str | None = None  # noqa: N815
-    checkInNumber: str | None = None  # noqa: N815
-    checkInDate: Time | None = None  # noqa: N815
+    memberNo: str | None = None
+    checkInId: str | None = None
+    checkInNumber: str | None = None
+    checkInDate: Time | None = None
     notes: str | None = None
 
 
 class CustomerRef(Customer):
     """The customer of a create request: the check-in it names must be live."""
 
-    customerId: str  # noqa: N815
-    checkInId: str  # noqa: N815
+    customerId: str
+    checkInId: str
 
 
 class Item(_Wire):
@@ -86,14 +86,14 @@ class Modifier(_Wire):
 class CreateTransaction(_Wire):
     """Fields sent when creating a transaction (2.6)."""
 
-    pointsEarned: Int32 | None = None  # noqa: N815
-    refId: str | None = None  # noqa: N815
-    terminalId: str | None = None  # noqa: N815
-    chargeAmount: Int32  # noqa: N815
-    itemTotal: Int32  # noqa: N815
-    itemTax: Int32 | None = None  # noqa: N815
-    discountTotal: Int32 | None = None  # noqa: N815
-    discountTax: Int32 | None = None  # noqa: N815
+    pointsEarned: Int32 | None = None
+    refId: str | None = None
+    terminalId: str | None = None
+    chargeAmount: Int32
+    itemTotal: Int32
+    itemTax: Int32 | None = None
+    discountTotal: Int32 | None = None
+    discountTax: Int32 | None = None
     total: Int32
     tax: Int32 | None = None
     balance: Int32
@@ -110,18 +110,18 @@ class Created(BaseModel):
 class Transaction(_Wire):
     """Full transaction record (2.7)."""
 
-    transactionId: str  # noqa: N815
+    transactionId: str
     state: Literal["authorized", "complete", "canceled", "refunded"]
     created: Time
     updated: Time
     completed: Time | None = None
-    refId: str | None = None  # noqa: N815
-    terminalId: str | None = None  # noqa: N815
-    chargeAmount: Int32  # noqa: N815
-    itemTotal: Int32  # noqa: N815
-    itemTax: Int32 | None = None  # noqa: N815
-    discountTotal: Int32 | None = None  # noqa: N815
-    discountTax: Int32 | None = None  # noqa: N815
+    refId: str | None = None
+    terminalId: str | None = None
+    chargeAmount: Int32
+    itemTotal: Int32
+    itemTax: Int32 | None = None
+    discountTotal: Int32 | None = None
+    discountTax: Int32 | None = None
     total: Int32
     tax: Int32 | None = None
     balance: Int32
@@ -129,10 +129,10 @@ class Transaction(_Wire):
     items: list[Item]
     discounts: list[Discount] | None = None
     payments: list[Payment] | None = None
-    tipAmount: Int32  # noqa: N815
-    modifiedAmount: Int32  # noqa: N815
-    chargedAmount: Int32  # noqa: N815
-    feeAmount: Int32  # noqa: N815
+    tipAmount: Int32
+    modifiedAmount: Int32
+    chargedAmount: Int32
+    feeAmount: Int32
     modifiers: list[Modifier]
 
 
@@ -143,7 +143,7 @@ class StateChange(_Wire):
 class Summary(BaseModel):
     """Summary record (2.8), contract section 5."""
 
-    terminalId: str | None  # noqa: N815
+    terminalId: str | None
     total: int
     fees: int
     payout: int
@@ -206,7 +206,7 @@ def record_of(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def load_transaction(conn: sqlite3.Connection, merchant_id: str, transaction_id: str) -> sqlite3.Row:
-    row = conn.execute(
+    row: sqlite3.Row | None = conn.execute(
         f"SELECT {RECORD_COLUMNS} FROM transactions WHERE transaction_id = ? AND merchant_id = ?",  # noqa: S608
         (transaction_id, merchant_id),
     ).fetchone()
@@ -220,7 +220,9 @@ def fee_for(sandbox: Sandbox, amount: int) -> int:
     return (amount * sandbox.settings.fee_basis_points + 5_000) // 10_000
 
 
-def change_state(sandbox: Sandbox, conn: sqlite3.Connection, merchant_id: str, transaction_id: str, wanted: str) -> sqlite3.Row:
+def change_state(
+    sandbox: Sandbox, conn: sqlite3.Connection, merchant_id: str, transaction_id: str, wanted: str
+) -> sqlite3.Row:
     """Apply one transition of the state table; repeating the current state changes nothing."""
     expire_authorized(conn, sandbox)
     row = load_transaction(conn, merchant_id, transaction_id)
@@ -276,9 +278,7 @@ def _time(name: str, value: str | None, default: int | None = None) -> int:
         iso(ms)  # answered back in summaries: must lie within the calendar once in UTC
         return ms
     except (ValueError, OverflowError):
-        raise ProblemError(
-            400, "BAD_REQUEST", f"{name} is not an ISO 8601 date-time: {value!r}"
-        ) from None
+        raise ProblemError(400, "BAD_REQUEST", f"{name} is not an ISO 8601 date-time: {value!r}") from None
 
 
 # --- routes ---------------------------------------------------------------------------------
@@ -301,7 +301,7 @@ def list_transactions(
     merchant_id: MerchantId,
     from_: Annotated[str, Query(alias="from", description="ISO 8601 UTC, inclusive (on created)")],
     to: Annotated[str, Query(description="ISO 8601 UTC, exclusive")],
-    terminalId: Annotated[str | None, Query()] = None,  # noqa: N803 - wire name
+    terminalId: Annotated[str | None, Query()] = None,
 ) -> list[dict[str, Any]]:
     start, end = _time("from", from_), _time("to", to)
     sandbox = sandbox_of(request)
@@ -431,7 +431,7 @@ def summary(
     merchant_id: MerchantId,
     from_: Annotated[str, Query(alias="from", description="ISO 8601 UTC, inclusive (on completed)")],
     to: Annotated[str | None, Query(description="ISO 8601 UTC, exclusive; now when absent")] = None,
-    terminalId: Annotated[str | None, Query()] = None,  # noqa: N803 - wire name
+    terminalId: Annotated[str | None, Query()] = None,
     merge: Annotated[bool, Query()] = False,
 ) -> list[dict[str, Any]] | dict[str, Any]:
     """Completed transactions in [from, to), one record per terminal or merged into one."""

@@ -8,12 +8,12 @@ request validation errors, and anything unexpected) into
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -115,8 +115,7 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _on_invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
-            FieldError(field=_location(e.get("loc", ())), message=str(e.get("msg", "invalid")))
-            for e in exc.errors()
+            FieldError(field=_location(e.get("loc", ())), message=str(e.get("msg", "invalid"))) for e in exc.errors()
         ]
         detail = "; ".join(f"{e.field}: {e.message}" for e in errors[:3]) or "Malformed request"
         return problem_response(
@@ -125,18 +124,29 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}.get(
-            exc.status_code, "BAD_REQUEST"
-        )
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}.get(exc.status_code, "BAD_REQUEST")
         title = TITLES.get(code, "Error")
         return problem_response(
             Problem(title=title, status=exc.status_code, code=code, detail=str(exc.detail)),
             dict(exc.headers or {}),
         )
 
-    @app.exception_handler(Exception)
-    async def _on_bug(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("sandbox bug", exc_info=exc)
-        return problem_response(
-            Problem(title=TITLES["INTERNAL_ERROR"], status=500, code="INTERNAL_ERROR", detail="Unexpected error in the sandbox")
-        )
+    @app.middleware("http")
+    async def _on_bug(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """A bug answers 500 problem details and keeps the connection usable.
+
+        An ``Exception`` handler would run in Starlette's outermost middleware, which
+        re-raises after answering, and uvicorn then closes the client's connection.
+        """
+        try:
+            return await call_next(request)
+        except Exception:
+            log.exception("sandbox bug on %s %s", request.method, request.url.path)
+            return problem_response(
+                Problem(
+                    title=TITLES["INTERNAL_ERROR"],
+                    status=500,
+                    code="INTERNAL_ERROR",
+                    detail="Unexpected error in the sandbox",
+                )
+            )

@@ -35,14 +35,14 @@ class Payment(Protocol):
 class Check(Protocol):
     """The fields of a create request (2.6) that the rules look at."""
 
-    pointsEarned: int | None  # noqa: N815 - wire name
-    refId: str | None  # noqa: N815
-    terminalId: str | None  # noqa: N815
-    chargeAmount: int  # noqa: N815
-    itemTotal: int  # noqa: N815
-    itemTax: int | None  # noqa: N815
-    discountTotal: int | None  # noqa: N815
-    discountTax: int | None  # noqa: N815
+    pointsEarned: int | None
+    refId: str | None
+    terminalId: str | None
+    chargeAmount: int
+    itemTotal: int
+    itemTax: int | None
+    discountTotal: int | None
+    discountTax: int | None
     total: int
     tax: int | None
     balance: int
@@ -74,7 +74,17 @@ def check_errors(check: Check) -> list[FieldError]:
         fail(field, f"{value} is outside the int32 range")
         return False
 
-    for field in ("chargeAmount", "itemTotal", "itemTax", "discountTotal", "discountTax", "total", "tax", "balance", "pointsEarned"):
+    for field in (
+        "chargeAmount",
+        "itemTotal",
+        "itemTax",
+        "discountTotal",
+        "discountTax",
+        "total",
+        "tax",
+        "balance",
+        "pointsEarned",
+    ):
         amount_ok(field, getattr(check, field))
 
     if not check.items:
@@ -113,7 +123,9 @@ def check_errors(check: Check) -> list[FieldError]:
         fail("itemTax", f"itemTax {check.itemTax} does not match the sum of item taxes {item_tax_sum}")
     discount_total = check.discountTotal or 0
     if discount_total != discount_sum:
-        fail("discountTotal", f"discountTotal {discount_total} does not match the sum of discount amounts {discount_sum}")
+        fail(
+            "discountTotal", f"discountTotal {discount_total} does not match the sum of discount amounts {discount_sum}"
+        )
     discount_tax = check.discountTax or 0
     if discount_tax != discount_tax_sum:
         fail("discountTax", f"discountTax {discount_tax} does not match the sum of discount taxes {discount_tax_sum}")

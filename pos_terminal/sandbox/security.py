@@ -63,8 +63,8 @@ def issue_tokens(
     ttl = sandbox.settings.token_ttl if expires_in is None else expires_in
     access = new_secret()
     conn.execute(
-        "INSERT INTO access_tokens(access_token, client_id, owner_type, owner_id, scope, issued_at, expires_at, grant_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO access_tokens(access_token, client_id, owner_type, owner_id, scope, issued_at, expires_at,"
+        " grant_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (access, client_id, owner_type, owner_id, scope, now, now + ttl * 1000 if ttl else None, grant_id),
     )
     response: dict[str, Any] = {
@@ -103,7 +103,8 @@ def authenticate(
     sandbox = sandbox_of(request)
     with sandbox.db.tx() as conn:
         row = conn.execute(
-            "SELECT owner_type, owner_id, scope, expires_at, revoked, client_id FROM access_tokens WHERE access_token = ?",
+            "SELECT owner_type, owner_id, scope, expires_at, revoked, client_id FROM access_tokens"
+            " WHERE access_token = ?",
             (token,),
         ).fetchone()
     if row is None or row["revoked"]:

@@ -39,7 +39,18 @@ CUSTOMERS = [
     ("cus-li", "雷", "李", "male", "1978-06-15", "M-100888", 80_000, "ok", "VIP", ["mer-cafe"]),
     ("cus-noah", "Noah", "Smith", None, None, None, 1_500, "ok", "Low balance", ["mer-cafe"]),
     ("cus-mia", "Mia", "Declined", "female", None, None, 50_000, "declined", "Test card: declined", ["mer-cafe"]),
-    ("cus-owen", "Owen", "Broke", "male", None, "M-100999", 50_000, "insufficient_funds", "Test card: insufficient funds", ["mer-cafe"]),
+    (
+        "cus-owen",
+        "Owen",
+        "Broke",
+        "male",
+        None,
+        "M-100999",
+        50_000,
+        "insufficient_funds",
+        "Test card: insufficient funds",
+        ["mer-cafe"],
+    ),
     ("cus-sofia", "Sofía", "Hernández", "female", "2001-11-23", "M-101000", 75_000, "ok", None, ["mer-bistro"]),
     ("cus-ethan", "Ethan", "Walker", "male", "1970-03-03", None, 20_000, "ok", "Not checked in", []),
 ]
@@ -56,7 +67,9 @@ def seed_demo_data(conn: sqlite3.Connection, now_ms: int) -> None:
             (merchant["id"], merchant["name"], ORGANIZATION["id"], merchant["store_id"]),
         )
     for username, password, display, merchants, organizations in USERS:
-        conn.execute("INSERT INTO users(username, password, display_name) VALUES (?, ?, ?)", (username, password, display))
+        conn.execute(
+            "INSERT INTO users(username, password, display_name) VALUES (?, ?, ?)", (username, password, display)
+        )
         for merchant_id in merchants:
             conn.execute("INSERT INTO user_merchants(username, merchant_id) VALUES (?, ?)", (username, merchant_id))
         for organization_id in organizations:

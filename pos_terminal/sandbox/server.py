@@ -9,7 +9,6 @@ import time
 import uvicorn
 
 from pos_terminal.sandbox.app import create_app
-from pos_terminal.sandbox.server_guard import is_loopback
 from pos_terminal.sandbox.state import Sandbox, SandboxSettings
 
 

@@ -106,9 +106,7 @@ def move_funds(
         "UPDATE customers SET balance = balance + ?, held = held + ? WHERE customer_id = ?",
         (d_balance, d_held, customer_id),
     )
-    balance = int(
-        conn.execute("SELECT balance FROM customers WHERE customer_id = ?", (customer_id,)).fetchone()[0]
-    )
+    balance = int(conn.execute("SELECT balance FROM customers WHERE customer_id = ?", (customer_id,)).fetchone()[0])
     conn.execute(
         "INSERT INTO ledger(customer_id, reference, kind, amount, balance_after, at) VALUES (?, ?, ?, ?, ?, ?)",
         (customer_id, reference, kind, amount, balance, at),
