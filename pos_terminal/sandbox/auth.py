@@ -1,5 +1,968 @@
-"""Placeholder; filled in by the auth work."""
+"""Authorization service: device flow (RFC 8628), authorization code, refresh, and the browser pages.
 
-from fastapi import APIRouter
+``POST /v1/device_authorization`` and ``POST /v1/token`` speak RFC 6749/8628 JSON
+(errors ``{"error", "error_description"}``, 400 or 401 for ``invalid_client``)
+and take JSON or form bodies. A person uses the HTML pages in a real browser:
+``/device`` to enter a user code, ``/authorize/merchant`` and
+``/authorize/organization`` for the authorization-code flow. Every page sits on
+a cookie session with a CSRF token in each form; wrong user codes and wrong
+passwords are rate limited per session and per address; codes are single-use
+and short-lived.
+"""
 
-router = APIRouter()
+from __future__ import annotations
+
+import base64
+import html
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel
+
+from pos_terminal.sandbox.security import KNOWN_SCOPES, POS_SCOPE, issue_tokens, sandbox_of
+from pos_terminal.sandbox.state import Sandbox, new_secret
+
+router = APIRouter(tags=["authorization service"])
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+# RFC 8628 §6.1: consonants only, no vowels (no words), no look-alikes
+USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
+USER_CODE_LENGTH = 8
+SESSION_COOKIE = "sandbox_session"
+SESSION_SECONDS = 3600
+# a client that waits exactly ``interval`` may arrive a little early on a busy machine
+POLL_TOLERANCE_MS = 250
+FORM = "application/x-www-form-urlencoded"
+
+
+class TokenResponse(BaseModel):
+    """Token response (2.1)."""
+
+    access_token: str
+    token_type: str
+    expires_in: int | None = None
+    scope: str
+    resource_owner_type: str
+    refresh_token: str | None = None
+
+
+class DeviceAuthorizationResponse(BaseModel):
+    """RFC 8628 §3.2 device authorization response."""
+
+    device_code: str
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str
+    expires_in: int
+    interval: int
+
+
+class OAuthErrorBody(BaseModel):
+    """RFC 6749 §5.2 error response."""
+
+    error: str
+    error_description: str | None = None
+
+
+class OAuthError(Exception):
+    def __init__(self, error: str, description: str, status: int = 400) -> None:
+        super().__init__(description)
+        self.error = error
+        self.description = description
+        self.status = status
+
+    def response(self) -> JSONResponse:
+        headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+        if self.status == 401:
+            headers["WWW-Authenticate"] = 'Basic realm="sandbox"'
+        return JSONResponse(
+            {"error": self.error, "error_description": self.description}, status_code=self.status, headers=headers
+        )
+
+
+def _body_doc(fields: Mapping[str, str], required: Sequence[str]) -> dict[str, Any]:
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": text} for name, text in fields.items()},
+        "required": list(required),
+    }
+    return {
+        "requestBody": {"required": True, "content": {FORM: {"schema": schema}, "application/json": {"schema": schema}}}
+    }
+
+
+def _oauth_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"description": "RFC 6749 §5.2 error", "model": OAuthErrorBody} for status in statuses}
+
+
+async def _params(request: Request) -> dict[str, str]:
+    """The body's parameters, JSON or form; anything else is ``invalid_request``."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    raw = await request.body()
+    if content_type == "application/json":
+        try:
+            data = json.loads(raw or b"null")
+        except ValueError:
+            raise OAuthError("invalid_request", "The body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise OAuthError("invalid_request", "The body must be a JSON object")
+        params: dict[str, str] = {}
+        for key, value in data.items():
+            if value is None:
+                continue
+            if not isinstance(value, str | int) or isinstance(value, bool):
+                raise OAuthError("invalid_request", f"Parameter {key} must be a string")
+            params[str(key)] = str(value)
+        return params
+    if content_type in (FORM, ""):
+        try:
+            pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
+        except UnicodeDecodeError:
+            raise OAuthError("invalid_request", "The form body is not UTF-8") from None
+        params = {}
+        for key, value in pairs:
+            if key in params:
+                raise OAuthError("invalid_request", f"Parameter {key} is repeated")
+            params[key] = value
+        return params
+    raise OAuthError("invalid_request", f"Unsupported content type {content_type}; send JSON or a form")
+
+
+def _need(params: Mapping[str, str], *names: str) -> None:
+    missing = [name for name in names if not params.get(name)]
+    if missing:
+        raise OAuthError("invalid_request", f"Missing parameter: {', '.join(missing)}")
+
+
+def _client_credentials(request: Request, params: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """Client id and secret from the body, or from HTTP Basic (RFC 6749 §2.3.1)."""
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("basic "):
+        try:
+            decoded = base64.b64decode(header[6:].strip()).decode("utf-8")
+            client_id, _, secret = decoded.partition(":")
+        except (ValueError, UnicodeDecodeError):
+            raise OAuthError("invalid_client", "Malformed Basic credentials", 401) from None
+        return client_id, secret
+    return params.get("client_id"), params.get("client_secret")
+
+
+def _authenticate_client(
+    conn: sqlite3.Connection, client_id: str | None, secret: str | None, *, secret_required: bool
+) -> sqlite3.Row:
+    if not client_id:
+        raise OAuthError("invalid_request", "Missing parameter: client_id")
+    row = conn.execute("SELECT * FROM clients WHERE client_id = ?", (client_id,)).fetchone()
+    if row is None:
+        raise OAuthError("invalid_client", "Unknown client", 401)
+    stored = row["client_secret"]
+    checked = stored is not None and (secret_required or secret is not None)
+    if checked and (secret is None or not secrets.compare_digest(stored, secret)):
+        raise OAuthError("invalid_client", "Client authentication failed", 401)
+    client: sqlite3.Row = row
+    return client
+
+
+def _scope_of(raw: str | None, default: str) -> str:
+    scopes = (raw or default).split()
+    unknown = [s for s in scopes if s not in KNOWN_SCOPES]
+    if unknown or not scopes:
+        raise OAuthError("invalid_scope", f"Unknown scope: {' '.join(unknown) or '(empty)'}")
+    return " ".join(dict.fromkeys(scopes))
+
+
+def _public_base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+def format_user_code(code: str) -> str:
+    return f"{code[:4]}-{code[4:]}"
+
+
+def normalize_user_code(text: str) -> str:
+    return "".join(ch for ch in text.upper() if ch.isalnum())
+
+
+def _new_user_code(conn: sqlite3.Connection) -> str:
+    while True:
+        code = "".join(secrets.choice(USER_CODE_ALPHABET) for _ in range(USER_CODE_LENGTH))
+        if conn.execute("SELECT 1 FROM device_codes WHERE user_code = ?", (code,)).fetchone() is None:
+            return code
+
+
+# --- device authorization and token endpoint -----------------------------------------------------------------
+
+
+@router.post(
+    "/v1/device_authorization",
+    response_model=DeviceAuthorizationResponse,
+    responses=_oauth_errors(400, 401),
+    openapi_extra=_body_doc({"client_id": "Issued to the application", "scope": "e.g. posapi"}, ["client_id"]),
+)
+async def device_authorization(request: Request) -> Response:
+    """Start a device authorization (RFC 8628 §3.1): a device code for the client, a user code for the person."""
+    sandbox = sandbox_of(request)
+    try:
+        params = await _params(request)
+        client_id, secret = _client_credentials(request, params)
+        with sandbox.db.tx() as conn:
+            _authenticate_client(conn, client_id, secret, secret_required=False)
+            scope = _scope_of(params.get("scope"), POS_SCOPE)
+            now = sandbox.clock.now_ms()
+            device_code = new_secret()
+            user_code = _new_user_code(conn)
+            settings = sandbox.settings
+            conn.execute(
+                "INSERT INTO device_codes(device_code, user_code, client_id, scope, created_at, expires_at, interval_s)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    device_code,
+                    user_code,
+                    client_id,
+                    scope,
+                    now,
+                    now + settings.device_expires_in * 1000,
+                    settings.device_interval,
+                ),
+            )
+    except OAuthError as exc:
+        return exc.response()
+    shown = format_user_code(user_code)
+    verification_uri = f"{_public_base(request)}/device"
+    body = DeviceAuthorizationResponse(
+        device_code=device_code,
+        user_code=shown,
+        verification_uri=verification_uri,
+        verification_uri_complete=f"{verification_uri}?{urlencode({'user_code': shown})}",
+        expires_in=sandbox.settings.device_expires_in,
+        interval=sandbox.settings.device_interval,
+    )
+    return JSONResponse(body.model_dump(), headers={"Cache-Control": "no-store"})
+
+
+@router.post(
+    "/v1/token",
+    response_model=TokenResponse,
+    response_model_exclude_none=True,
+    responses=_oauth_errors(400, 401),
+    openapi_extra=_body_doc(
+        {
+            "grant_type": "authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code",
+            "code": "authorization_code grant",
+            "redirect_uri": "authorization_code grant: the one used in the authorization request",
+            "refresh_token": "refresh_token grant",
+            "device_code": "device_code grant",
+            "client_id": "Issued to the application",
+            "client_secret": "Issued to the application (optional for the device grant of a public client)",
+        },
+        ["grant_type"],
+    ),
+)
+async def token(request: Request) -> Response:
+    """Token endpoint for the authorization-code, refresh-token and device-code grants."""
+    sandbox = sandbox_of(request)
+    try:
+        params = await _params(request)
+        _need(params, "grant_type")
+        grant = params["grant_type"]
+        client_id, secret = _client_credentials(request, params)
+    except OAuthError as exc:
+        return exc.response()
+    refusal: OAuthError | None = None
+    with sandbox.db.tx() as conn:
+        # a refusal keeps what led to it (the poll time, a longer interval, revoked tokens): commit, then answer
+        try:
+            body = _grant(conn, sandbox, params, grant, client_id, secret)
+        except OAuthError as exc:
+            refusal = exc
+    if refusal is not None:
+        return refusal.response()
+    return JSONResponse(body, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
+
+
+def _grant(
+    conn: sqlite3.Connection,
+    sandbox: Sandbox,
+    params: Mapping[str, str],
+    grant: str,
+    client_id: str | None,
+    secret: str | None,
+) -> dict[str, Any]:
+    if grant == DEVICE_GRANT:
+        client = _authenticate_client(conn, client_id, secret, secret_required=False)
+        return _device_grant(conn, sandbox, params, client["client_id"])
+    if grant == "authorization_code":
+        client = _authenticate_client(conn, client_id, secret, secret_required=True)
+        return _code_grant(conn, sandbox, params, client["client_id"])
+    if grant == "refresh_token":
+        client = _authenticate_client(conn, client_id, secret, secret_required=True)
+        return _refresh_grant(conn, sandbox, params, client["client_id"])
+    raise OAuthError("unsupported_grant_type", f"Grant type {grant} is not supported")
+
+
+def _device_grant(
+    conn: sqlite3.Connection, sandbox: Sandbox, params: Mapping[str, str], client_id: str
+) -> dict[str, Any]:
+    _need(params, "device_code")
+    row = conn.execute("SELECT * FROM device_codes WHERE device_code = ?", (params["device_code"],)).fetchone()
+    if row is None or row["client_id"] != client_id:
+        raise OAuthError("invalid_grant", "Unknown device code")
+    now = sandbox.clock.now_ms()
+    status = row["status"]
+    if status == "used":
+        raise OAuthError("invalid_grant", "The device code was already exchanged")
+    if row["expires_at"] <= now:
+        raise OAuthError("expired_token", "The device code has expired; start again")
+    if status == "denied":
+        raise OAuthError("access_denied", "The person denied the request")
+    if status == "approved":
+        conn.execute(
+            "UPDATE device_codes SET status = 'used', last_poll_at = ? WHERE device_code = ?", (now, row["device_code"])
+        )
+        return issue_tokens(
+            conn,
+            sandbox,
+            client_id=client_id,
+            owner_type="merchant",
+            owner_id=row["merchant_id"],
+            scope=row["scope"],
+            with_refresh=True,
+            grant_id=row["device_code"],
+        )
+    last = row["last_poll_at"]
+    interval_ms = row["interval_s"] * 1000
+    if last is not None and now - last < interval_ms - POLL_TOLERANCE_MS:
+        conn.execute(
+            "UPDATE device_codes SET interval_s = interval_s + 5, last_poll_at = ? WHERE device_code = ?",
+            (now, row["device_code"]),
+        )
+        raise OAuthError("slow_down", f"Polling faster than every {row['interval_s']} s; wait 5 s longer")
+    conn.execute("UPDATE device_codes SET last_poll_at = ? WHERE device_code = ?", (now, row["device_code"]))
+    raise OAuthError("authorization_pending", "The person has not approved or denied the request yet")
+
+
+def _code_grant(
+    conn: sqlite3.Connection, sandbox: Sandbox, params: Mapping[str, str], client_id: str
+) -> dict[str, Any]:
+    _need(params, "code", "redirect_uri")
+    row = conn.execute("SELECT * FROM auth_codes WHERE code = ?", (params["code"],)).fetchone()
+    if row is None or row["client_id"] != client_id:
+        raise OAuthError("invalid_grant", "Unknown authorization code")
+    if row["used_at"] is not None:
+        # RFC 6749 §4.1.2: a code used twice revokes what the first use issued
+        conn.execute("UPDATE access_tokens SET revoked = 1 WHERE grant_id = ?", (row["code"],))
+        conn.execute("UPDATE refresh_tokens SET revoked = 1 WHERE grant_id = ?", (row["code"],))
+        raise OAuthError("invalid_grant", "The authorization code was already used")
+    now = sandbox.clock.now_ms()
+    if row["expires_at"] <= now:
+        raise OAuthError("invalid_grant", "The authorization code has expired")
+    if row["redirect_uri"] is not None and row["redirect_uri"] != params["redirect_uri"]:
+        raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request")
+    conn.execute("UPDATE auth_codes SET used_at = ? WHERE code = ?", (now, row["code"]))
+    return issue_tokens(
+        conn,
+        sandbox,
+        client_id=client_id,
+        owner_type=row["owner_type"],
+        owner_id=row["owner_id"],
+        scope=row["scope"],
+        with_refresh=True,
+        grant_id=row["code"],
+    )
+
+
+def _refresh_grant(
+    conn: sqlite3.Connection, sandbox: Sandbox, params: Mapping[str, str], client_id: str
+) -> dict[str, Any]:
+    _need(params, "refresh_token")
+    row = conn.execute("SELECT * FROM refresh_tokens WHERE refresh_token = ?", (params["refresh_token"],)).fetchone()
+    if row is None or row["revoked"] or (row["client_id"] is not None and row["client_id"] != client_id):
+        raise OAuthError("invalid_grant", "Unknown or revoked refresh token")
+    # the published answer to a refresh has no refresh_token: the client keeps the one it has
+    return issue_tokens(
+        conn,
+        sandbox,
+        client_id=client_id,
+        owner_type=row["owner_type"],
+        owner_id=row["owner_id"],
+        scope=row["scope"],
+        with_refresh=False,
+        grant_id=row["grant_id"],
+    )
+
+
+# --- browser sessions, CSRF and rate limits ------------------------------------------------------------------
+
+
+@dataclass
+class WebSession:
+    session_id: str
+    csrf: str
+    username: str | None
+    fresh: bool
+
+
+def _session(request: Request, conn: sqlite3.Connection, now: int) -> WebSession:
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if session_id:
+        row = conn.execute("SELECT * FROM web_sessions WHERE session_id = ?", (session_id,)).fetchone()
+        if row is not None and row["created_at"] + SESSION_SECONDS * 1000 > now:
+            return WebSession(row["session_id"], row["csrf_token"], row["username"], fresh=False)
+    session = WebSession(new_secret(), new_secret(), None, fresh=True)
+    conn.execute(
+        "INSERT INTO web_sessions(session_id, csrf_token, username, created_at) VALUES (?, ?, ?, ?)",
+        (session.session_id, session.csrf, None, now),
+    )
+    return session
+
+
+def _with_cookie(response: Response, session: WebSession) -> Response:
+    if session.fresh:
+        response.set_cookie(
+            SESSION_COOKIE, session.session_id, max_age=SESSION_SECONDS, httponly=True, samesite="lax", path="/"
+        )
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+def _csrf_ok(session: WebSession, form: Mapping[str, str]) -> bool:
+    sent = form.get("csrf_token", "")
+    return not session.fresh and bool(sent) and secrets.compare_digest(sent, session.csrf)
+
+
+def _client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _buckets(kind: str, request: Request, session: WebSession) -> list[str]:
+    return [f"{kind}:session:{session.session_id}", f"{kind}:address:{_client_address(request)}"]
+
+
+def _limited(conn: sqlite3.Connection, sandbox: Sandbox, buckets: Sequence[str], now: int) -> int:
+    """Seconds until another attempt is allowed, or 0 when one is allowed now."""
+    window = sandbox.settings.user_code_window_seconds * 1000
+    limit = sandbox.settings.user_code_attempts
+    wait = 0
+    for bucket in buckets:
+        rows = conn.execute(
+            "SELECT at FROM attempts WHERE bucket = ? AND at > ? ORDER BY at", (bucket, now - window)
+        ).fetchall()
+        if len(rows) >= limit:
+            oldest = rows[len(rows) - limit]["at"]
+            wait = max(wait, (oldest + window - now + 999) // 1000)
+    return wait
+
+
+def _record_failure(conn: sqlite3.Connection, buckets: Sequence[str], now: int) -> None:
+    for bucket in buckets:
+        conn.execute("INSERT INTO attempts(bucket, at) VALUES (?, ?)", (bucket, now))
+
+
+async def _form(request: Request) -> dict[str, str]:
+    try:
+        return await _params(request)
+    except OAuthError:
+        return {}
+
+
+# --- HTML ---------------------------------------------------------------------------------------------------
+
+STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;background:#f3f5f8;color:#1d2430;margin:0}
+main{max-width:30rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem 2.25rem;
+box-shadow:0 2px 12px rgba(0,0,0,.08)}
+h1{font-size:1.4rem;margin:0 0 .25rem} .badge{display:inline-block;background:#f5a623;color:#fff;
+font-size:.75rem;font-weight:700;letter-spacing:.08em;border-radius:4px;padding:.15rem .5rem;margin-bottom:1rem}
+label{display:block;font-weight:600;margin:1rem 0 .35rem} input[type=text],input[type=password]{width:100%;
+box-sizing:border-box;font-size:1.1rem;padding:.6rem .75rem;border:1px solid #b8c0cc;border-radius:8px}
+input.code{font-family:ui-monospace,monospace;font-size:1.6rem;letter-spacing:.2em;text-transform:uppercase;
+text-align:center} .choice{display:flex;gap:.6rem;align-items:center;border:1px solid #d5dbe3;border-radius:8px;
+padding:.7rem .9rem;margin:.4rem 0;font-weight:400} .actions{display:flex;gap:.75rem;margin-top:1.5rem}
+button{flex:1;font-size:1.05rem;padding:.75rem;border-radius:8px;border:0;cursor:pointer;background:#1f6feb;
+color:#fff;font-weight:600} button.secondary{background:#e6e9ee;color:#1d2430}
+.error{background:#fdecec;color:#9b1c1c;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
+.ok{background:#e8f6ec;color:#17612f;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
+.muted{color:#5b6574;font-size:.9rem} code{font-size:1.2rem;letter-spacing:.1em}
+"""
+
+
+def _page(title: str, body: str, *, status: int = 200, headers: Mapping[str, str] | None = None) -> HTMLResponse:
+    document = (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        f"<title>{html.escape(title)} · Sandbox</title><style>{STYLE}</style></head><body><main>"
+        f"<span class='badge'>SANDBOX</span><h1>{html.escape(title)}</h1>{body}</main></body></html>"
+    )
+    return HTMLResponse(document, status_code=status, headers=dict(headers or {}))
+
+
+def _hidden(values: Mapping[str, str | None]) -> str:
+    return "".join(
+        f"<input type='hidden' name='{html.escape(k)}' value='{html.escape(v)}'>" for k, v in values.items() if v
+    )
+
+
+def _error(message: str | None) -> str:
+    return f"<p class='error' role='alert'>{html.escape(message)}</p>" if message else ""
+
+
+def _login_form(action: str, hidden: Mapping[str, str | None], error: str | None = None) -> str:
+    return (
+        f"<p class='muted'>Sign in as a sandbox user (for example <b>demo</b> / <b>demo</b>).</p>{_error(error)}"
+        f"<form method='post' action='{html.escape(action)}'>{_hidden(hidden)}"
+        "<input type='hidden' name='step' value='login'>"
+        "<label for='username'>User name</label>"
+        "<input type='text' id='username' name='username' autocomplete='username' autofocus required>"
+        "<label for='password'>Password</label>"
+        "<input type='password' id='password' name='password' autocomplete='current-password' required>"
+        "<div class='actions'><button type='submit'>Sign in</button></div></form>"
+    )
+
+
+def _choice_form(
+    action: str,
+    hidden: Mapping[str, str | None],
+    prompt: str,
+    owners: Sequence[sqlite3.Row],
+    field: str,
+    error: str | None = None,
+) -> str:
+    choices = "".join(
+        f"<label class='choice'><input type='radio' name='{field}' value='{html.escape(o['id'])}'"
+        f"{' checked' if i == 0 else ''}> {html.escape(o['name'])}</label>"
+        for i, o in enumerate(owners)
+    )
+    return (
+        f"{_error(error)}<form method='post' action='{html.escape(action)}'>{_hidden(hidden)}"
+        f"<input type='hidden' name='step' value='decide'><p>{prompt}</p>{choices}"
+        "<div class='actions'><button type='submit' name='decision' value='approve'>Approve</button>"
+        "<button type='submit' class='secondary' name='decision' value='deny'>Deny</button></div></form>"
+    )
+
+
+def _owners(conn: sqlite3.Connection, username: str, kind: str) -> list[sqlite3.Row]:
+    if kind == "organization":
+        query = (
+            "SELECT o.id, o.name FROM organizations o JOIN user_organizations u ON u.organization_id = o.id"
+            " WHERE u.username = ? ORDER BY o.name"
+        )
+    else:
+        query = (
+            "SELECT m.id, m.name FROM merchants m JOIN user_merchants u ON u.merchant_id = m.id"
+            " WHERE u.username = ? ORDER BY m.name"
+        )
+    return list(conn.execute(query, (username,)).fetchall())
+
+
+def _check_password(conn: sqlite3.Connection, username: str, password: str) -> bool:
+    row = conn.execute("SELECT password FROM users WHERE username = ?", (username,)).fetchone()
+    return row is not None and secrets.compare_digest(row["password"], password)
+
+
+def _login(
+    conn: sqlite3.Connection, sandbox: Sandbox, request: Request, session: WebSession, form: Mapping[str, str], now: int
+) -> str | None:
+    """Sign the session in; the error sentence when that fails."""
+    buckets = _buckets("login", request, session)
+    wait = _limited(conn, sandbox, buckets, now)
+    if wait:
+        return f"Too many failed sign-ins. Try again in {wait} seconds."
+    username = form.get("username", "").strip()
+    if not _check_password(conn, username, form.get("password", "")):
+        _record_failure(conn, buckets, now)
+        return "The user name or password is wrong."
+    conn.execute("UPDATE web_sessions SET username = ? WHERE session_id = ?", (username, session.session_id))
+    session.username = username
+    return None
+
+
+HTML_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "HTML page", "content": {"text/html": {}}},
+    400: {"description": "HTML page explaining the error", "content": {"text/html": {}}},
+    403: {"description": "The form expired (CSRF check failed)", "content": {"text/html": {}}},
+    429: {"description": "Too many wrong attempts", "content": {"text/html": {}}},
+}
+
+
+def _expired_form(session: WebSession) -> Response:
+    page = _page(
+        "This form has expired",
+        "<p class='error'>The page was open too long or came from elsewhere. Go back, reload it and try again.</p>",
+        status=403,
+    )
+    return _with_cookie(page, session)
+
+
+# --- device verification page -------------------------------------------------------------------------------
+
+
+def _code_form(session: WebSession, user_code: str, error: str | None = None) -> str:
+    return (
+        "<p>Enter the code shown on the terminal.</p>"
+        f"{_error(error)}<form method='post' action='/device'>{_hidden({'csrf_token': session.csrf})}"
+        "<input type='hidden' name='step' value='code'><label for='user_code'>Code</label>"
+        f"<input type='text' class='code' id='user_code' name='user_code' value='{html.escape(user_code)}'"
+        " placeholder='ABCD-EFGH' autocomplete='off' autofocus required maxlength='12'>"
+        "<div class='actions'><button type='submit'>Continue</button></div></form>"
+    )
+
+
+@router.get("/device", response_class=HTMLResponse, responses=HTML_RESPONSES)
+def device_page(request: Request, user_code: str = "") -> Response:
+    """The verification page: enter the user code (or arrive with it filled in)."""
+    sandbox = sandbox_of(request)
+    with sandbox.db.tx() as conn:
+        session = _session(request, conn, sandbox.clock.now_ms())
+    return _with_cookie(_page("Connect a device", _code_form(session, user_code[:12])), session)
+
+
+@router.post(
+    "/device",
+    response_class=HTMLResponse,
+    responses=HTML_RESPONSES,
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                FORM: {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            name: {"type": "string"}
+                            for name in (
+                                "csrf_token",
+                                "step",
+                                "user_code",
+                                "username",
+                                "password",
+                                "merchant_id",
+                                "decision",
+                            )
+                        },
+                    }
+                }
+            }
+        }
+    },
+)
+async def device_submit(request: Request) -> Response:
+    """One step of the verification page: the code, the sign-in, then approve or deny for a merchant."""
+    sandbox = sandbox_of(request)
+    form = await _form(request)
+    with sandbox.db.tx() as conn:
+        now = sandbox.clock.now_ms()
+        session = _session(request, conn, now)
+        if not _csrf_ok(session, form):
+            return _expired_form(session)
+        shown = form.get("user_code", "")
+        code = normalize_user_code(shown)
+        buckets = _buckets("user_code", request, session)
+        row = None
+        if len(code) == USER_CODE_LENGTH:
+            row = conn.execute(
+                "SELECT * FROM device_codes WHERE user_code = ? AND status = 'pending' AND expires_at > ?", (code, now)
+            ).fetchone()
+        if row is None:
+            wait = _limited(conn, sandbox, buckets, now)
+            if wait:
+                page = _page(
+                    "Too many attempts",
+                    f"<p class='error' role='alert'>Too many wrong codes. Try again in {wait} seconds.</p>",
+                    status=429,
+                    headers={"Retry-After": str(wait)},
+                )
+                return _with_cookie(page, session)
+            _record_failure(conn, buckets, now)
+            error = "That code is not valid or has expired. Check the terminal and type it again."
+            return _with_cookie(_page("Connect a device", _code_form(session, shown[:12], error), status=400), session)
+        hidden = {"csrf_token": session.csrf, "user_code": format_user_code(code)}
+        step = form.get("step")
+        if step == "login":
+            failure = _login(conn, sandbox, request, session, form, now)
+            if failure:
+                return _with_cookie(_page("Sign in", _login_form("/device", hidden, failure), status=400), session)
+        if session.username is None:
+            return _with_cookie(_page("Sign in", _login_form("/device", hidden)), session)
+        merchants = _owners(conn, session.username, "merchant")
+        prompt = (
+            f"A terminal asks to act for a merchant with scope <b>{html.escape(row['scope'])}</b>. "
+            f"Code <code>{format_user_code(code)}</code>."
+        )
+        if step == "decide":
+            decision = form.get("decision")
+            if decision == "deny":
+                conn.execute("UPDATE device_codes SET status = 'denied' WHERE device_code = ?", (row["device_code"],))
+                return _with_cookie(
+                    _page("Request denied", "<p class='ok'>Denied. The terminal will not be connected.</p>"), session
+                )
+            chosen = form.get("merchant_id")
+            allowed = {m["id"]: m["name"] for m in merchants}
+            if decision == "approve" and chosen in allowed:
+                conn.execute(
+                    "UPDATE device_codes SET status = 'approved', merchant_id = ?, username = ? WHERE device_code = ?",
+                    (chosen, session.username, row["device_code"]),
+                )
+                done = (
+                    f"<p class='ok'>The terminal is connected to <b>{html.escape(allowed[chosen])}</b>. "
+                    "You can close this window.</p>"
+                )
+                return _with_cookie(_page("Device connected", done), session)
+            body = _choice_form("/device", hidden, prompt, merchants, "merchant_id", "Choose one of your merchants.")
+            return _with_cookie(_page("Approve the terminal", body, status=400), session)
+        if not merchants:
+            return _with_cookie(
+                _page("No merchant", "<p class='error'>This user has no merchant to connect.</p>", status=400), session
+            )
+        return _with_cookie(
+            _page("Approve the terminal", _choice_form("/device", hidden, prompt, merchants, "merchant_id")), session
+        )
+
+
+# --- authorization-code flow --------------------------------------------------------------------------------
+
+
+@dataclass
+class AuthRequest:
+    client_id: str
+    client_name: str
+    redirect_uri: str
+    registered_redirect: bool
+    scope: str
+    state: str | None
+
+
+def _redirect_allowed(uri: str, registered: Sequence[str]) -> bool:
+    """Exact match, or the same loopback URL on any port (RFC 8252 §7.3)."""
+    if uri in registered:
+        return True
+    parts = urlsplit(uri)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return False
+    for candidate in registered:
+        other = urlsplit(candidate)
+        if (other.scheme, other.hostname, other.path) == (parts.scheme, parts.hostname, parts.path):
+            return True
+    return False
+
+
+class AuthorizeProblem(Exception):
+    """A bad authorization request: shown as a page when the redirect target cannot be trusted."""
+
+
+def _auth_request(conn: sqlite3.Connection, params: Mapping[str, str], kind: str) -> tuple[AuthRequest, str | None]:
+    """The validated request, and an error code to redirect with (RFC 6749 §4.1.2.1) when one applies."""
+    client_id = params.get("client_id", "")
+    client = conn.execute("SELECT * FROM clients WHERE client_id = ?", (client_id,)).fetchone()
+    if client is None:
+        raise AuthorizeProblem("The application asking for access is unknown (client_id).")
+    registered = json.loads(client["redirect_uris"])
+    redirect_uri = params.get("redirect_uri") or (registered[0] if registered else "")
+    if not redirect_uri or not _redirect_allowed(redirect_uri, registered):
+        raise AuthorizeProblem("The redirect address is not registered for this application (redirect_uri).")
+    error = None
+    if params.get("response_type") != "code":
+        error = "unsupported_response_type"
+    scope = POS_SCOPE
+    try:
+        scope = _scope_of(params.get("scope"), POS_SCOPE)
+    except OAuthError:
+        error = error or "invalid_scope"
+    request = AuthRequest(
+        client_id=client_id,
+        client_name=client["name"],
+        redirect_uri=redirect_uri,
+        registered_redirect=bool(params.get("redirect_uri")),
+        scope=scope,
+        state=params.get("state"),
+    )
+    return request, error
+
+
+def _redirect(auth: AuthRequest, values: Mapping[str, str]) -> RedirectResponse:
+    parts = urlsplit(auth.redirect_uri)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    query.extend(values.items())
+    if auth.state is not None:
+        query.append(("state", auth.state))
+    return RedirectResponse(urlunsplit(parts._replace(query=urlencode(query))), status_code=303)
+
+
+def _auth_hidden(auth: AuthRequest, session: WebSession, params: Mapping[str, str]) -> dict[str, str | None]:
+    return {
+        "csrf_token": session.csrf,
+        "client_id": auth.client_id,
+        "response_type": "code",
+        "redirect_uri": params.get("redirect_uri"),
+        "scope": params.get("scope"),
+        "state": auth.state,
+    }
+
+
+def _authorize_page(
+    conn: sqlite3.Connection,
+    request: Request,
+    session: WebSession,
+    kind: str,
+    params: Mapping[str, str],
+    *,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
+    auth, _ = _auth_request(conn, params, kind)
+    action = f"/authorize/{kind}"
+    hidden = _auth_hidden(auth, session, params)
+    if session.username is None:
+        body = f"<p><b>{html.escape(auth.client_name)}</b> asks for access.</p>{_login_form(action, hidden, error)}"
+        return _with_cookie(_page("Sign in", body, status=status), session)
+    owners = _owners(conn, session.username, kind)
+    if not owners:
+        body = f"<p class='error'>User {html.escape(session.username)} has no {kind} to grant access to.</p>"
+        return _with_cookie(_page("Nothing to authorize", body, status=400), session)
+    prompt = (
+        f"<b>{html.escape(auth.client_name)}</b> asks for access to one {kind} "
+        f"with scope <b>{html.escape(auth.scope)}</b>."
+    )
+    body = _choice_form(action, hidden, prompt, owners, "owner_id", error)
+    return _with_cookie(_page("Grant access", body, status=status), session)
+
+
+AUTHORIZE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **HTML_RESPONSES,
+    303: {"description": "Back to redirect_uri with grant_type, code and state (or error and state)"},
+}
+
+
+def _authorize_get(request: Request, kind: str) -> Response:
+    sandbox = sandbox_of(request)
+    params = dict(request.query_params)
+    with sandbox.db.tx() as conn:
+        session = _session(request, conn, sandbox.clock.now_ms())
+        try:
+            auth, error = _auth_request(conn, params, kind)
+        except AuthorizeProblem as exc:
+            return _with_cookie(_page("Cannot authorize", _error(str(exc)), status=400), session)
+        if error:
+            return _redirect(auth, {"error": error})
+        return _authorize_page(conn, request, session, kind, params)
+
+
+async def _authorize_post(request: Request, kind: str) -> Response:
+    sandbox = sandbox_of(request)
+    form = await _form(request)
+    with sandbox.db.tx() as conn:
+        now = sandbox.clock.now_ms()
+        session = _session(request, conn, now)
+        if not _csrf_ok(session, form):
+            return _expired_form(session)
+        try:
+            auth, error = _auth_request(conn, form, kind)
+        except AuthorizeProblem as exc:
+            return _with_cookie(_page("Cannot authorize", _error(str(exc)), status=400), session)
+        if error:
+            return _redirect(auth, {"error": error})
+        step = form.get("step")
+        if step == "login":
+            failure = _login(conn, sandbox, request, session, form, now)
+            if failure:
+                return _authorize_page(conn, request, session, kind, form, error=failure, status=400)
+            return _authorize_page(conn, request, session, kind, form)
+        if step != "decide" or session.username is None:
+            return _authorize_page(conn, request, session, kind, form)
+        if form.get("decision") == "deny":
+            return _redirect(auth, {"error": "access_denied", "error_description": "The user denied access"})
+        owners = {o["id"] for o in _owners(conn, session.username, kind)}
+        owner_id = form.get("owner_id")
+        if form.get("decision") != "approve" or owner_id not in owners:
+            return _authorize_page(conn, request, session, kind, form, error=f"Choose one of your {kind}s.", status=400)
+        code = new_secret()
+        conn.execute(
+            "INSERT INTO auth_codes(code, client_id, redirect_uri, scope, owner_type, owner_id, created_at, expires_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                code,
+                auth.client_id,
+                auth.redirect_uri if auth.registered_redirect else None,
+                auth.scope,
+                kind,
+                owner_id,
+                now,
+                now + sandbox.settings.auth_code_ttl * 1000,
+            ),
+        )
+        return _redirect(auth, {"grant_type": "authorization_code", "code": code})
+
+
+AUTHORIZE_QUERY = [
+    {"name": name, "in": "query", "required": name in ("client_id", "response_type"), "schema": {"type": "string"}}
+    for name in ("client_id", "response_type", "redirect_uri", "scope", "state")
+]
+AUTHORIZE_FORM = {
+    "requestBody": {
+        "content": {
+            FORM: {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        name: {"type": "string"}
+                        for name in (
+                            "csrf_token",
+                            "step",
+                            "client_id",
+                            "response_type",
+                            "redirect_uri",
+                            "scope",
+                            "state",
+                            "username",
+                            "password",
+                            "owner_id",
+                            "decision",
+                        )
+                    },
+                }
+            }
+        }
+    }
+}
+
+
+@router.get(
+    "/authorize/merchant",
+    response_class=HTMLResponse,
+    responses=AUTHORIZE_RESPONSES,
+    openapi_extra={"parameters": AUTHORIZE_QUERY},
+)
+def authorize_merchant(request: Request) -> Response:
+    """Authorization-code flow for one merchant: sign in, pick the merchant, approve; back with a code."""
+    return _authorize_get(request, "merchant")
+
+
+@router.post(
+    "/authorize/merchant", response_class=HTMLResponse, responses=AUTHORIZE_RESPONSES, openapi_extra=AUTHORIZE_FORM
+)
+async def authorize_merchant_submit(request: Request) -> Response:
+    return await _authorize_post(request, "merchant")
+
+
+@router.get(
+    "/authorize/organization",
+    response_class=HTMLResponse,
+    responses=AUTHORIZE_RESPONSES,
+    openapi_extra={"parameters": AUTHORIZE_QUERY},
+)
+def authorize_organization(request: Request) -> Response:
+    """Authorization-code flow for an organization (a group of merchants)."""
+    return _authorize_get(request, "organization")
+
+
+@router.post(
+    "/authorize/organization", response_class=HTMLResponse, responses=AUTHORIZE_RESPONSES, openapi_extra=AUTHORIZE_FORM
+)
+async def authorize_organization_submit(request: Request) -> Response:
+    return await _authorize_post(request, "organization")
