@@ -28,7 +28,6 @@ def main(argv: list[str] | None = None) -> int:
             args = parser.parse_args(["sandbox"])
         return sandbox_cli.run(args)
     parser.error(f"unknown command {args.command}")
-    return 2
 
 
 if __name__ == "__main__":
