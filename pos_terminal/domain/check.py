@@ -1,0 +1,602 @@
+"""The check: items, discounts and payments, its totals, and the request that charges it.
+
+A :class:`Check` is immutable; every edit returns a new one, so the journal can
+save each version and the UI can undo by keeping the previous one.
+
+Rounding rule (one rule everywhere, integer arithmetic only): a figure that is a
+fraction of cents is rounded half to even (banker's rounding).
+
+- Item tax from a rate: tax is *included* in the amount, so
+  ``tax = round_half_even(amount × rate / (10000 + rate))`` with the rate in basis
+  points. For 0 ≤ rate this always gives ``0 ≤ tax ≤ amount``.
+- Percent discount: ``amount = −round_half_even(itemTotal × percent / 10000)``.
+- Discount tax (fixed or percent): the discount's share of the item tax,
+  ``tax = round_half_even(amount × itemTax / itemTotal)``; since
+  ``0 ≤ itemTax ≤ itemTotal`` this keeps ``amount ≤ tax ≤ 0``.
+
+Every figure in :meth:`Check.charge_request` satisfies contract section 7, which
+the service (and the sandbox) enforce.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from pos_terminal.domain.money import in_int32
+from pos_terminal.errors import UserError
+
+MAX_RATE_BP = 10000  # a tax rate or discount percent of at most 100 %
+MAX_REF_LENGTH = 64
+JSON_VERSION = 1
+
+
+def round_half_even(numerator: int, denominator: int) -> int:
+    """``numerator / denominator`` rounded half to even, for a positive ``denominator``."""
+    if denominator <= 0:
+        raise ValueError("denominator must be positive")
+    quotient, remainder = divmod(numerator, denominator)
+    twice = 2 * remainder
+    if twice > denominator or (twice == denominator and quotient % 2):
+        quotient += 1
+    return quotient
+
+
+def inclusive_tax(amount: int, rate_bp: int) -> int:
+    """The tax contained in a tax-inclusive ``amount`` at ``rate_bp`` basis points."""
+    return round_half_even(amount * rate_bp, 10000 + rate_bp)
+
+
+def new_line_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One line of the check. ``unit_price`` in cents, tax included.
+
+    The tax is ``tax`` when given (cents), else derived from ``tax_rate_bp``, else 0.
+    """
+
+    name: str
+    quantity: int = 1
+    unit_price: int = 0
+    tax_rate_bp: int | None = None
+    tax: int | None = None
+    id: str = field(default_factory=new_line_id)
+
+    @property
+    def amount(self) -> int:
+        return self.quantity * self.unit_price
+
+    @property
+    def tax_amount(self) -> int:
+        if self.tax is not None:
+            return self.tax
+        if self.tax_rate_bp is not None and 0 <= self.tax_rate_bp <= MAX_RATE_BP:
+            return inclusive_tax(self.amount, self.tax_rate_bp)
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Discount:
+    """A discount on the whole check: a fixed ``amount`` (negative cents) or a ``percent_bp`` of the items."""
+
+    name: str
+    amount: int | None = None
+    percent_bp: int | None = None
+    id: str = field(default_factory=new_line_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """A payment already made on the check by other means (cash, voucher)."""
+
+    method: str
+    amount: int
+    id: str = field(default_factory=new_line_id)
+
+
+@dataclass(frozen=True, slots=True)
+class PricedDiscount:
+    """A discount with its figures worked out against the check's items."""
+
+    discount: Discount
+    amount: int
+    tax: int
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """The figures of a check, named as in contract section 7 (``payments`` is their sum)."""
+
+    item_total: int
+    item_tax: int
+    discount_total: int
+    discount_tax: int
+    total: int
+    tax: int
+    payments: int
+    balance: int
+    charge_amount: int
+
+
+class CheckRule(StrEnum):
+    NO_ITEMS = "no_items"
+    BAD_QUANTITY = "bad_quantity"
+    NEGATIVE_PRICE = "negative_price"
+    TAX_OUT_OF_RANGE = "tax_out_of_range"
+    BAD_DISCOUNT = "bad_discount"
+    DISCOUNT_NOT_NEGATIVE = "discount_not_negative"
+    NEGATIVE_TOTAL = "negative_total"
+    PAYMENT_NOT_POSITIVE = "payment_not_positive"
+    OVERPAID = "overpaid"
+    NOTHING_TO_CHARGE = "nothing_to_charge"
+    OUT_OF_INT32 = "out_of_int32"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckProblem:
+    """One broken rule: which, the wire field it concerns (``items[0].quantity``), and a sentence."""
+
+    rule: CheckRule
+    field: str
+    sentence: str
+
+
+class CheckRuleError(UserError):
+    """The check cannot be charged; ``problems`` lists why, the first one is the sentence."""
+
+    hint = "Correct the check and charge again."
+
+    def __init__(self, problems: Iterable[CheckProblem]) -> None:
+        self.problems = tuple(problems)
+        sentence = self.problems[0].sentence if self.problems else "The check cannot be charged."
+        super().__init__(sentence)
+
+
+class LineNotFound(UserError):
+    sentence = "That line is no longer on the check."
+
+
+class CheckFileError(UserError):
+    """A check file (CLI) or a saved check (journal) that cannot be read."""
+
+    hint = 'Each item needs "name", "quantity" and "unitPrice" in cents, and "taxRate" (percent) or "tax" in cents.'
+
+
+_Line = TypeVar("_Line", Item, Discount, Payment)
+
+
+def _locate(lines: tuple[_Line, ...], which: int | str) -> int:
+    if isinstance(which, str):
+        for index, line in enumerate(lines):
+            if line.id == which:
+                return index
+        raise LineNotFound()
+    if not -len(lines) <= which < len(lines):
+        raise LineNotFound()
+    return which % len(lines)
+
+
+def _without(lines: tuple[_Line, ...], which: int | str) -> tuple[_Line, ...]:
+    index = _locate(lines, which)
+    return lines[:index] + lines[index + 1 :]
+
+
+def _label(kind: str, index: int, name: str) -> str:
+    return f"{kind} {index + 1} ({name})" if name else f"{kind} {index + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """An immutable check being built at the terminal."""
+
+    items: tuple[Item, ...] = ()
+    discounts: tuple[Discount, ...] = ()
+    payments: tuple[Payment, ...] = ()
+
+    # --- editing: each returns a new check ----------------------------------------------------
+
+    def add_item(self, item: Item) -> Check:
+        return replace(self, items=(*self.items, item))
+
+    def set_quantity(self, which: int | str, quantity: int) -> Check:
+        """The item at an index or with an id, with a new quantity."""
+        index = _locate(self.items, which)
+        items = list(self.items)
+        items[index] = replace(items[index], quantity=quantity)
+        return replace(self, items=tuple(items))
+
+    def remove_item(self, which: int | str) -> Check:
+        return replace(self, items=_without(self.items, which))
+
+    def add_discount(self, discount: Discount) -> Check:
+        return replace(self, discounts=(*self.discounts, discount))
+
+    def remove_discount(self, which: int | str) -> Check:
+        return replace(self, discounts=_without(self.discounts, which))
+
+    def add_payment(self, payment: Payment) -> Check:
+        return replace(self, payments=(*self.payments, payment))
+
+    def remove_payment(self, which: int | str) -> Check:
+        return replace(self, payments=_without(self.payments, which))
+
+    # --- figures ------------------------------------------------------------------------------
+
+    def priced_discounts(self) -> tuple[PricedDiscount, ...]:
+        """Each discount's amount and tax, by the rounding rule in the module docstring."""
+        item_total = sum(item.amount for item in self.items)
+        item_tax = sum(item.tax_amount for item in self.items)
+        priced = []
+        for discount in self.discounts:
+            if discount.amount is not None:
+                amount = discount.amount
+            elif discount.percent_bp is not None:
+                amount = -round_half_even(item_total * discount.percent_bp, 10000)
+            else:
+                amount = 0
+            if item_total > 0 and 0 <= item_tax <= item_total and amount <= 0:
+                tax = round_half_even(amount * item_tax, item_total)
+            else:
+                tax = 0
+            priced.append(PricedDiscount(discount, amount, tax))
+        return tuple(priced)
+
+    def totals(self) -> Totals:
+        """The figures as they stand; they may break rules, see :meth:`problems`."""
+        priced = self.priced_discounts()
+        item_total = sum(item.amount for item in self.items)
+        item_tax = sum(item.tax_amount for item in self.items)
+        discount_total = sum(d.amount for d in priced)
+        discount_tax = sum(d.tax for d in priced)
+        total = item_total + discount_total
+        paid = sum(p.amount for p in self.payments)
+        balance = total - paid
+        return Totals(
+            item_total=item_total,
+            item_tax=item_tax,
+            discount_total=discount_total,
+            discount_tax=discount_tax,
+            total=total,
+            tax=item_tax + discount_tax,
+            payments=paid,
+            balance=balance,
+            charge_amount=balance,
+        )
+
+    # --- rules --------------------------------------------------------------------------------
+
+    def problems(self) -> list[CheckProblem]:
+        """Every rule the check breaks, in the order of its lines; empty when it can be charged.
+
+        Problems of single lines come first; the rules on the totals are only looked at when every
+        line is sound, so a cashier sees the cause and not its consequences.
+        """
+        found: list[CheckProblem] = []
+
+        def fail(rule: CheckRule, where: str, sentence: str) -> None:
+            found.append(CheckProblem(rule, where, sentence))
+
+        for i, item in enumerate(self.items):
+            label = _label("Item", i, item.name)
+            where = f"items[{i}]"
+            quantity_ok = False
+            if not in_int32(item.quantity):
+                fail(CheckRule.OUT_OF_INT32, f"{where}.quantity", f"{label} has too large a quantity.")
+            elif item.quantity < 1:
+                fail(CheckRule.BAD_QUANTITY, f"{where}.quantity", f"{label} needs a quantity of at least 1.")
+            else:
+                quantity_ok = True
+            price_ok = False  # the amount means something; a tax is only held against a sound amount
+            if item.unit_price < 0:
+                fail(CheckRule.NEGATIVE_PRICE, f"{where}.amount", f"{label} has a negative price.")
+            elif quantity_ok and not in_int32(item.amount):
+                fail(CheckRule.OUT_OF_INT32, f"{where}.amount", f"{label} comes to too large an amount.")
+            else:
+                price_ok = quantity_ok
+            if item.tax is not None:
+                if not in_int32(item.tax):
+                    fail(CheckRule.OUT_OF_INT32, f"{where}.tax", f"{label} has too large a tax.")
+                elif price_ok and not 0 <= item.tax <= max(item.amount, 0):
+                    fail(
+                        CheckRule.TAX_OUT_OF_RANGE,
+                        f"{where}.tax",
+                        f"The tax of {label.lower()} must lie between 0 and its amount.",
+                    )
+            elif item.tax_rate_bp is not None and not 0 <= item.tax_rate_bp <= MAX_RATE_BP:
+                fail(
+                    CheckRule.TAX_OUT_OF_RANGE,
+                    f"{where}.tax",
+                    f"The tax rate of {label.lower()} must lie between 0 and 100 %.",
+                )
+
+        for i, discount in enumerate(self.discounts):
+            label = _label("Discount", i, discount.name)
+            where = f"discounts[{i}].amount"
+            if (discount.amount is None) == (discount.percent_bp is None):
+                fail(CheckRule.BAD_DISCOUNT, where, f"{label} needs either an amount or a percent, not both.")
+            elif discount.amount is not None:
+                if not in_int32(discount.amount):
+                    fail(CheckRule.OUT_OF_INT32, where, f"{label} is too large.")
+                elif discount.amount >= 0:
+                    fail(CheckRule.DISCOUNT_NOT_NEGATIVE, where, f"{label} must take money off the check.")
+            elif discount.percent_bp is not None and not 0 < discount.percent_bp <= MAX_RATE_BP:
+                fail(CheckRule.BAD_DISCOUNT, where, f"{label} must be more than 0 and at most 100 %.")
+
+        for i, payment in enumerate(self.payments):
+            label = _label("Payment", i, payment.method)
+            where = f"payments[{i}].amount"
+            if not in_int32(payment.amount):
+                fail(CheckRule.OUT_OF_INT32, where, f"{label} is too large.")
+            elif payment.amount <= 0:
+                fail(CheckRule.PAYMENT_NOT_POSITIVE, where, f"{label} must be more than zero.")
+
+        if not self.items:
+            fail(CheckRule.NO_ITEMS, "items", "The check has no items.")
+        if found:
+            return found
+
+        for i, priced in enumerate(self.priced_discounts()):
+            if priced.amount >= 0:
+                label = _label("Discount", i, priced.discount.name)
+                fail(
+                    CheckRule.DISCOUNT_NOT_NEGATIVE,
+                    f"discounts[{i}].amount",
+                    f"{label} comes to nothing on this check.",
+                )
+        if found:
+            return found
+
+        totals = self.totals()
+        for name, value in (
+            ("itemTotal", totals.item_total),
+            ("itemTax", totals.item_tax),
+            ("discountTotal", totals.discount_total),
+            ("discountTax", totals.discount_tax),
+            ("total", totals.total),
+            ("tax", totals.tax),
+            ("balance", totals.balance),
+        ):
+            if not in_int32(value):
+                fail(CheckRule.OUT_OF_INT32, name, "The check comes to more than the service can take.")
+                return found
+        if totals.total < 0:
+            fail(CheckRule.NEGATIVE_TOTAL, "total", "The discounts come to more than the items.")
+        elif totals.balance < 0:
+            fail(CheckRule.OVERPAID, "balance", "The payments come to more than the check's total.")
+        elif totals.balance == 0:
+            fail(CheckRule.NOTHING_TO_CHARGE, "chargeAmount", "The check is paid in full; there is nothing to charge.")
+        return found
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.problems()
+
+    def validate(self) -> Totals:
+        """The totals of a check that can be charged; :class:`CheckRuleError` otherwise."""
+        problems = self.problems()
+        if problems:
+            raise CheckRuleError(problems)
+        return self.totals()
+
+    # --- wire ---------------------------------------------------------------------------------
+
+    def charge_request(self, *, customer: Mapping[str, Any], ref_id: str, terminal_id: str | None) -> dict[str, Any]:
+        """The body of *create transaction* (interface 2.6), camelCase, every figure per contract section 7."""
+        totals = self.validate()
+        if not customer.get("customerId") or not customer.get("checkInId"):
+            raise UserError("The customer is not checked in.", hint="Pick a checked-in customer and charge again.")
+        if not ref_id or len(ref_id) > MAX_REF_LENGTH:
+            raise ValueError(f"refId must have 1 to {MAX_REF_LENGTH} characters")
+        if terminal_id is not None and len(terminal_id) > MAX_REF_LENGTH:
+            raise UserError(f"The terminal id is longer than {MAX_REF_LENGTH} characters.")
+        body: dict[str, Any] = {"refId": ref_id}
+        if terminal_id is not None:
+            body["terminalId"] = terminal_id
+        body.update(
+            chargeAmount=totals.charge_amount,
+            itemTotal=totals.item_total,
+            itemTax=totals.item_tax,
+        )
+        if self.discounts:
+            body.update(discountTotal=totals.discount_total, discountTax=totals.discount_tax)
+        body.update(
+            total=totals.total,
+            tax=totals.tax,
+            balance=totals.balance,
+            customer=dict(customer),
+            items=[
+                {"id": i.id, "name": i.name, "quantity": i.quantity, "amount": i.amount, "tax": i.tax_amount}
+                for i in self.items
+            ],
+        )
+        if self.discounts:
+            body["discounts"] = [
+                {"id": d.discount.id, "name": d.discount.name, "amount": d.amount, "tax": d.tax}
+                for d in self.priced_discounts()
+            ]
+        if self.payments:
+            body["payments"] = [{"method": p.method, "amount": p.amount} for p in self.payments]
+        return body
+
+    # --- journal ------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything needed to rebuild this check (ids included), as plain JSON values."""
+        return {
+            "version": JSON_VERSION,
+            "items": [
+                {
+                    "id": i.id,
+                    "name": i.name,
+                    "quantity": i.quantity,
+                    "unitPrice": i.unit_price,
+                    "taxRateBp": i.tax_rate_bp,
+                    "tax": i.tax,
+                }
+                for i in self.items
+            ],
+            "discounts": [
+                {"id": d.id, "name": d.name, "amount": d.amount, "percentBp": d.percent_bp} for d in self.discounts
+            ],
+            "payments": [{"id": p.id, "method": p.method, "amount": p.amount} for p in self.payments],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Check:
+        """The check :meth:`to_json` saved; :class:`CheckFileError` when it is damaged."""
+        try:
+            if data.get("version") != JSON_VERSION:
+                raise CheckFileError("The saved check was written by another version of the terminal.")
+            items = tuple(
+                Item(
+                    id=_text(i, "id"),
+                    name=_text(i, "name", allow_empty=True),
+                    quantity=_int(i, "quantity"),
+                    unit_price=_int(i, "unitPrice"),
+                    tax_rate_bp=_optional_int(i, "taxRateBp"),
+                    tax=_optional_int(i, "tax"),
+                )
+                for i in _list(data, "items")
+            )
+            discounts = tuple(
+                Discount(
+                    id=_text(d, "id"),
+                    name=_text(d, "name", allow_empty=True),
+                    amount=_optional_int(d, "amount"),
+                    percent_bp=_optional_int(d, "percentBp"),
+                )
+                for d in _list(data, "discounts")
+            )
+            payments = tuple(
+                Payment(id=_text(p, "id"), method=_text(p, "method"), amount=_int(p, "amount"))
+                for p in _list(data, "payments")
+            )
+        except _Malformed as exc:
+            raise CheckFileError(f"The saved check is damaged ({exc}).") from None
+        return cls(items, discounts, payments)
+
+    # --- check files (CLI) --------------------------------------------------------------------
+
+    @classmethod
+    def from_file(cls, data: Mapping[str, Any]) -> Check:
+        """A check from the CLI's JSON file; amounts in cents, ``taxRate`` and ``percent`` in percent.
+
+        ``{"items": [{"name", "quantity", "unitPrice", "taxRate" | "tax"}],
+        "discounts": [{"name", "amount" | "percent"}], "payments": [{"method", "amount"}]}``.
+        Rules on the figures are left to :meth:`problems`; this only refuses what cannot be read.
+        """
+        try:
+            _known_keys(data, {"items", "discounts", "payments"}, "The check file")
+            items = tuple(_file_item(i, raw) for i, raw in enumerate(_list(data, "items", required=True)))
+            discounts = tuple(_file_discount(i, raw) for i, raw in enumerate(_list(data, "discounts")))
+            payments = tuple(_file_payment(i, raw) for i, raw in enumerate(_list(data, "payments")))
+        except _Malformed as exc:
+            raise CheckFileError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
+        return cls(items, discounts, payments)
+
+
+# --- reading JSON ----------------------------------------------------------------------------
+
+
+class _Malformed(Exception):
+    """A part of a JSON check that cannot be read; the message is a sentence fragment."""
+
+
+def _list(data: Mapping[str, Any], key: str, *, required: bool = False) -> list[Mapping[str, Any]]:
+    value = data.get(key)
+    if value is None and not required:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise _Malformed(f'the field "{key}" must be a list of objects')
+    return value
+
+
+def _optional_int(data: Mapping[str, Any], key: str) -> int | None:
+    return None if data.get(key) is None else _int(data, key)
+
+
+def _int(data: Mapping[str, Any], key: str, *, where: str = "") -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
+        raise _Malformed(f'{where or "the field "}"{key}" must be a whole number')
+    number = _decimal(value, key, where)
+    if number != number.to_integral_value():
+        raise _Malformed(f'{where}"{key}" must be a whole number of cents')
+    return int(number)
+
+
+def _text(data: Mapping[str, Any], key: str, *, allow_empty: bool = False, where: str = "") -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not (allow_empty or value.strip()):
+        raise _Malformed(f'{where or "the field "}"{key}" must be some text')
+    return value
+
+
+def _decimal(value: int | Decimal | float, key: str, where: str) -> Decimal:
+    """A JSON number as a Decimal; floats go through their shortest text, never their binary value."""
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        raise _Malformed(f'{where}"{key}" must be a number') from None
+    if not number.is_finite():
+        raise _Malformed(f'{where}"{key}" must be a number')
+    return number
+
+
+def _percent_bp(data: Mapping[str, Any], key: str, where: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
+        raise _Malformed(f'{where}"{key}" must be a percent, like 10 or 12.5')
+    points = _decimal(value, key, where) * 100
+    if points != points.to_integral_value():
+        raise _Malformed(f'{where}"{key}" has more than 2 decimals')
+    return int(points)
+
+
+def _known_keys(data: Mapping[str, Any], known: set[str], where: str) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise _Malformed(f'{where} has an unknown field "{unknown[0]}"')
+
+
+def _file_item(index: int, raw: Mapping[str, Any]) -> Item:
+    where = f"item {index + 1} "
+    _known_keys(raw, {"id", "name", "quantity", "unitPrice", "taxRate", "tax"}, f"item {index + 1}")
+    if "taxRate" in raw and "tax" in raw:
+        raise _Malformed(f'item {index + 1} has both "taxRate" and "tax"; give one')
+    if "unitPrice" not in raw:
+        raise _Malformed(f'item {index + 1} has no "unitPrice" (cents)')
+    item = Item(
+        name=_text(raw, "name", where=where),
+        quantity=_int(raw, "quantity", where=where) if "quantity" in raw else 1,
+        unit_price=_int(raw, "unitPrice", where=where),
+        tax_rate_bp=_percent_bp(raw, "taxRate", where) if "taxRate" in raw else None,
+        tax=_int(raw, "tax", where=where) if "tax" in raw else None,
+    )
+    return replace(item, id=_text(raw, "id", where=where)) if "id" in raw else item
+
+
+def _file_discount(index: int, raw: Mapping[str, Any]) -> Discount:
+    where = f"discount {index + 1} "
+    _known_keys(raw, {"id", "name", "amount", "percent"}, f"discount {index + 1}")
+    if ("amount" in raw) == ("percent" in raw):
+        raise _Malformed(f'discount {index + 1} needs either "amount" (negative cents) or "percent"')
+    discount = Discount(
+        name=_text(raw, "name", where=where),
+        amount=_int(raw, "amount", where=where) if "amount" in raw else None,
+        percent_bp=_percent_bp(raw, "percent", where) if "percent" in raw else None,
+    )
+    return replace(discount, id=_text(raw, "id", where=where)) if "id" in raw else discount
+
+
+def _file_payment(index: int, raw: Mapping[str, Any]) -> Payment:
+    where = f"payment {index + 1} "
+    _known_keys(raw, {"method", "amount"}, f"payment {index + 1}")
+    return Payment(method=_text(raw, "method", where=where), amount=_int(raw, "amount", where=where))

@@ -1,0 +1,148 @@
+"""Money is ``int`` cents: int32 bounds, and one formatter/parser per locale and currency (Babel).
+
+Amounts never pass through ``float``: text becomes cents by integer arithmetic on
+the digits, and cents become text through :class:`~decimal.Decimal`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from babel import Locale, UnknownLocaleError
+from babel.numbers import (
+    UnknownCurrencyError,
+    format_currency,
+    get_currency_symbol,
+    get_decimal_symbol,
+    get_group_symbol,
+    validate_currency,
+)
+
+from pos_terminal.errors import ConfigError, UserError
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+_MINUS_SIGNS = ("-", "\u2212", "\u2013")
+_MAX_DIGITS = 12  # more integer digits than this cannot be an int32 amount in cents anyway
+_DIGITS = re.compile(r"[0-9]+")
+_KEYPAD_DECIMAL = re.compile(r"[0-9]+\.[0-9]{1,2}")
+
+
+def in_int32(value: int) -> bool:
+    return INT32_MIN <= value <= INT32_MAX
+
+
+def check_int32(value: int, field: str) -> int:
+    """``value`` unchanged when it fits in int32; else :class:`AmountInputError` naming ``field``."""
+    if not in_int32(value):
+        raise AmountInputError(f"The {field} {value} is too large for the service.")
+    return value
+
+
+class AmountInputError(UserError):
+    """Text typed as an amount or a percent that cannot be used."""
+
+    hint = "Type it again, for example 12.50."
+
+
+@dataclass(frozen=True)
+class MoneyFormat:
+    """Cents to text and back for one locale (``en_AU``) and currency (``AUD``)."""
+
+    locale: str
+    currency: str
+    _decimal: str = field(init=False, repr=False, compare=False)
+    _group: str = field(init=False, repr=False, compare=False)
+    _symbols: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            Locale.parse(self.locale)
+        except (UnknownLocaleError, ValueError, TypeError):
+            raise ConfigError(f"The locale “{self.locale}” is not known.") from None
+        try:
+            validate_currency(self.currency, self.locale)
+        except UnknownCurrencyError:
+            raise ConfigError(f"The currency “{self.currency}” is not known.") from None
+        symbols = {
+            self.currency,
+            get_currency_symbol(self.currency, self.locale),
+            get_currency_symbol(self.currency, "en"),
+        }
+        object.__setattr__(self, "_decimal", get_decimal_symbol(self.locale))
+        object.__setattr__(self, "_group", get_group_symbol(self.locale))
+        object.__setattr__(self, "_symbols", tuple(sorted(symbols, key=len, reverse=True)))
+
+    def format(self, cents: int) -> str:
+        """``1234`` → ``"$12.34"`` (as the locale writes it)."""
+        return format_currency(Decimal(cents).scaleb(-2), self.currency, locale=self.locale)
+
+    def parse(self, text: str, *, allow_negative: bool = False) -> int:
+        """Cents from what a person typed: ``"12"``, ``"12.5"``, ``"$1,234.50"``, ``"1.234,50"`` (de_DE).
+
+        In a locale whose decimal mark is a comma, ``"12.50"`` (one dot, 1–2 digits after it) is also
+        read as a decimal, as a numeric keypad types it; ``"1.234"`` stays one thousand two hundred
+        and thirty-four.
+        """
+        body = text.strip()
+        for symbol in self._symbols:
+            body = body.replace(symbol, "")
+        negative, units, fraction = self._split(body, text)
+        if len(fraction) > 2:
+            raise AmountInputError(f"“{text.strip()}” has more than 2 decimals.")
+        cents = int(units or "0") * 100 + int(fraction.ljust(2, "0"))
+        if negative and cents:
+            if not allow_negative:
+                raise AmountInputError(f"“{text.strip()}” is negative; an amount here must not be.")
+            cents = -cents
+        if not in_int32(cents):
+            raise AmountInputError(f"“{text.strip()}” is too large an amount.")
+        return cents
+
+    def parse_percent(self, text: str) -> int:
+        """Basis points from a percent: ``"10"`` → 1000, ``"12.5%"`` → 1250; more than 0 and at most 100 %."""
+        negative, units, fraction = self._split(text.strip().removesuffix("%"), text)
+        if len(fraction) > 2:
+            raise AmountInputError(f"“{text.strip()}” has more than 2 decimals.", hint="Type a percent like 12.5.")
+        points = int(units or "0") * 100 + int(fraction.ljust(2, "0"))
+        if negative or not 0 < points <= 10000:
+            raise AmountInputError(
+                f"“{text.strip()}” is not a percent between 0 and 100.", hint="Type a percent like 12.5."
+            )
+        return points
+
+    def _split(self, body: str, original: str) -> tuple[bool, str, str]:
+        """(negative, integer digits, fraction digits) of a number written in this locale."""
+        body = "".join(ch for ch in body if not ch.isspace())
+        if not body:
+            raise AmountInputError("No amount was typed.")
+        negative = False
+        if body.startswith(_MINUS_SIGNS):
+            negative, body = True, body[1:]
+        elif body.startswith("+"):
+            body = body[1:]
+        if body.endswith(_MINUS_SIGNS) and not negative:  # "12.50-", as some tills print it
+            negative, body = True, body[:-1]
+        decimal, group = self._decimal, self._group
+        if decimal not in body and decimal == "," and group == "." and _KEYPAD_DECIMAL.fullmatch(body):
+            decimal, group = ".", ","
+        units, sep, fraction = body.partition(decimal)
+        if group and not group.isspace() and group in units:
+            parts = units.split(group)
+            if not (1 <= len(parts[0]) <= 3 and all(len(p) == 3 for p in parts[1:])):
+                raise AmountInputError(f"“{original.strip()}” is not an amount.")
+            units = "".join(parts)
+        valid = (
+            (units or fraction)
+            and (not units or _DIGITS.fullmatch(units))
+            and (not sep or _DIGITS.fullmatch(fraction))
+            and len(units) <= _MAX_DIGITS
+        )
+        if not valid:
+            if units.isdigit() and len(units) > _MAX_DIGITS:
+                raise AmountInputError(f"“{original.strip()}” is too large an amount.")
+            raise AmountInputError(f"“{original.strip()}” is not an amount.")
+        return negative, units, fraction
