@@ -1,0 +1,483 @@
+"""The terminal's journal: what must survive a crash or a power cut.
+
+One SQLite file holds
+
+- the open check, saved on every change (one row);
+- charge intents, recorded *before* the create request is sent, keyed by
+  their unique ``refId``;
+- the transactions this terminal created, with their last known state;
+- the outbox of state changes (complete, cancel, refund) waiting to be
+  confirmed by the service;
+- the audit log (sign-in, charge, complete, cancel, refund, report-printed,
+  disconnect …).
+
+Every write is committed (WAL, ``synchronous=FULL``) before the method returns.
+Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they
+sort as text.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pos_terminal.store.sqlite import connect, migrate, transaction, user_errors
+
+JsonObject = dict[str, Any]
+
+MIGRATIONS: list[str] = [
+    # 1: the first schema.
+    """
+    CREATE TABLE open_check (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        body TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE charge_intent (
+        ref_id TEXT PRIMARY KEY,
+        terminal_id TEXT,
+        customer TEXT NOT NULL,
+        check_body TEXT NOT NULL,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('recorded', 'verifying', 'created', 'failed', 'resolved')),
+        transaction_id TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX charge_intent_status ON charge_intent (status, created_at);
+    CREATE TABLE known_transaction (
+        transaction_id TEXT PRIMARY KEY,
+        ref_id TEXT,
+        state TEXT NOT NULL,
+        record TEXT,
+        first_seen TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        transaction_id TEXT NOT NULL,
+        target_state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        outcome TEXT CHECK (outcome IN ('confirmed', 'dropped')),
+        result TEXT,
+        CHECK ((outcome IS NULL) = (finished_at IS NULL))
+    );
+    CREATE INDEX outbox_pending ON outbox (id) WHERE outcome IS NULL;
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,
+        actor TEXT,
+        terminal_id TEXT,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_at ON audit (at);
+    """,
+]
+
+
+class IntentStatus(StrEnum):
+    """Where a charge intent is: RECORDED and VERIFYING are unfinished and resumed at startup."""
+
+    RECORDED = "recorded"  # written, the create request not (known to be) answered yet
+    VERIFYING = "verifying"  # the outcome is unknown: reconcile by refId, never create again
+    CREATED = "created"  # the service has the transaction (``transaction_id``)
+    FAILED = "failed"  # nothing was charged, as far as the terminal knows
+    RESOLVED = "resolved"  # failed, and a late landing was found and dealt with
+
+
+UNFINISHED = (IntentStatus.RECORDED, IntentStatus.VERIFYING)
+
+
+@dataclass(frozen=True)
+class ChargeIntent:
+    ref_id: str
+    terminal_id: str | None
+    customer: JsonObject
+    check: JsonObject
+    request: JsonObject
+    status: IntentStatus
+    transaction_id: str | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class KnownTransaction:
+    """A transaction this terminal created (or learned about), with the last state it saw."""
+
+    transaction_id: str
+    ref_id: str | None
+    state: str
+    record: JsonObject | None
+    first_seen: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    """A state change waiting for the service to confirm it."""
+
+    id: int
+    transaction_id: str
+    target_state: str
+    attempts: int
+    last_error: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    at: datetime
+    action: str
+    actor: str | None
+    terminal_id: str | None
+    detail: JsonObject = field(default_factory=dict)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _when(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("journal times must be timezone-aware")
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def _dump(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _load(text: str) -> JsonObject:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+class Journal:
+    """The journal file at ``path``; open it once per process and :meth:`close` it at exit.
+
+    Safe to call from more than one thread (one connection, serialised by a lock).
+    ``now`` is injectable so tests move time instead of sleeping.
+    """
+
+    def __init__(self, path: Path, *, now: Callable[[], datetime] = utcnow) -> None:
+        self.path = path
+        self.now = now
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = connect(path, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        try:
+            migrate(self._conn, MIGRATIONS)
+        except BaseException:
+            self._conn.close()
+            self._conn = None
+            raise
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("the journal is closed")
+        return self._conn
+
+    def _stamp(self) -> str:
+        return _when(self.now())
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        with self._lock, user_errors(self.path):
+            rows: list[sqlite3.Row] = self.conn.execute(sql, params).fetchall()
+            return rows
+
+    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        with self._lock, transaction(self.conn):
+            return self.conn.execute(sql, params)
+
+    def integrity_check(self) -> str:
+        """``"ok"`` when SQLite finds the file sound; otherwise its first complaint."""
+        rows = self._read("PRAGMA integrity_check")
+        return str(rows[0][0]) if rows else "no answer"
+
+    def close(self) -> None:
+        """Checkpoint the write-ahead log into the file and close; closing twice is harmless."""
+        with self._lock:
+            if self._conn is None:
+                return
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass  # another process may hold the log; the data is safe in it either way
+            finally:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- the open check -----------------------------------------------------------------------
+
+    def save_open_check(self, check: Mapping[str, Any]) -> None:
+        """Replace the open check; called on every change so a power cut never loses one."""
+        self._write(
+            "INSERT INTO open_check (id, body, updated_at) VALUES (1, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
+            (_dump(check), self._stamp()),
+        )
+
+    def load_open_check(self) -> JsonObject | None:
+        rows = self._read("SELECT body FROM open_check WHERE id = 1")
+        return _load(rows[0]["body"]) if rows else None
+
+    def clear_open_check(self) -> None:
+        self._write("DELETE FROM open_check")
+
+    # --- charge intents -----------------------------------------------------------------------
+
+    def record_intent(
+        self,
+        ref_id: str,
+        *,
+        terminal_id: str | None,
+        customer: Mapping[str, Any],
+        check: Mapping[str, Any],
+        request: Mapping[str, Any],
+    ) -> ChargeIntent:
+        """Write the intent before the create request is sent; a ``ref_id`` is recorded once only."""
+        stamp = self._stamp()
+        self._write(
+            "INSERT INTO charge_intent (ref_id, terminal_id, customer, check_body, request, status,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (ref_id, terminal_id, _dump(customer), _dump(check), _dump(request), IntentStatus.RECORDED, stamp, stamp),
+        )
+        intent = self.intent(ref_id)
+        assert intent is not None
+        return intent
+
+    def update_intent(
+        self,
+        ref_id: str,
+        *,
+        status: IntentStatus,
+        error: str | None = None,
+        transaction_id: str | None = None,
+    ) -> ChargeIntent:
+        """Move an intent to ``status``; ``error`` replaces the last one, a transaction id is never unset."""
+        cursor = self._write(
+            "UPDATE charge_intent SET status = ?, error = ?, transaction_id = coalesce(?, transaction_id),"
+            " updated_at = ? WHERE ref_id = ?",
+            (IntentStatus(status), error, transaction_id, self._stamp(), ref_id),
+        )
+        if cursor.rowcount != 1:
+            raise KeyError(f"no charge intent {ref_id!r}")
+        intent = self.intent(ref_id)
+        assert intent is not None
+        return intent
+
+    def intent(self, ref_id: str) -> ChargeIntent | None:
+        rows = self._read("SELECT * FROM charge_intent WHERE ref_id = ?", (ref_id,))
+        return _intent(rows[0]) if rows else None
+
+    def unfinished_intents(self) -> list[ChargeIntent]:
+        """Intents whose outcome is not settled (recorded or verifying), oldest first."""
+        rows = self._read(
+            "SELECT * FROM charge_intent WHERE status IN (?, ?) ORDER BY created_at, ref_id", tuple(UNFINISHED)
+        )
+        return [_intent(row) for row in rows]
+
+    def failed_intents(self, *, since: datetime) -> list[ChargeIntent]:
+        """Failed intents created at or after ``since``, oldest first (candidates for a late landing)."""
+        rows = self._read(
+            "SELECT * FROM charge_intent WHERE status = ? AND created_at >= ? ORDER BY created_at, ref_id",
+            (IntentStatus.FAILED, _when(since)),
+        )
+        return [_intent(row) for row in rows]
+
+    # --- transactions -------------------------------------------------------------------------
+
+    def remember_transaction(
+        self,
+        transaction_id: str,
+        *,
+        ref_id: str | None,
+        state: str,
+        record: Mapping[str, Any] | None = None,
+    ) -> KnownTransaction:
+        """Keep the transaction's last known state; a missing ``ref_id`` or ``record`` keeps the old one."""
+        stamp = self._stamp()
+        self._write(
+            "INSERT INTO known_transaction (transaction_id, ref_id, state, record, first_seen, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO UPDATE SET"
+            " ref_id = coalesce(excluded.ref_id, ref_id), state = excluded.state,"
+            " record = coalesce(excluded.record, record), updated_at = excluded.updated_at",
+            (transaction_id, ref_id, state, None if record is None else _dump(record), stamp, stamp),
+        )
+        known = self.known_transaction(transaction_id)
+        assert known is not None
+        return known
+
+    def known_transaction(self, transaction_id: str) -> KnownTransaction | None:
+        rows = self._read("SELECT * FROM known_transaction WHERE transaction_id = ?", (transaction_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        return KnownTransaction(
+            transaction_id=row["transaction_id"],
+            ref_id=row["ref_id"],
+            state=row["state"],
+            record=None if row["record"] is None else _load(row["record"]),
+            first_seen=_moment(row["first_seen"]),
+            updated_at=_moment(row["updated_at"]),
+        )
+
+    # --- the outbox ---------------------------------------------------------------------------
+
+    def enqueue_state_change(self, transaction_id: str, target_state: str) -> OutboxEntry:
+        """Queue a state change; it stays pending until confirmed or dropped."""
+        cursor = self._write(
+            "INSERT INTO outbox (transaction_id, target_state, created_at) VALUES (?, ?, ?)",
+            (transaction_id, str(target_state), self._stamp()),
+        )
+        entry_id = cursor.lastrowid
+        assert entry_id is not None
+        return self._entry(entry_id)
+
+    def pending_state_changes(self) -> list[OutboxEntry]:
+        """Changes not yet confirmed or dropped, in the order they were queued."""
+        rows = self._read("SELECT * FROM outbox WHERE outcome IS NULL ORDER BY id")
+        return [_outbox(row) for row in rows]
+
+    def record_attempt(self, entry_id: int, error: str) -> OutboxEntry:
+        """One more failed delivery; the entry stays pending."""
+        self._finish_or_touch(
+            "UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE id = ? AND outcome IS NULL",
+            (error, entry_id),
+            entry_id,
+        )
+        return self._entry(entry_id)
+
+    def confirm_state_change(self, entry_id: int, state: str) -> None:
+        """The service confirmed the change (``state`` is what it reported); the entry leaves the pending list."""
+        self._finish_or_touch(
+            "UPDATE outbox SET outcome = 'confirmed', result = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
+            (str(state), self._stamp(), entry_id),
+            entry_id,
+        )
+
+    def drop_state_change(self, entry_id: int, reason: str) -> None:
+        """The change can never succeed (refused, not found); it leaves the pending list with ``reason``."""
+        self._finish_or_touch(
+            "UPDATE outbox SET outcome = 'dropped', last_error = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
+            (reason, self._stamp(), entry_id),
+            entry_id,
+        )
+
+    def _finish_or_touch(self, sql: str, params: tuple[Any, ...], entry_id: int) -> None:
+        cursor = self._write(sql, params)
+        if cursor.rowcount != 1:
+            raise KeyError(f"no pending state change {entry_id}")
+
+    def _entry(self, entry_id: int) -> OutboxEntry:
+        rows = self._read("SELECT * FROM outbox WHERE id = ?", (entry_id,))
+        if not rows:
+            raise KeyError(f"no state change {entry_id}")
+        return _outbox(rows[0])
+
+    # --- the audit log ------------------------------------------------------------------------
+
+    def audit(
+        self,
+        action: str,
+        *,
+        actor: str | None = None,
+        terminal_id: str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> AuditEntry:
+        """Append to the audit log (sign-in, charge, complete, cancel, refund, report-printed, disconnect …)."""
+        at = self.now()
+        _when(at)  # refuse a naive time before writing anything
+        entry = AuditEntry(
+            at=at.astimezone(UTC), action=str(action), actor=actor, terminal_id=terminal_id, detail=dict(detail or {})
+        )
+        self._write(
+            "INSERT INTO audit (at, action, actor, terminal_id, detail) VALUES (?, ?, ?, ?, ?)",
+            (_when(entry.at), entry.action, actor, terminal_id, _dump(entry.detail)),
+        )
+        return entry
+
+    def audit_entries(
+        self,
+        since: datetime,
+        until: datetime,
+        *,
+        action: str | None = None,
+        terminal_id: str | None = None,
+    ) -> list[AuditEntry]:
+        """Entries with ``since <= at < until``, oldest first, optionally of one action or terminal."""
+        sql = "SELECT * FROM audit WHERE at >= ? AND at < ?"
+        params: list[Any] = [_when(since), _when(until)]
+        if action is not None:
+            sql += " AND action = ?"
+            params.append(action)
+        if terminal_id is not None:
+            sql += " AND terminal_id = ?"
+            params.append(terminal_id)
+        rows = self._read(sql + " ORDER BY at, id", tuple(params))
+        return [
+            AuditEntry(
+                at=_moment(row["at"]),
+                action=row["action"],
+                actor=row["actor"],
+                terminal_id=row["terminal_id"],
+                detail=_load(row["detail"]),
+            )
+            for row in rows
+        ]
+
+
+def _intent(row: sqlite3.Row) -> ChargeIntent:
+    return ChargeIntent(
+        ref_id=row["ref_id"],
+        terminal_id=row["terminal_id"],
+        customer=_load(row["customer"]),
+        check=_load(row["check_body"]),
+        request=_load(row["request"]),
+        status=IntentStatus(row["status"]),
+        transaction_id=row["transaction_id"],
+        error=row["error"],
+        created_at=_moment(row["created_at"]),
+        updated_at=_moment(row["updated_at"]),
+    )
+
+
+def _outbox(row: sqlite3.Row) -> OutboxEntry:
+    return OutboxEntry(
+        id=row["id"],
+        transaction_id=row["transaction_id"],
+        target_state=row["target_state"],
+        attempts=row["attempts"],
+        last_error=row["last_error"],
+        created_at=_moment(row["created_at"]),
+    )

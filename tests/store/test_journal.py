@@ -1,0 +1,240 @@
+"""The journal: round trips, what survives a crash, and a damaged file's sentence."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from pos_terminal.store.journal import MIGRATIONS, IntentStatus, Journal
+from pos_terminal.store.sqlite import DatabaseTooNew, StorageError
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.at = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, seconds: float) -> None:
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def journal(tmp_path: Path, clock: Clock) -> Iterator[Journal]:
+    opened = Journal(tmp_path / "journal.sqlite3", now=clock)
+    yield opened
+    opened.close()
+
+
+def record(journal: Journal, ref_id: str) -> None:
+    journal.record_intent(
+        ref_id,
+        terminal_id="LANE-1",
+        customer={"customerId": "C1"},
+        check={"items": [{"name": "Flat white", "cents": 450}]},
+        request={"refId": ref_id, "chargeAmount": 450},
+    )
+
+
+def test_a_new_journal_is_at_the_latest_schema(journal: Journal, tmp_path: Path) -> None:
+    assert journal.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert journal.integrity_check() == "ok"
+
+
+def test_open_check_round_trip(journal: Journal) -> None:
+    assert journal.load_open_check() is None
+    journal.save_open_check({"items": [{"name": "Tea", "cents": 300}]})
+    journal.save_open_check({"items": [{"name": "Tea", "cents": 300}, {"name": "Scone", "cents": 500}]})
+    assert journal.load_open_check() == {"items": [{"name": "Tea", "cents": 300}, {"name": "Scone", "cents": 500}]}
+    assert journal.conn.execute("SELECT count(*) FROM open_check").fetchone()[0] == 1
+    journal.clear_open_check()
+    assert journal.load_open_check() is None
+
+
+def test_intent_life(journal: Journal, clock: Clock) -> None:
+    record(journal, "ref-1")
+    intent = journal.intent("ref-1")
+    assert intent is not None
+    assert intent.status is IntentStatus.RECORDED
+    assert intent.check == {"items": [{"name": "Flat white", "cents": 450}]}
+    assert intent.request == {"refId": "ref-1", "chargeAmount": 450}
+    assert intent.customer == {"customerId": "C1"}
+    assert intent.created_at == clock.at and intent.created_at.tzinfo is not None
+    assert [i.ref_id for i in journal.unfinished_intents()] == ["ref-1"]
+
+    clock.advance(5)
+    journal.update_intent("ref-1", status=IntentStatus.VERIFYING, error="The request timed out.")
+    verifying = journal.intent("ref-1")
+    assert verifying is not None and verifying.status is IntentStatus.VERIFYING
+    assert verifying.error == "The request timed out."
+    assert verifying.updated_at == clock.at
+    assert [i.ref_id for i in journal.unfinished_intents()] == ["ref-1"]
+
+    journal.update_intent("ref-1", status=IntentStatus.CREATED, transaction_id="T-1")
+    journal.update_intent("ref-1", status=IntentStatus.CREATED)  # no id given: the known one stays
+    created = journal.intent("ref-1")
+    assert created is not None
+    assert (created.status, created.transaction_id, created.error) == (IntentStatus.CREATED, "T-1", None)
+    assert journal.unfinished_intents() == []
+    assert journal.intent("nope") is None
+
+
+def test_a_ref_id_is_recorded_once(journal: Journal) -> None:
+    record(journal, "ref-1")
+    with pytest.raises(sqlite3.IntegrityError):
+        record(journal, "ref-1")
+
+
+def test_updating_an_unknown_intent_is_a_bug(journal: Journal) -> None:
+    with pytest.raises(KeyError):
+        journal.update_intent("missing", status=IntentStatus.FAILED)
+
+
+def test_failed_intents_since(journal: Journal, clock: Clock) -> None:
+    record(journal, "old")
+    journal.update_intent("old", status=IntentStatus.FAILED, error="no")
+    clock.advance(600)
+    horizon = clock.at
+    record(journal, "new")
+    journal.update_intent("new", status=IntentStatus.FAILED, error="no")
+    record(journal, "ok")
+    assert [i.ref_id for i in journal.failed_intents(since=horizon)] == ["new"]
+    assert [i.ref_id for i in journal.failed_intents(since=horizon - timedelta(hours=1))] == ["old", "new"]
+
+
+def test_known_transactions(journal: Journal) -> None:
+    assert journal.known_transaction("T-1") is None
+    journal.remember_transaction(transaction_id="T-1", ref_id="ref-1", state="authorized", record=None)
+    journal.remember_transaction(
+        transaction_id="T-1", ref_id=None, state="complete", record={"transactionId": "T-1", "state": "complete"}
+    )
+    journal.remember_transaction(transaction_id="T-1", ref_id=None, state="refunded")
+    known = journal.known_transaction("T-1")
+    assert known is not None
+    assert (known.ref_id, known.state) == ("ref-1", "refunded")
+    assert known.record == {"transactionId": "T-1", "state": "complete"}
+
+
+def test_outbox(journal: Journal) -> None:
+    first = journal.enqueue_state_change("T-1", "complete")
+    second = journal.enqueue_state_change("T-2", "canceled")
+    third = journal.enqueue_state_change("T-3", "refunded")
+    assert (first.attempts, first.last_error, first.target_state) == (0, None, "complete")
+    assert [e.id for e in journal.pending_state_changes()] == [first.id, second.id, third.id]
+
+    journal.record_attempt(first.id, "The service did not answer.")
+    retried = journal.record_attempt(first.id, "The service is busy.")
+    assert (retried.attempts, retried.last_error) == (2, "The service is busy.")
+
+    journal.confirm_state_change(second.id, "canceled")
+    journal.drop_state_change(third.id, "The transaction has already been refunded.")
+    pending = journal.pending_state_changes()
+    assert [(e.id, e.attempts) for e in pending] == [(first.id, 2)]
+    with pytest.raises(KeyError):
+        journal.confirm_state_change(second.id, "canceled")  # already finished
+
+
+def test_audit(journal: Journal, clock: Clock) -> None:
+    start = clock.at
+    journal.audit("sign-in", actor=None, terminal_id="LANE-1", detail={"how": "token"})
+    clock.advance(1)
+    journal.audit("charge", actor="ann", terminal_id="LANE-1", detail={"refId": "r", "chargeAmount": 450})
+    clock.advance(1)
+    journal.audit("disconnect", terminal_id="LANE-2")
+    entries = journal.audit_entries(start, clock.at + timedelta(seconds=1))
+    assert [e.action for e in entries] == ["sign-in", "charge", "disconnect"]
+    assert entries[1].actor == "ann" and entries[1].detail == {"refId": "r", "chargeAmount": 450}
+    assert entries[2].detail == {}
+    assert entries[0].at == start
+    assert [e.action for e in journal.audit_entries(start, clock.at)] == ["sign-in", "charge"]  # end excluded
+    assert [e.action for e in journal.audit_entries(start, clock.at, action="charge")] == ["charge"]
+    assert [e.action for e in journal.audit_entries(start, clock.at + timedelta(1), terminal_id="LANE-2")] == [
+        "disconnect"
+    ]
+
+
+def test_naive_times_are_refused(journal: Journal) -> None:
+    with pytest.raises(ValueError, match="timezone"):
+        journal.failed_intents(since=datetime(2026, 1, 1))
+
+
+def test_everything_survives_reopening(tmp_path: Path, clock: Clock) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal(path, now=clock) as journal:
+        journal.save_open_check({"items": []})
+        record(journal, "ref-1")
+        entry = journal.enqueue_state_change("T-1", "complete")
+        journal.audit("charge", detail={"refId": "ref-1"})
+    with Journal(path, now=clock) as journal:
+        assert journal.integrity_check() == "ok"
+        assert journal.load_open_check() == {"items": []}
+        assert [i.ref_id for i in journal.unfinished_intents()] == ["ref-1"]
+        assert [e.id for e in journal.pending_state_changes()] == [entry.id]
+
+
+def test_writes_survive_a_process_that_dies_without_closing(tmp_path: Path) -> None:
+    """Each write is committed before returning: a killed process loses nothing it was told was written."""
+    path = tmp_path / "journal.sqlite3"
+    script = textwrap.dedent(
+        f"""
+        import os
+        from pathlib import Path
+        from pos_terminal.store.journal import Journal
+        journal = Journal(Path({str(path)!r}))
+        for n in range(50):
+            journal.record_intent(
+                f"ref-{{n}}", terminal_id="LANE-1", customer={{}}, check={{"n": n}}, request={{"refId": f"ref-{{n}}"}}
+            )
+            journal.save_open_check({{"n": n}})
+            journal.enqueue_state_change(f"T-{{n}}", "complete")
+        os._exit(0)  # no close, no checkpoint: the rows are only in the write-ahead log
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    with Journal(path) as journal:
+        assert journal.integrity_check() == "ok"
+        assert len(journal.unfinished_intents()) == 50
+        assert len(journal.pending_state_changes()) == 50
+        assert journal.load_open_check() == {"n": 49}
+
+
+def test_a_damaged_file_is_named_in_one_sentence(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    path.write_bytes(b"\x00garbage" * 512)
+    with pytest.raises(StorageError) as caught:
+        Journal(path)
+    sentence = caught.value.sentence
+    assert str(path) in sentence
+    assert sentence.count(".") >= 1 and "\n" not in sentence
+
+
+def test_a_journal_from_a_newer_terminal_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    Journal(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    conn.close()
+    with pytest.raises(DatabaseTooNew) as caught:
+        Journal(path)
+    assert str(path) in caught.value.sentence
+
+
+def test_close_twice_is_harmless(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.sqlite3")
+    journal.close()
+    journal.close()
+    with pytest.raises(RuntimeError):
+        journal.pending_state_changes()

@@ -1,0 +1,197 @@
+"""Token stores: the keychain (an in-memory backend here), chunking, failing closed, and the opted-in file."""
+
+from __future__ import annotations
+
+import logging
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends import fail, null
+
+from pos_terminal.store.tokens import (
+    CHUNK_SIZE,
+    SERVICE,
+    FileTokenStore,
+    KeychainError,
+    KeyringTokenStore,
+    NoKeychain,
+    NoTokenStore,
+    open_token_store,
+)
+
+
+class MemoryKeyring(KeyringBackend):
+    """A keychain in a dict, with a per-entry size limit like the real ones."""
+
+    priority = 5
+
+    def __init__(self, limit: int = CHUNK_SIZE) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.entries: dict[tuple[str, str], str] = {}
+        self.limit = limit
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        if len(password) > self.limit:
+            raise keyring.errors.PasswordSetError("too long")
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.entries.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError("not found")
+
+
+class BrokenKeyring(MemoryKeyring):
+    def get_password(self, service: str, username: str) -> str | None:
+        raise keyring.errors.KeyringLocked("locked, and the secret is s3cret")
+
+
+@pytest.fixture
+def use_keyring() -> Iterator[Any]:
+    previous = keyring.get_keyring()
+
+    def use(backend: KeyringBackend) -> None:
+        keyring.set_keyring(backend)
+
+    yield use
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def memory(use_keyring: Any) -> MemoryKeyring:
+    backend = MemoryKeyring()
+    use_keyring(backend)
+    return backend
+
+
+TOKENS = {"access_token": "a" * 40, "refresh_token": "r" * 40, "expires_at": "2026-03-01T10:00:00+00:00"}
+
+
+def test_keychain_round_trip(memory: MemoryKeyring) -> None:
+    store = KeyringTokenStore(SERVICE, "sandbox|LANE-1")
+    assert store.load() is None
+    store.save(TOKENS)
+    assert store.load() == TOKENS
+    assert not store.insecure
+    assert "keychain" in store.description
+    assert list(memory.entries) == [(SERVICE, "sandbox|LANE-1")]
+    store.clear()
+    assert store.load() is None
+    assert memory.entries == {}
+    store.clear()  # nothing stored is fine
+
+
+def test_a_large_token_is_split_into_chunks(memory: MemoryKeyring) -> None:
+    big = {"access_token": "x" * 5_000, "legacy": True}
+    store = KeyringTokenStore(SERVICE, "acct")
+    store.save(big)
+    assert store.load() == big
+    names = sorted(name for _, name in memory.entries)
+    assert names[0] == "acct" and len(names) == 1 + 6  # the head and 6 chunks of <= 1,000 characters
+    assert all(len(value) <= CHUNK_SIZE for value in memory.entries.values())
+    assert {f"acct#{i}" for i in range(1, 7)} <= set(names)
+
+
+def test_clear_removes_every_chunk(memory: MemoryKeyring) -> None:
+    store = KeyringTokenStore(SERVICE, "acct")
+    store.save({"access_token": "x" * 5_000})
+    store.clear()
+    assert memory.entries == {}
+
+
+def test_a_smaller_token_after_a_chunked_one_leaves_no_chunks(memory: MemoryKeyring) -> None:
+    store = KeyringTokenStore(SERVICE, "acct")
+    store.save({"access_token": "x" * 5_000})
+    store.save({"access_token": "x" * 1_500})
+    assert store.load() == {"access_token": "x" * 1_500}
+    assert sorted(name for _, name in memory.entries) == ["acct", "acct#1", "acct#2"]
+    store.save(TOKENS)
+    assert list(memory.entries) == [(SERVICE, "acct")]
+
+
+def test_chunks_that_do_not_belong_together_are_ignored(memory: MemoryKeyring) -> None:
+    store = KeyringTokenStore(SERVICE, "acct")
+    store.save({"access_token": "x" * 3_000})
+    memory.entries[(SERVICE, "acct#2")] = "y" * CHUNK_SIZE  # a save cut short
+    assert store.load() is None
+
+
+def test_accounts_are_apart(memory: MemoryKeyring) -> None:
+    KeyringTokenStore(SERVICE, "one").save(TOKENS)
+    assert KeyringTokenStore(SERVICE, "two").load() is None
+
+
+@pytest.mark.parametrize("backend", [fail.Keyring, null.Keyring], ids=["fail", "null"])
+def test_no_keychain_fails_closed(use_keyring: Any, backend: type[KeyringBackend]) -> None:
+    use_keyring(backend())
+    with pytest.raises(NoKeychain) as caught:
+        KeyringTokenStore(SERVICE, "acct")
+    assert "No keychain" in caught.value.sentence
+    assert "allow_insecure_token_file" in caught.value.text()
+
+
+def test_backend_errors_become_a_sentence_without_the_secret(
+    use_keyring: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    use_keyring(BrokenKeyring())
+    store = KeyringTokenStore(SERVICE, "acct")
+    with caplog.at_level(logging.DEBUG), pytest.raises(KeychainError) as caught:
+        store.load()
+    assert "s3cret" not in caught.value.text()
+    assert "s3cret" not in caplog.text
+    assert caught.value.__cause__ is None
+
+
+def test_file_store(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "tokens.json"
+    store = FileTokenStore(path, account="acct")
+    assert store.load() is None
+    store.save(TOKENS)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert store.load() == TOKENS
+    assert store.insecure
+    assert "unencrypted file" in store.description and str(path) in store.description
+    assert [p.name for p in path.parent.iterdir()] == ["tokens.json"]  # no temporary file left
+    assert FileTokenStore(path, account="another service").load() is None
+    store.clear()
+    assert not path.exists()
+    store.clear()
+
+
+def test_file_store_overwrites_with_0600_even_if_the_file_was_wider(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    path.write_text("{}")
+    path.chmod(0o644)
+    FileTokenStore(path, account="acct").save(TOKENS)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_an_unreadable_file_means_signed_out(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    path.write_text("{not json")
+    assert FileTokenStore(path, account="acct").load() is None
+
+
+def test_open_token_store_prefers_the_keychain(memory: MemoryKeyring, tmp_path: Path) -> None:
+    store = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
+    assert isinstance(store, KeyringTokenStore)
+
+
+def test_open_token_store_uses_the_file_only_when_allowed(use_keyring: Any, tmp_path: Path) -> None:
+    use_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
+    allowed = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
+    assert isinstance(allowed, FileTokenStore) and allowed.insecure
+    refused = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=False)
+    assert isinstance(refused, NoTokenStore)
+    assert refused.load() is None
+    with pytest.raises(NoKeychain):
+        refused.save(TOKENS)
+    refused.clear()
+    assert not (tmp_path / "tokens.json").exists()
