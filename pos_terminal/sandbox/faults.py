@@ -145,8 +145,11 @@ class FaultMiddleware:
                 send, 429, "RATE_LIMITED", "Too many requests", "Injected fault: rate_limit", [(b"retry-after", b"1")]
             )
         elif fault.mode == "delay":
+            # the request has fully arrived before the wait, as on a slow server: a client that gives up
+            # meanwhile does not stop the work from landing
+            replay = await _buffered(receive)
             await asyncio.sleep(fault.delay_ms / 1000)
-            await self.app(scope, receive, send)
+            await self.app(scope, replay, send)
         else:
             await self.app(scope, receive, _discard)
             if fault.mode == "drop_after":
@@ -155,6 +158,21 @@ class FaultMiddleware:
                 await _send_problem(
                     send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_after", []
                 )
+
+
+async def _buffered(receive: Receive) -> Receive:
+    """Read the whole request body now; the returned ``receive`` hands it out again, then defers to the real one."""
+    messages: list[Message] = []
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request" or not message.get("more_body"):
+            break
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    return replay
 
 
 async def _discard(message: Message) -> None:
