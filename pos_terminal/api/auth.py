@@ -1,0 +1,278 @@
+"""Signing in with the authorization service, and keeping the token fresh.
+
+* Device flow exactly per RFC 8628: wait ``interval`` between polls, add 5 s
+  for good on ``slow_down``, stop on ``access_denied``, ``expired_token`` or any
+  other error, back off on network errors, stop at ``expires_in``.
+* Authorization-code exchange and the refresh grant (a refresh answer without
+  ``refresh_token`` keeps the old one).
+* :class:`TokenManager` refreshes before expiry and after a 401, one refresh at
+  a time however many requests wait for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from pos_terminal.api.errors import (
+    AuthorizationPending,
+    ExpiredToken,
+    OAuthError,
+    ResponseInvalid,
+    ServerError,
+    ServiceUnreachable,
+    SlowDown,
+    error_from_response,
+)
+from pos_terminal.api.models import DeviceAuthorization, TokenResponse
+
+log = logging.getLogger(__name__)
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+SLOW_DOWN_STEP = 5
+MAX_NETWORK_BACKOFF = 60
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class TokenSet:
+    """What the terminal keeps of a sign-in; stored as JSON in the token store."""
+
+    access_token: str
+    refresh_token: str | None
+    expires_at: datetime | None
+    scope: str | None
+    owner_type: str | None
+
+    @classmethod
+    def from_response(cls, response: TokenResponse, *, now: datetime, previous: TokenSet | None = None) -> TokenSet:
+        expires_at = now + timedelta(seconds=response.expires_in) if response.expires_in is not None else None
+        return cls(
+            access_token=response.access_token,
+            refresh_token=response.refresh_token or (previous.refresh_token if previous else None),
+            expires_at=expires_at,
+            scope=response.scope or (previous.scope if previous else None),
+            owner_type=response.resource_owner_type or (previous.owner_type if previous else None),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "accessToken": self.access_token,
+            "refreshToken": self.refresh_token,
+            "expiresAt": self.expires_at.isoformat() if self.expires_at else None,
+            "scope": self.scope,
+            "ownerType": self.owner_type,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TokenSet:
+        access = data["accessToken"]
+        if not isinstance(access, str) or not access:
+            raise ValueError("no access token")
+        expires = data.get("expiresAt")
+        return cls(
+            access_token=access,
+            refresh_token=data.get("refreshToken") or None,
+            expires_at=datetime.fromisoformat(expires) if expires else None,
+            scope=data.get("scope"),
+            owner_type=data.get("ownerType"),
+        )
+
+    def expires_within(self, margin: timedelta, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at - margin <= now
+
+    def __repr__(self) -> str:  # never show the secrets, even in a traceback
+        refresh = "yes" if self.refresh_token else "no"
+        return f"TokenSet(expires_at={self.expires_at!r}, scope={self.scope!r}, refresh={refresh})"
+
+
+class DevicePhase(StrEnum):
+    PENDING = "pending"
+    SLOWED_DOWN = "slowed down"
+    NETWORK_TROUBLE = "network trouble"
+
+
+@dataclass(frozen=True)
+class DeviceStatus:
+    """Where a device sign-in stands, for the screen: the phase, the poll interval, time left."""
+
+    phase: DevicePhase
+    interval: int
+    seconds_left: int
+    message: str
+
+
+class AuthClient:
+    """The authorization service at ``auth_url`` for one OAuth client."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        auth_url: str,
+        client_id: str,
+        client_secret: str | None = None,
+        *,
+        now: Callable[[], datetime] = utcnow,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.http = http
+        self.auth_url = auth_url.rstrip("/")
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.now = now
+        self.sleep = sleep
+
+    async def _post(self, path: str, form: dict[str, str]) -> dict[str, Any]:
+        form = {"client_id": self.client_id, **form}
+        if self.client_secret:
+            form["client_secret"] = self.client_secret
+        try:
+            response = await self.http.post(f"{self.auth_url}{path}", data=form, headers={"Accept": "application/json"})
+        except httpx.TransportError as exc:
+            raise ServiceUnreachable(detail=type(exc).__name__) from exc
+        if not response.is_success:
+            raise error_from_response(response.status_code, response.headers, response.text)
+        try:
+            data = response.json()
+        except ValueError:
+            raise ResponseInvalid(detail="token endpoint answered without JSON") from None
+        if not isinstance(data, dict):
+            raise ResponseInvalid(detail="token endpoint answered without an object")
+        return data
+
+    async def _token(self, form: dict[str, str], previous: TokenSet | None = None) -> TokenSet:
+        data = await self._post("/v1/token", form)
+        try:
+            response = TokenResponse.model_validate(data)
+        except ValidationError:
+            raise ResponseInvalid(detail="token response without access_token") from None
+        if response.token_type.lower() != "bearer":
+            raise ResponseInvalid(detail=f"unsupported token type {response.token_type}")
+        return TokenSet.from_response(response, now=self.now(), previous=previous)
+
+    # --- device flow ------------------------------------------------------------------------------
+
+    async def start_device_authorization(self, scope: str = "posapi") -> DeviceAuthorization:
+        data = await self._post("/v1/device_authorization", {"scope": scope})
+        try:
+            return DeviceAuthorization.model_validate({**data, "received_at": self.now()})
+        except ValidationError:
+            raise ResponseInvalid(detail="device authorization response is incomplete") from None
+
+    async def poll_device_token(
+        self, authorization: DeviceAuthorization, on_status: Callable[[DeviceStatus], None] | None = None
+    ) -> TokenSet:
+        """Poll until approved (tokens), denied (:class:`AccessDenied`) or expired (:class:`ExpiredToken`)."""
+        interval = max(1, authorization.interval)
+        wait = interval
+        deadline = authorization.expires_at
+        form = {"grant_type": DEVICE_GRANT, "device_code": authorization.device_code}
+        phase, message = DevicePhase.PENDING, "Waiting for approval."
+        while True:
+            left = int((deadline - self.now()).total_seconds())
+            if on_status is not None:
+                on_status(DeviceStatus(phase, interval, max(0, left), message))
+            if left <= 0:
+                raise ExpiredToken()
+            await self.sleep(min(wait, max(left, 0)))
+            if self.now() >= deadline:
+                raise ExpiredToken()
+            try:
+                return await self._token(form)
+            except AuthorizationPending:
+                phase, message, wait = DevicePhase.PENDING, "Waiting for approval.", interval
+            except SlowDown:
+                interval += SLOW_DOWN_STEP
+                wait = interval
+                phase, message = DevicePhase.SLOWED_DOWN, f"The service asked to check every {interval} s."
+            except (ServiceUnreachable, ServerError) as exc:
+                wait = min(MAX_NETWORK_BACKOFF, max(wait, interval) * 2)
+                phase, message = DevicePhase.NETWORK_TROUBLE, f"{exc.sentence} Still trying every {wait} s."
+                log.info("device poll failed (%s); next try in %s s", exc.sentence, wait)
+
+    # --- authorization code and refresh ---------------------------------------------------------
+
+    async def exchange_code(self, code: str, redirect_uri: str) -> TokenSet:
+        return await self._token({"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri})
+
+    async def refresh(self, tokens: TokenSet) -> TokenSet:
+        """New access token; the answer has no refresh_token, so the old one is kept."""
+        if not tokens.refresh_token:
+            raise OAuthError("This sign-in cannot be renewed.", hint="Sign in again.")
+        return await self._token({"grant_type": "refresh_token", "refresh_token": tokens.refresh_token}, tokens)
+
+
+class TokenManager:
+    """The current token of a sign-in: refreshed before expiry and after a 401, one refresh at a time."""
+
+    def __init__(
+        self,
+        auth: AuthClient,
+        tokens: TokenSet,
+        *,
+        on_change: Callable[[TokenSet], None] | None = None,
+        margin: timedelta = timedelta(seconds=60),
+    ) -> None:
+        self.auth = auth
+        self.tokens = tokens
+        self.on_change = on_change
+        self.margin = margin
+        self._lock = asyncio.Lock()
+        self.refreshes = 0
+
+    @staticmethod
+    def _header(tokens: TokenSet) -> tuple[str, str]:
+        return "Authorization", f"Bearer {tokens.access_token}"
+
+    async def auth_header(self) -> tuple[str, str]:
+        if self.tokens.expires_within(self.margin, self.auth.now()):
+            async with self._lock:
+                if self.tokens.expires_within(self.margin, self.auth.now()):
+                    try:
+                        await self._refresh()
+                    except ServiceUnreachable:
+                        if self.tokens.expires_within(timedelta(), self.auth.now()):
+                            raise
+                        log.info("refresh before expiry failed; the current token is still valid")
+        return self._header(self.tokens)
+
+    async def after_unauthorized(self, rejected: tuple[str, str]) -> tuple[str, str] | None:
+        async with self._lock:
+            if self._header(self.tokens) != rejected:
+                return self._header(self.tokens)  # another request refreshed meanwhile
+            await self._refresh()
+            return self._header(self.tokens)
+
+    async def _refresh(self) -> None:
+        self.tokens = await self.auth.refresh(self.tokens)
+        self.refreshes += 1
+        if self.on_change is not None:
+            self.on_change(self.tokens)
+
+
+class StaticCredentials:
+    """A token created by hand: sent as a bearer token or, for legacy setups, as ``X-Api-Token``."""
+
+    def __init__(self, token: str, *, legacy: bool = False) -> None:
+        self._token = token
+        self.legacy = legacy
+
+    async def auth_header(self) -> tuple[str, str]:
+        return ("X-Api-Token", self._token) if self.legacy else ("Authorization", f"Bearer {self._token}")
+
+    async def after_unauthorized(self, rejected: tuple[str, str]) -> tuple[str, str] | None:
+        return None
+
+    def __repr__(self) -> str:
+        return f"StaticCredentials(legacy={self.legacy})"

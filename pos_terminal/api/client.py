@@ -1,0 +1,280 @@
+"""The POS API v4 client: the only place requests to the POS API are built and answers read.
+
+Credentials are asked for at each request; a 401 gives them one chance to
+refresh, then the request is sent once more. Retries follow :mod:`retry`. The
+create call never re-sends: a lost answer is :class:`OutcomeUnknown`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from pos_terminal.api.errors import (
+    OutcomeUnknown,
+    RateLimited,
+    ResponseInvalid,
+    ServerError,
+    ServiceUnreachable,
+    Unauthorized,
+    error_from_response,
+)
+from pos_terminal.api.models import CreateAnswer, CreateTransactionRequest, Customer, Summary, Transaction
+from pos_terminal.api.retry import RetryPolicy
+from pos_terminal.api.routes import Routes
+from pos_terminal.domain.lifecycle import TxState
+
+log = logging.getLogger(__name__)
+
+Model = TypeVar("Model", bound=BaseModel)
+USER_AGENT = "pos-terminal/0.1"
+
+
+class Credentials(Protocol):
+    async def auth_header(self) -> tuple[str, str]:
+        """The header that signs the next request."""
+        ...
+
+    async def after_unauthorized(self, rejected: tuple[str, str]) -> tuple[str, str] | None:
+        """A new header after ``rejected`` got a 401, or None when there is nothing better."""
+        ...
+
+
+class SecretsFilter(logging.Filter):
+    """Masks bearer tokens and API tokens in any log record, whoever wrote it."""
+
+    PATTERN = re.compile(
+        r"(?i)(bearer\s+|x-api-token['\"]?\s*[:=]\s*['\"]?|(?:access|refresh)_token['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = self.PATTERN.sub(r"\1***", message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+def make_http_client(*, timeout: float = 15.0) -> httpx.AsyncClient:
+    """One connection pool for the whole terminal; TLS verification stays on."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
+        headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+        follow_redirects=False,
+    )
+
+
+def iso_utc(moment: datetime) -> str:
+    """ISO 8601 in UTC with ``Z``; milliseconds only when there are some."""
+    moment = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        text += f".{moment.microsecond // 1000:03d}"
+    return text + "Z"
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    state: TxState
+    transaction_id: str | None
+    location: str | None
+
+
+CONNECT_FAILURES = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
+
+
+class PosClient:
+    """POS API v4 for one merchant (the one the credentials belong to)."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        base_url: str,
+        credentials: Credentials,
+        *,
+        routes: Routes | None = None,
+        method_override: bool = False,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+        self.credentials = credentials
+        self.routes = routes or Routes()
+        self.method_override = method_override
+        self.retry = retry or RetryPolicy()
+
+    # --- calls ----------------------------------------------------------------------------------
+
+    async def list_customers(self) -> list[Customer]:
+        response = await self._send("GET", self.routes.customers, idempotent=True)
+        return self._list(response, Customer, "customers")
+
+    async def list_transactions(
+        self, start: datetime, end: datetime, terminal_id: str | None = None
+    ) -> list[Transaction]:
+        params = {"from": iso_utc(start), "to": iso_utc(end)}
+        if terminal_id:
+            params["terminalId"] = terminal_id
+        response = await self._send("GET", self.routes.transactions, params=params, idempotent=True)
+        return self._list(response, Transaction, "transactions")
+
+    async def get_transaction(self, transaction_id: str) -> Transaction:
+        response = await self._send("GET", self.routes.transaction_path(transaction_id), idempotent=True)
+        return self._one(response, Transaction)
+
+    async def set_state(self, transaction_id: str, target: TxState) -> Transaction:
+        """Complete, cancel or refund; repeating the current state is harmless (spec 3.1), so it is retried."""
+        response = await self._send(
+            "PATCH", self.routes.transaction_path(transaction_id), body={"state": str(target)}, idempotent=True
+        )
+        return self._one(response, Transaction)
+
+    async def create_transaction(self, request: CreateTransactionRequest) -> CreateResult:
+        """Create once. The id comes from the body if sent, else from ``Location``, else the caller reconciles."""
+        response = await self._send("POST", self.routes.transactions, body=request.wire(), idempotent=False)
+        try:
+            answer = CreateAnswer.model_validate(response.json()) if response.content.strip() else CreateAnswer()
+        except (ValueError, ValidationError):
+            log.warning("create answered %s with a body that is not the expected state object", response.status_code)
+            answer = CreateAnswer()
+        location = response.headers.get("location")
+        transaction_id = answer.transaction_id or self._id_from_location(location)
+        return CreateResult(answer.state, transaction_id, location)
+
+    async def summary(
+        self, start: datetime, end: datetime | None = None, *, terminal_id: str | None = None, merge: bool = False
+    ) -> list[Summary] | Summary:
+        params = {"from": iso_utc(start)}
+        if end is not None:
+            params["to"] = iso_utc(end)
+        if terminal_id:
+            params["terminalId"] = terminal_id
+        if merge:
+            params["merge"] = "true"
+        response = await self._send("GET", self.routes.summary, params=params, idempotent=True)
+        data = self._json(response)
+        if isinstance(data, list):
+            return self._list(response, Summary, "summaries")
+        return self._one(response, Summary)
+
+    # --- transport --------------------------------------------------------------------------------
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        body: Any = None,
+        idempotent: bool,
+    ) -> httpx.Response:
+        url = f"{self.base_url}{path}"
+        header = await self.credentials.auth_header()
+        refreshed = False
+        attempt = 0
+        while True:
+            attempt += 1
+            headers = dict([header])
+            wire_method = method
+            if self.method_override and method in ("PATCH", "DELETE", "PUT"):
+                headers["X-HTTP-Method-Override"] = method
+                wire_method = "POST"
+            content = None
+            if body is not None:
+                headers["Content-Type"] = "application/json"
+                content = json.dumps(body, separators=(",", ":")).encode()
+            try:
+                response = await self.http.request(wire_method, url, params=params, content=content, headers=headers)
+            except CONNECT_FAILURES as exc:
+                # nothing reached the service: safe to try again, whatever the call
+                if self.retry.may_retry(attempt):
+                    await asyncio.sleep(self.retry.delay(attempt))
+                    continue
+                raise ServiceUnreachable(detail=type(exc).__name__) from exc
+            except httpx.TransportError as exc:
+                if idempotent and self.retry.may_retry(attempt):
+                    await asyncio.sleep(self.retry.delay(attempt))
+                    continue
+                if idempotent:
+                    raise ServiceUnreachable(detail=type(exc).__name__) from exc
+                raise OutcomeUnknown(detail=type(exc).__name__) from exc
+            if response.status_code == 401 and not refreshed:
+                refreshed = True
+                renewed = await self.credentials.after_unauthorized(header)
+                if renewed is not None:
+                    header = renewed
+                    attempt -= 1  # the retry after a refresh is not a failure of the network
+                    continue
+            if response.is_success:
+                return response
+            error = error_from_response(response.status_code, response.headers, response.text)
+            if isinstance(error, RateLimited) and self.retry.may_retry(attempt):
+                await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+                continue
+            if isinstance(error, ServerError):
+                if not idempotent:
+                    # the work may be committed before the error: never re-send a create
+                    raise OutcomeUnknown(status=error.status, code=error.code, detail=error.detail) from error
+                if self.retry.may_retry(attempt):
+                    await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+                    continue
+            if isinstance(error, Unauthorized):
+                log.info("%s %s answered 401 after a refresh", method, path)
+            raise error
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _json(response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            raise ResponseInvalid(detail=f"not JSON: {response.text[:80]!r}") from None
+
+    def _one(self, response: httpx.Response, model: type[Model]) -> Model:
+        try:
+            return model.model_validate(self._json(response))
+        except ValidationError as exc:
+            raise ResponseInvalid(detail=_first_error(exc)) from None
+
+    def _list(self, response: httpx.Response, model: type[Model], what: str) -> list[Model]:
+        """Each readable entry; an unreadable one is skipped and logged rather than hiding all the others."""
+        data = self._json(response)
+        if isinstance(data, Mapping):  # some deployments wrap lists
+            data = next((v for k, v in data.items() if k in ("items", "data", "results", what)), data)
+        if not isinstance(data, list):
+            raise ResponseInvalid(detail=f"expected a list of {what}")
+        entries: list[Model] = []
+        for index, entry in enumerate(data):
+            try:
+                entries.append(model.model_validate(entry))
+            except ValidationError as exc:
+                log.warning("skipping unreadable %s entry %d: %s", what, index, _first_error(exc))
+        return entries
+
+    def _id_from_location(self, location: str | None) -> str | None:
+        """The last path segment of ``Location``, when the segment before it is the transactions route's."""
+        if not location:
+            return None
+        segments = [unquote(s) for s in urlsplit(location).path.split("/") if s]
+        expected = [s for s in self.routes.transaction.split("/") if s]
+        if len(segments) < 2 or len(expected) < 2 or segments[-2] != expected[-2]:
+            log.warning("Location %s does not look like a transaction address", location)
+            return None
+        return segments[-1]
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return f"{where}: {first.get('msg', 'invalid')}"

@@ -1,0 +1,302 @@
+"""Every failure the service can answer with, mapped once to a typed exception with one sentence.
+
+:func:`error_from_response` reads RFC 9457 problem details (contract section 3)
+and also the other shapes a real deployment may send: ``{"error": {...}}``,
+``{"error": "...", "error_description": ...}`` (OAuth), ``{"code", "message"}``,
+``{"message"}``, plain text and HTML from a proxy. The cashier always sees one
+plain sentence; the status, code, detail and field errors stay on the exception
+for logs and for code that decides what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pos_terminal.errors import UserError
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    field: str
+    message: str
+
+
+class ApiError(UserError):
+    """The service answered with an error."""
+
+    sentence = "The service refused the request."
+    status: int | None = None
+
+    def __init__(
+        self,
+        sentence: str | None = None,
+        *,
+        hint: str | None = None,
+        status: int | None = None,
+        code: str | None = None,
+        detail: str | None = None,
+        field_errors: tuple[FieldProblem, ...] = (),
+        retry_after: float | None = None,
+    ) -> None:
+        if status is not None:
+            self.status = status
+        self.code = code
+        self.detail = detail
+        self.field_errors = field_errors
+        self.retry_after = retry_after
+        super().__init__(sentence, hint=hint)
+
+
+class BadRequest(ApiError):
+    sentence = "The service could not read the request."
+    hint = "This is a problem in the terminal; note what you did and tell support."
+
+
+class ValidationFailed(ApiError):
+    sentence = "The service rejected the check's figures."
+    hint = "Check the items, discounts and payments, then charge again."
+
+
+class CustomerNotCheckedIn(ApiError):
+    sentence = "The customer is no longer checked in at this merchant."
+    hint = "Ask them to check in again, refresh the list and charge again."
+
+
+class PaymentDeclined(ApiError):
+    sentence = "The customer's payment was declined."
+    hint = "Ask the customer to pay another way."
+
+
+class InvalidStateTransition(ApiError):
+    sentence = "The transaction cannot change to that state now."
+    hint = "Refresh it to see its current state."
+
+
+class NotFound(ApiError):
+    sentence = "The service does not know that transaction."
+    hint = "Check the transaction id and that it belongs to this merchant."
+
+
+class Unauthorized(ApiError):
+    sentence = "The service did not accept this terminal's sign-in."
+    hint = "Sign in again."
+    status = 401
+
+
+class InsufficientScope(ApiError):
+    sentence = "This terminal's sign-in does not allow that."
+    hint = "Sign in again with a POS token (scope posapi)."
+
+
+class RateLimited(ApiError):
+    sentence = "The service is busy and asked the terminal to slow down."
+    hint = "Wait a moment and try again."
+
+
+class ServerError(ApiError):
+    sentence = "The service had a problem answering."
+    hint = "Try again in a moment."
+
+
+class AlreadyRefunded(ApiError):
+    sentence = "The transaction has already been refunded."
+
+
+class UnexpectedResponse(ApiError):
+    sentence = "The service answered with an error the terminal does not know."
+    hint = "Try again; if it keeps happening, tell support."
+
+
+class ServiceUnreachable(ApiError):
+    """No answer came back, and the request certainly did nothing (it was never sent, or it is safe to repeat)."""
+
+    sentence = "The service cannot be reached."
+    hint = "Check the network connection and try again."
+
+
+class OutcomeUnknown(ApiError):
+    """A request that changes something got no clear answer: it may or may not have taken effect."""
+
+    sentence = "The service did not confirm the request in time."
+    hint = "The terminal is checking whether it went through; do not repeat it."
+
+
+class ResponseInvalid(ApiError):
+    """A success answer that does not have the shape the spec promises."""
+
+    sentence = "The service sent an answer the terminal cannot read."
+    hint = "Try again; if it keeps happening, tell support."
+
+
+# --- OAuth (RFC 6749 §5.2, RFC 8628 §3.5) -------------------------------------------------------------------
+
+
+class OAuthError(ApiError):
+    sentence = "Signing in failed."
+    hint = "Try signing in again."
+
+
+class AuthorizationPending(OAuthError):
+    sentence = "Waiting for the code to be approved."
+
+
+class SlowDown(OAuthError):
+    sentence = "The service asked the terminal to check less often."
+
+
+class AccessDenied(OAuthError):
+    sentence = "The sign-in request was denied."
+    hint = "Get a new code and approve it in the browser."
+
+
+class ExpiredToken(OAuthError):
+    sentence = "The sign-in code expired before it was approved."
+    hint = "Get a new code and approve it within the time shown."
+
+
+class InvalidGrant(OAuthError):
+    sentence = "The terminal's sign-in is no longer valid."
+    hint = "Sign in again."
+
+
+class InvalidClient(OAuthError):
+    sentence = "The service does not recognise this terminal application."
+    hint = "Check the region and the client id in the settings."
+
+
+PROBLEM_CODES: Mapping[str, type[ApiError]] = {
+    "BAD_REQUEST": BadRequest,
+    "VALIDATION_FAILED": ValidationFailed,
+    "CUSTOMER_NOT_CHECKED_IN": CustomerNotCheckedIn,
+    "PAYMENT_DECLINED": PaymentDeclined,
+    "INVALID_STATE_TRANSITION": InvalidStateTransition,
+    "NOT_FOUND": NotFound,
+    "UNAUTHORIZED": Unauthorized,
+    "INSUFFICIENT_SCOPE": InsufficientScope,
+    "RATE_LIMITED": RateLimited,
+    "ALREADY_REFUNDED": AlreadyRefunded,
+}
+
+OAUTH_CODES: Mapping[str, type[OAuthError]] = {
+    "authorization_pending": AuthorizationPending,
+    "slow_down": SlowDown,
+    "access_denied": AccessDenied,
+    "expired_token": ExpiredToken,
+    "invalid_grant": InvalidGrant,
+    "invalid_client": InvalidClient,
+    "unauthorized_client": InvalidClient,
+}
+
+STATUSES: Mapping[int, type[ApiError]] = {
+    400: BadRequest,
+    401: Unauthorized,
+    402: PaymentDeclined,
+    403: InsufficientScope,
+    404: NotFound,
+    409: InvalidStateTransition,
+    422: ValidationFailed,
+    429: RateLimited,
+}
+
+MAX_DETAIL = 300
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return " ".join(value.split())[:MAX_DETAIL]
+    return None
+
+
+def _fields(value: Any) -> tuple[FieldProblem, ...]:
+    if not isinstance(value, list):
+        return ()
+    found = []
+    for entry in value:
+        if isinstance(entry, Mapping):
+            name = _text(entry.get("field")) or _text(entry.get("name")) or _text(entry.get("path")) or "?"
+            found.append(FieldProblem(name, _text(entry.get("message")) or _text(entry.get("detail")) or ""))
+    return tuple(found)
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def _body_of(content_type: str, text: str) -> tuple[Any, str | None]:
+    """The parsed JSON body (or None) and a plain-text detail for anything else."""
+    stripped = text.strip()
+    if not stripped:
+        return None, None
+    if "json" in content_type or stripped[:1] in "{[":
+        try:
+            return json.loads(stripped), None
+        except ValueError:
+            pass
+    if "html" in content_type or stripped.lower().startswith(("<!doctype", "<html")):
+        title = re.search(r"<title[^>]*>(.*?)</title>", stripped, re.IGNORECASE | re.DOTALL)
+        return None, _text(title.group(1)) if title else None
+    return None, _text(stripped)
+
+
+def _sentence_for(cls: type[ApiError], detail: str | None, field_errors: tuple[FieldProblem, ...]) -> str | None:
+    """The person's sentence: the class's own, but a declined payment or a broken rule says which."""
+    if cls is PaymentDeclined and detail:
+        return f"The payment was declined: {detail.rstrip('.')}."
+    if cls is ValidationFailed and field_errors:
+        first = field_errors[0]
+        return f"The service rejected the check: {first.field} {first.message}".rstrip(".") + "."
+    return None
+
+
+def error_from_response(status: int, headers: Mapping[str, str], text: str) -> ApiError:
+    """The exception for one error answer, whatever its shape."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    body, plain = _body_of(lowered.get("content-type", ""), text)
+    code: str | None = None
+    detail: str | None = plain
+    field_errors: tuple[FieldProblem, ...] = ()
+    oauth: str | None = None
+    if isinstance(body, Mapping):
+        inner = body.get("error")
+        if isinstance(inner, Mapping):  # {"error": {"code", "message"}}
+            code = _text(inner.get("code"))
+            detail = _text(inner.get("message")) or _text(inner.get("detail"))
+            field_errors = _fields(inner.get("errors") or inner.get("details"))
+        elif isinstance(inner, str):  # OAuth {"error", "error_description"}
+            oauth = inner
+            detail = _text(body.get("error_description")) or _text(body.get("message"))
+        if code is None:
+            code = _text(body.get("code"))
+        detail = detail or _text(body.get("detail")) or _text(body.get("message")) or _text(body.get("title"))
+        field_errors = field_errors or _fields(body.get("errors"))
+    retry_after = _retry_after(lowered)
+    if oauth is not None and oauth in OAUTH_CODES:
+        cls: type[ApiError] = OAUTH_CODES[oauth]
+        code = oauth
+    elif oauth is not None and code is None:
+        cls, code = OAuthError, oauth
+    elif code is not None and code.upper() in PROBLEM_CODES:
+        code = code.upper()
+        cls = PROBLEM_CODES[code]
+    elif status >= 500:
+        cls = ServerError
+    else:
+        cls = STATUSES.get(status, UnexpectedResponse)
+    return cls(
+        _sentence_for(cls, detail, field_errors),
+        status=status,
+        code=code,
+        detail=detail,
+        field_errors=field_errors,
+        retry_after=retry_after,
+    )

@@ -1,0 +1,261 @@
+"""Wire models of the service (spec sections 2.1–2.8): snake_case attributes, camelCase on the wire.
+
+Reading is tolerant: unknown fields are ignored, optional fields may be missing
+or null, states are normalised (``completed`` → ``complete``), times may come
+with or without a zone (UTC is assumed). Requests are built strictly: int32
+amounts, required fields present.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, field_validator
+from pydantic.alias_generators import to_camel
+
+from pos_terminal.domain.lifecycle import TxState, normalize_state
+from pos_terminal.domain.money import INT32_MAX, INT32_MIN
+
+
+def _blank_is_none(value: Any) -> Any:
+    if isinstance(value, str) and value.strip() == "":
+        return None
+    return value
+
+
+def _to_utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+Time = Annotated[datetime | None, BeforeValidator(_blank_is_none)]
+Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]
+
+
+class WireModel(BaseModel):
+    """Read tolerantly: aliases or field names, extra fields ignored."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _times_in_utc(cls, value: Any) -> Any:
+        return _to_utc(value) if isinstance(value, datetime) else value
+
+
+def _state(value: Any) -> Any:
+    return normalize_state(value) if isinstance(value, str) else value
+
+
+State = Annotated[TxState, BeforeValidator(_state)]
+
+
+class Customer(WireModel):
+    """POS customer (2.5)."""
+
+    customer_id: str
+    first_name: str | None = None
+    last_name: str | None = None
+    gender: str | None = None
+    dob: Time = None
+    member_no: str | None = None
+    check_in_id: str | None = None
+    check_in_number: str | None = None
+    check_in_date: Time = None
+    notes: str | None = None
+
+    @property
+    def display_name(self) -> str:
+        name = " ".join(part for part in (self.first_name, self.last_name) if part)
+        return name or self.customer_id
+
+    def reference(self) -> dict[str, Any]:
+        """The customer object of a create request."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class Line(WireModel):
+    id: str | None = None
+    name: str | None = None
+    amount: int = 0
+    tax: int | None = None
+
+
+class Item(Line):
+    quantity: int = 1
+
+
+class PaymentLine(WireModel):
+    method: str | None = None
+    amount: int = 0
+
+
+class Transaction(WireModel):
+    """POS transaction record (2.7)."""
+
+    transaction_id: str
+    state: State
+    ref_id: str | None = None
+    terminal_id: str | None = None
+    created: Time = None
+    updated: Time = None
+    completed: Time = None
+    charge_amount: int = 0
+    charged_amount: int | None = None
+    modified_amount: int | None = None
+    item_total: int = 0
+    item_tax: int | None = None
+    discount_total: int | None = None
+    discount_tax: int | None = None
+    total: int = 0
+    tax: int | None = None
+    balance: int = 0
+    tip_amount: int = 0
+    fee_amount: int = 0
+    customer: Customer | None = None
+    items: list[Item] = Field(default_factory=list)
+    discounts: list[Line] = Field(default_factory=list)
+    payments: list[PaymentLine] = Field(default_factory=list)
+    modifiers: list[Line] = Field(default_factory=list)
+
+    @property
+    def amount_charged(self) -> int:
+        """What the customer actually paid through the service (loyalty included)."""
+        return self.charged_amount if self.charged_amount is not None else self.charge_amount
+
+
+class CreateLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str | None = None
+    name: str
+    amount: Int32
+    tax: Int32 | None = None
+
+
+class CreateItem(CreateLine):
+    quantity: Annotated[StrictInt, Field(ge=1, le=INT32_MAX)]
+
+
+class CreatePayment(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    method: str
+    amount: Int32
+
+
+class CreateCustomer(BaseModel):
+    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True)
+    customer_id: str
+    check_in_id: str
+
+
+class CreateTransactionRequest(BaseModel):
+    """Create request (2.6), validated before it leaves; dumped by alias."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    points_earned: Int32 | None = None
+    ref_id: Annotated[str, Field(min_length=1, max_length=64)]
+    terminal_id: Annotated[str | None, Field(max_length=64)] = None
+    charge_amount: Int32
+    item_total: Int32
+    item_tax: Int32 | None = None
+    discount_total: Int32 | None = None
+    discount_tax: Int32 | None = None
+    total: Int32
+    tax: Int32 | None = None
+    balance: Int32
+    customer: CreateCustomer
+    items: Annotated[list[CreateItem], Field(min_length=1)]
+    discounts: list[CreateLine] | None = None
+    payments: list[CreatePayment] | None = None
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class CreateAnswer(WireModel):
+    """The create response: ``{"state": "authorized"}``, perhaps with an id a deployment adds."""
+
+    state: State = TxState.AUTHORIZED
+    transaction_id: str | None = Field(default=None, validation_alias=AliasChoices("transactionId", "id"))
+
+
+class Summary(WireModel):
+    """Summary record (2.8)."""
+
+    terminal_id: str | None = None
+    total: int = 0
+    fees: int = 0
+    payout: int = 0
+    tips: int = 0
+    count: int = 0
+    start: Time = Field(default=None, validation_alias=AliasChoices("from", "start"))
+    end: Time = Field(default=None, validation_alias=AliasChoices("to", "end"))
+
+
+# --- authorization service ----------------------------------------------------------------------------------
+
+
+class TokenResponse(BaseModel):
+    """Token response (2.1); ``expires_in`` absent means the token does not expire."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    access_token: Annotated[str, Field(min_length=1)]
+    token_type: str = "bearer"  # noqa: S105 - the token type, not a secret
+    expires_in: int | None = None
+    scope: str | None = None
+    resource_owner_type: str | None = None
+    refresh_token: str | None = None
+
+
+class DeviceAuthorization(BaseModel):
+    """RFC 8628 §3.2, with the moment it was received so the countdown survives a slow poll."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    device_code: str
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str | None = None
+    expires_in: int = 600
+    interval: int = 5
+    received_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def expires_at(self) -> datetime:
+        return self.received_at + timedelta(seconds=self.expires_in)
+
+
+# --- payments API (2.3, 2.4) --------------------------------------------------------------------------------
+
+
+class PaymentMerchant(WireModel):
+    id: str
+    name: str | None = None
+
+
+class PaymentCustomer(WireModel):
+    id: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    photo: str | None = None
+
+
+class PaymentTransaction(WireModel):
+    id: str
+    created_at: Time = None
+    updated_at: Time = None
+    completed_at: Time = None
+    merchant: PaymentMerchant | None = None
+    total: int = 0
+    tax: int = 0
+    customer: PaymentCustomer | None = None
+    items: list[Item] = Field(default_factory=list)
+
+
+class NonceResource(WireModel):
+    nonce: str
+    transaction: PaymentTransaction
