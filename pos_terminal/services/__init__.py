@@ -1,0 +1,1 @@
+"""Async use cases joining api, store and domain; no Qt, no widgets."""

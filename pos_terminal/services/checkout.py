@@ -1,0 +1,416 @@
+"""Charging a customer exactly once, and driving the transaction through its states.
+
+The journal records a charge *intent* with a unique ``refId`` before the create
+request leaves. The transaction id then comes from the answer's body, its
+``Location``, or reconciliation: listing this terminal's transactions and
+picking the one with that ``refId``. When the outcome is unknown (timeout,
+dropped connection, 5xx) the intent is *verifying*: no second create is sent
+while the first may still land, and any duplicate found is canceled before
+anything is completed. An intent that is never found within the verify window
+is declared failed; if it lands later anyway, the next resume cancels it.
+
+Complete, cancel and refund are idempotent by the spec, so they go through the
+journal's outbox and are re-sent until the service confirms them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from pos_terminal.api.client import PosClient
+from pos_terminal.api.errors import (
+    ApiError,
+    InvalidStateTransition,
+    NotFound,
+    OutcomeUnknown,
+    RateLimited,
+    ServerError,
+    ServiceUnreachable,
+)
+from pos_terminal.api.models import CreateTransactionRequest, Customer, Transaction
+from pos_terminal.domain.check import Check
+from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import ChargeIntent, IntentStatus, Journal, OutboxEntry
+
+log = logging.getLogger(__name__)
+
+TRANSIENT = (OutcomeUnknown, ServiceUnreachable, ServerError, RateLimited)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_ref_id() -> str:
+    """A unique reference for one charge of one check; the key of reconciliation."""
+    return f"pos-{uuid.uuid4().hex}"
+
+
+class ChargeInProgress(UserError):
+    sentence = "A charge is still being verified on this terminal."
+    hint = "Wait until it is settled before charging again; no customer is charged twice."
+
+
+class ChargeFailed(UserError):
+    """The service definitely did not create the transaction."""
+
+    hint = "Nothing was charged. Fix what the message says and charge again."
+
+
+class ChargeStatus(StrEnum):
+    AUTHORIZED = "authorized"
+    VERIFYING = "verifying"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ChargeOutcome:
+    """Where one charge stands: authorized (with its id), still verifying, or failed (with why)."""
+
+    ref_id: str
+    status: ChargeStatus
+    transaction_id: str | None = None
+    transaction: Transaction | None = None
+    message: str | None = None
+    duplicates_canceled: tuple[str, ...] = ()
+
+
+class ChangeStatus(StrEnum):
+    DONE = "done"
+    PENDING = "pending"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class StateChangeOutcome:
+    transaction_id: str
+    target: TxState
+    status: ChangeStatus
+    transaction: Transaction | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class CompleteReadiness:
+    """What the cashier should know before completing: the state read just now, and time left."""
+
+    transaction: Transaction
+    seconds_left: int | None
+    warn: bool
+
+
+@dataclass
+class ResumeReport:
+    charges: list[ChargeOutcome] = field(default_factory=list)
+    state_changes: list[StateChangeOutcome] = field(default_factory=list)
+    late_duplicates_canceled: list[str] = field(default_factory=list)
+
+    @property
+    def anything(self) -> bool:
+        return bool(self.charges or self.state_changes or self.late_duplicates_canceled)
+
+
+class Checkout:
+    """Charges, state changes and their recovery after a crash, for one terminal."""
+
+    def __init__(
+        self,
+        client: PosClient,
+        journal: Journal,
+        *,
+        terminal_id: str | None,
+        actor: str | None = None,
+        verify_window: timedelta = timedelta(seconds=90),
+        auto_cancel_hint: timedelta = timedelta(seconds=300),
+        warn_before_auto_cancel: timedelta = timedelta(seconds=30),
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.client = client
+        self.journal = journal
+        self.terminal_id = terminal_id
+        self.actor = actor
+        self.verify_window = verify_window
+        self.auto_cancel_hint = auto_cancel_hint
+        self.warn_before_auto_cancel = warn_before_auto_cancel
+        self.now = now
+        self._lock = asyncio.Lock()
+
+    # --- charging ---------------------------------------------------------------------------
+
+    async def charge(self, check: Check, customer: Customer) -> ChargeOutcome:
+        """Create the transaction for ``check``; never sends a second create for one intent."""
+        async with self._lock:
+            if self.journal.unfinished_intents():
+                raise ChargeInProgress()
+            check.validate()
+            ref_id = new_ref_id()
+            customer_ref = customer.model_dump(by_alias=True, exclude_none=True, mode="json")
+            body = check.charge_request(customer=customer_ref, ref_id=ref_id, terminal_id=self.terminal_id)
+            request = CreateTransactionRequest.model_validate(body)
+            self.journal.record_intent(
+                ref_id=ref_id,
+                terminal_id=self.terminal_id,
+                customer=customer_ref,
+                check=check.to_json(),
+                request=body,
+            )
+            self.journal.audit(
+                "charge",
+                actor=self.actor,
+                terminal_id=self.terminal_id,
+                detail={"refId": ref_id, "chargeAmount": body["chargeAmount"], "customerId": customer.customer_id},
+            )
+            try:
+                result = await self.client.create_transaction(request)
+            except ServiceUnreachable as exc:
+                self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=exc.text())
+                raise ChargeFailed(exc.sentence) from exc
+            except OutcomeUnknown as exc:
+                log.warning("create for %s has an unknown outcome: %s", ref_id, exc.sentence)
+                self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
+                return await self._verify(ref_id)
+            except ApiError as exc:
+                self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=exc.text())
+                raise ChargeFailed(exc.sentence) from exc
+            if result.transaction_id:
+                return await self._created(ref_id, result.transaction_id, None)
+            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
+            return await self._verify(ref_id, created_for_sure=True)
+
+    async def verify(self, ref_id: str) -> ChargeOutcome:
+        """Reconcile one intent by its ``refId``."""
+        async with self._lock:
+            return await self._verify(ref_id)
+
+    async def settle(self, ref_id: str, *, poll: float = 1.0) -> ChargeOutcome:
+        """Verify until the intent is authorized or failed (the verify window bounds it)."""
+        outcome = await self.verify(ref_id)
+        delay = poll
+        while outcome.status is ChargeStatus.VERIFYING:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 10.0)
+            outcome = await self.verify(ref_id)
+        return outcome
+
+    async def _verify(self, ref_id: str, *, created_for_sure: bool = False) -> ChargeOutcome:
+        intent = self._intent(ref_id)
+        if intent.status is IntentStatus.CREATED and intent.transaction_id:
+            return ChargeOutcome(ref_id, ChargeStatus.AUTHORIZED, intent.transaction_id)
+        if intent.status in (IntentStatus.FAILED, IntentStatus.RESOLVED):
+            return ChargeOutcome(ref_id, ChargeStatus.FAILED, message=intent.error)
+        try:
+            found = await self._find_by_ref(intent)
+        except (*TRANSIENT, ApiError) as exc:
+            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
+            return ChargeOutcome(ref_id, ChargeStatus.VERIFYING, message=exc.sentence)
+        if found:
+            keep, *duplicates = found
+            return await self._created(ref_id, keep.transaction_id, keep, duplicates)
+        if created_for_sure or self.now() - intent.created_at < self.verify_window:
+            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
+            return ChargeOutcome(
+                ref_id, ChargeStatus.VERIFYING, message="The charge is being verified with the service."
+            )
+        message = "The charge did not reach the service; nothing was charged."
+        self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=message)
+        return ChargeOutcome(ref_id, ChargeStatus.FAILED, message=message)
+
+    async def _created(
+        self,
+        ref_id: str,
+        transaction_id: str,
+        transaction: Transaction | None,
+        duplicates: list[Transaction] | None = None,
+    ) -> ChargeOutcome:
+        self.journal.update_intent(ref_id, status=IntentStatus.CREATED, transaction_id=transaction_id)
+        state = transaction.state if transaction else TxState.AUTHORIZED
+        self.journal.remember_transaction(
+            transaction_id=transaction_id,
+            ref_id=ref_id,
+            state=str(state),
+            record=_record(transaction),
+        )
+        canceled = [await self._cancel_duplicate(ref_id, duplicate) for duplicate in duplicates or ()]
+        return ChargeOutcome(
+            ref_id,
+            ChargeStatus.AUTHORIZED,
+            transaction_id,
+            transaction,
+            duplicates_canceled=tuple(c for c in canceled if c),
+        )
+
+    async def _cancel_duplicate(self, ref_id: str, duplicate: Transaction) -> str | None:
+        """Cancel a second transaction for one intent; only an authorized one can be."""
+        log.warning("duplicate transaction %s for %s: canceling it", duplicate.transaction_id, ref_id)
+        self.journal.remember_transaction(
+            transaction_id=duplicate.transaction_id,
+            ref_id=ref_id,
+            state=str(duplicate.state),
+            record=_record(duplicate),
+        )
+        self.journal.audit(
+            "cancel",
+            actor=self.actor,
+            terminal_id=self.terminal_id,
+            detail={"transactionId": duplicate.transaction_id, "reason": "duplicate", "refId": ref_id},
+        )
+        if duplicate.state is not TxState.AUTHORIZED:
+            return None
+        entry = self.journal.enqueue_state_change(duplicate.transaction_id, str(TxState.CANCELED))
+        await self._deliver(entry)
+        return duplicate.transaction_id
+
+    async def _find_by_ref(self, intent: ChargeIntent) -> list[Transaction]:
+        """This terminal's transactions carrying the intent's ``refId``, oldest first."""
+        start = intent.created_at - timedelta(hours=1)
+        end = self.now() + timedelta(hours=1)
+        listed = await self.client.list_transactions(start, end, terminal_id=intent.terminal_id)
+        matches = [t for t in listed if t.ref_id == intent.ref_id]
+        return sorted(matches, key=lambda t: (t.created or intent.created_at, t.transaction_id))
+
+    def _intent(self, ref_id: str) -> ChargeIntent:
+        intent = self.journal.intent(ref_id)
+        if intent is None:
+            raise UserError(f"No charge with reference {ref_id} is known on this terminal.")
+        return intent
+
+    # --- state changes ----------------------------------------------------------------------
+
+    async def before_complete(self, transaction_id: str) -> CompleteReadiness:
+        """Read the transaction now, and how long it has before automatic cancellation."""
+        transaction = await self.client.get_transaction(transaction_id)
+        self._remember(transaction)
+        seconds_left: int | None = None
+        if transaction.state is TxState.AUTHORIZED and transaction.created is not None:
+            deadline = transaction.created + self.auto_cancel_hint
+            seconds_left = max(0, int((deadline - self.now()).total_seconds()))
+        warn = seconds_left is not None and seconds_left < self.warn_before_auto_cancel.total_seconds()
+        return CompleteReadiness(transaction, seconds_left, warn)
+
+    async def change_state(self, transaction_id: str, action: Action) -> StateChangeOutcome:
+        """Complete, cancel or refund through the outbox; pending when the service cannot confirm yet."""
+        entry = self.journal.enqueue_state_change(transaction_id, str(action.target))
+        self.journal.audit(
+            str(action), actor=self.actor, terminal_id=self.terminal_id, detail={"transactionId": transaction_id}
+        )
+        return await self._deliver(entry)
+
+    async def flush_outbox(self) -> list[StateChangeOutcome]:
+        """Re-send every pending state change, oldest first; stop a transaction's queue at its first pending."""
+        outcomes: list[StateChangeOutcome] = []
+        blocked: set[str] = set()
+        for entry in self.journal.pending_state_changes():
+            if entry.transaction_id in blocked:
+                continue
+            outcome = await self._deliver(entry)
+            outcomes.append(outcome)
+            if outcome.status is ChangeStatus.PENDING:
+                blocked.add(entry.transaction_id)
+        return outcomes
+
+    async def _deliver(self, entry: OutboxEntry) -> StateChangeOutcome:
+        target = TxState(entry.target_state)
+        try:
+            transaction = await self.client.set_state(entry.transaction_id, target)
+        except InvalidStateTransition as exc:
+            return await self._refused(entry, target, exc)
+        except NotFound as exc:
+            self.journal.drop_state_change(entry.id, exc.text())
+            return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.REFUSED, message=exc.sentence)
+        except (*TRANSIENT, ApiError) as exc:
+            self.journal.record_attempt(entry.id, exc.text())
+            return StateChangeOutcome(
+                entry.transaction_id,
+                target,
+                ChangeStatus.PENDING,
+                message=f"{exc.sentence} The change is kept and will be sent again.",
+            )
+        self.journal.confirm_state_change(entry.id, str(transaction.state))
+        self._remember(transaction)
+        return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.DONE, transaction)
+
+    async def _refused(self, entry: OutboxEntry, target: TxState, exc: InvalidStateTransition) -> StateChangeOutcome:
+        try:
+            transaction = await self.client.get_transaction(entry.transaction_id)
+        except (*TRANSIENT, ApiError) as read_error:
+            self.journal.record_attempt(entry.id, read_error.text())
+            return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.PENDING, message=read_error.sentence)
+        self._remember(transaction)
+        if transaction.state is target:
+            self.journal.confirm_state_change(entry.id, str(transaction.state))
+            return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.DONE, transaction)
+        message = _refusal_sentence(transaction.state, target) or exc.sentence
+        self.journal.drop_state_change(entry.id, message)
+        return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.REFUSED, transaction, message)
+
+    def _remember(self, transaction: Transaction) -> None:
+        known = self.journal.known_transaction(transaction.transaction_id)
+        if known is not None or transaction.ref_id:
+            self.journal.remember_transaction(
+                transaction_id=transaction.transaction_id,
+                ref_id=transaction.ref_id,
+                state=str(transaction.state),
+                record=_record(transaction),
+            )
+
+    # --- recovery ---------------------------------------------------------------------------
+
+    async def resume(self) -> ResumeReport:
+        """Finish what a crash or a network failure left: verify intents, cancel late landings, flush the outbox."""
+        report = ResumeReport()
+        async with self._lock:
+            for intent in self.journal.unfinished_intents():
+                report.charges.append(await self._verify(intent.ref_id))
+            report.late_duplicates_canceled = await self._cancel_late_landings()
+        report.state_changes = await self.flush_outbox()
+        return report
+
+    async def _cancel_late_landings(self) -> list[str]:
+        """A charge declared failed may still have landed later: cancel it, the cashier was told it failed."""
+        horizon = self.now() - self.auto_cancel_hint - self.verify_window
+        failed = [i for i in self.journal.failed_intents(since=horizon) if i.transaction_id is None]
+        if not failed:
+            return []
+        start = min(i.created_at for i in failed) - timedelta(hours=1)
+        try:
+            listed = await self.client.list_transactions(start, self.now() + timedelta(hours=1), self.terminal_id)
+        except (*TRANSIENT, ApiError) as exc:
+            log.warning("could not look for late landings: %s", exc.sentence)
+            return []
+        by_ref: dict[str, list[Transaction]] = {}
+        for transaction in listed:
+            if transaction.ref_id:
+                by_ref.setdefault(transaction.ref_id, []).append(transaction)
+        canceled: list[str] = []
+        for intent in failed:
+            for transaction in by_ref.get(intent.ref_id, []):
+                result = await self._cancel_duplicate(intent.ref_id, transaction)
+                if result:
+                    canceled.append(result)
+            if by_ref.get(intent.ref_id):
+                self.journal.update_intent(intent.ref_id, status=IntentStatus.RESOLVED, error=intent.error)
+        return canceled
+
+
+def _record(transaction: Transaction | None) -> dict[str, Any] | None:
+    return None if transaction is None else transaction.model_dump(by_alias=True, mode="json")
+
+
+def _refusal_sentence(state: TxState, target: TxState) -> str | None:
+    sentences: Mapping[tuple[TxState, TxState], str] = {
+        (TxState.CANCELED, TxState.COMPLETE): "The transaction was canceled before it could be completed.",
+        (TxState.REFUNDED, TxState.COMPLETE): "The transaction has already been refunded.",
+        (TxState.AUTHORIZED, TxState.REFUNDED): "Only a completed transaction can be refunded.",
+        (TxState.CANCELED, TxState.REFUNDED): "A canceled transaction cannot be refunded; nothing was charged.",
+        (TxState.COMPLETE, TxState.CANCELED): "A completed transaction cannot be canceled; refund it instead.",
+        (TxState.REFUNDED, TxState.CANCELED): "The transaction has already been refunded.",
+    }
+    return sentences.get((state, target))

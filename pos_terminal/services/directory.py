@@ -1,0 +1,72 @@
+"""Reading from the service: checked-in customers, transaction history, summaries."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pos_terminal.api.client import PosClient
+from pos_terminal.api.models import Customer, Summary, Transaction
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import Journal
+
+
+class CustomerNotFound(UserError):
+    hint = "Check that the customer is checked in at this merchant, then refresh the list."
+
+
+class Customers:
+    """The customers checked in at the merchant, as last fetched."""
+
+    def __init__(self, client: PosClient) -> None:
+        self.client = client
+        self.checked_in: list[Customer] = []
+
+    async def refresh(self) -> list[Customer]:
+        self.checked_in = await self.client.list_customers()
+        return self.checked_in
+
+    async def find(self, key: str) -> Customer:
+        """A checked-in customer by customer id, check-in id, member number or check-in number."""
+        for customer in await self.refresh():
+            if key in (customer.customer_id, customer.check_in_id, customer.member_no, customer.check_in_number):
+                return customer
+        raise CustomerNotFound(f"No checked-in customer matches “{key}”.")
+
+
+class History:
+    """Transactions by range and terminal; what the terminal learns is kept in its journal."""
+
+    def __init__(self, client: PosClient, journal: Journal) -> None:
+        self.client = client
+        self.journal = journal
+
+    async def list(self, start: datetime, end: datetime, terminal_id: str | None) -> list[Transaction]:
+        transactions = await self.client.list_transactions(start, end, terminal_id=terminal_id)
+        for transaction in transactions:
+            self._learn(transaction)
+        return transactions
+
+    async def get(self, transaction_id: str) -> Transaction:
+        transaction = await self.client.get_transaction(transaction_id)
+        self._learn(transaction)
+        return transaction
+
+    def _learn(self, transaction: Transaction) -> None:
+        if self.journal.known_transaction(transaction.transaction_id) is not None:
+            self.journal.remember_transaction(
+                transaction_id=transaction.transaction_id,
+                ref_id=transaction.ref_id,
+                state=str(transaction.state),
+                record=transaction.model_dump(by_alias=True, mode="json"),
+            )
+
+
+class Summaries:
+    def __init__(self, client: PosClient) -> None:
+        self.client = client
+
+    async def fetch(
+        self, start: datetime, end: datetime | None, *, terminal_id: str | None, merge: bool
+    ) -> list[Summary]:
+        result = await self.client.summary(start, end, terminal_id=terminal_id, merge=merge)
+        return result if isinstance(result, list) else [result]

@@ -1,0 +1,190 @@
+"""The terminal's connection to the service: sign-in, the token's life, disconnect.
+
+Tokens live in the token store (the OS keychain unless the user opted in to an
+insecure file); the api layer's :class:`TokenManager` refreshes them before
+expiry and after a 401, and every new token set is saved at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from enum import StrEnum
+
+from pos_terminal.api.auth import AuthClient, DeviceStatus, StaticCredentials, TokenManager, TokenSet
+from pos_terminal.api.client import Credentials
+from pos_terminal.api.errors import AccessDenied, ExpiredToken, InvalidClient, InvalidGrant, Unauthorized
+from pos_terminal.api.models import DeviceAuthorization
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.tokens import TokenStore
+
+log = logging.getLogger(__name__)
+
+
+class SessionState(StrEnum):
+    SIGNED_OUT = "signed out"
+    CONNECTED = "connected"
+    EXPIRED = "expired"
+    REVOKED = "revoked"
+
+
+class NotSignedIn(UserError):
+    sentence = "This terminal is not signed in to the service."
+    hint = "Sign in first (pos-terminal login)."
+
+
+class Session:
+    """One terminal's sign-in with one service."""
+
+    def __init__(
+        self,
+        auth: AuthClient,
+        store: TokenStore,
+        journal: Journal,
+        *,
+        terminal_id: str | None,
+        scope: str = "posapi",
+    ) -> None:
+        self.auth = auth
+        self.store = store
+        self.journal = journal
+        self.terminal_id = terminal_id
+        self.scope = scope
+        self._manager: TokenManager | None = None
+        self._static: StaticCredentials | None = None
+        self._state = SessionState.SIGNED_OUT
+        self._listeners: list[Callable[[SessionState], None]] = []
+
+    # --- state ---------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    def on_state(self, listener: Callable[[SessionState], None]) -> None:
+        self._listeners.append(listener)
+
+    def _set_state(self, state: SessionState) -> None:
+        if state is not self._state:
+            self._state = state
+            for listener in list(self._listeners):
+                listener(state)
+
+    @property
+    def insecure_store(self) -> bool:
+        return self.store.insecure
+
+    def restore(self) -> bool:
+        """Pick up a sign-in stored earlier; True when there is one."""
+        data = self.store.load()
+        if not data:
+            self._set_state(SessionState.SIGNED_OUT)
+            return False
+        try:
+            tokens = TokenSet.from_json(data)
+        except (ValueError, KeyError, TypeError):
+            log.warning("the stored sign-in is unreadable; signing out")
+            self.store.clear()
+            self._set_state(SessionState.SIGNED_OUT)
+            return False
+        self._adopt(tokens, legacy=bool(data.get("legacy")))
+        return True
+
+    def credentials(self) -> Credentials:
+        """What the POS client signs its requests with."""
+        if self._manager is not None:
+            return _Watched(self._manager, self)
+        if self._static is not None:
+            return _Watched(self._static, self)
+        raise NotSignedIn()
+
+    # --- sign-in ---------------------------------------------------------------------------------
+
+    async def start_device_sign_in(self) -> DeviceAuthorization:
+        return await self.auth.start_device_authorization(self.scope)
+
+    async def finish_device_sign_in(
+        self, authorization: DeviceAuthorization, on_status: Callable[[DeviceStatus], None] | None = None
+    ) -> None:
+        """Poll until the person approves; raises AccessDenied or ExpiredToken when they don't."""
+        try:
+            tokens = await self.auth.poll_device_token(authorization, on_status)
+        except (AccessDenied, ExpiredToken):
+            raise
+        await self._signed_in(tokens, how="device code")
+
+    async def sign_in_with_token(self, token: str, *, legacy: bool = False) -> None:
+        """A token created by hand (support or the sandbox control surface); legacy sends X-Api-Token."""
+        tokens = TokenSet(
+            access_token=token, refresh_token=None, expires_at=None, scope=self.scope, owner_type="merchant"
+        )
+        self._save(tokens, legacy=legacy)
+        self._adopt(tokens, legacy=legacy)
+        self.journal.audit("sign-in", actor=None, terminal_id=self.terminal_id, detail={"how": "token"})
+
+    async def _signed_in(self, tokens: TokenSet, *, how: str) -> None:
+        self._save(tokens, legacy=False)
+        self._adopt(tokens, legacy=False)
+        self.journal.audit("sign-in", actor=None, terminal_id=self.terminal_id, detail={"how": how})
+
+    def _save(self, tokens: TokenSet, *, legacy: bool) -> None:
+        data = tokens.to_json()
+        if legacy:
+            data["legacy"] = True
+        self.store.save(data)
+
+    def _adopt(self, tokens: TokenSet, *, legacy: bool) -> None:
+        if legacy or tokens.refresh_token is None:
+            self._static = StaticCredentials(tokens.access_token, legacy=legacy)
+            self._manager = None
+        else:
+            self._manager = TokenManager(self.auth, tokens, on_change=self._on_refreshed)
+            self._static = None
+        self._set_state(SessionState.CONNECTED)
+
+    def _on_refreshed(self, tokens: TokenSet) -> None:
+        self._save(tokens, legacy=False)
+        self._set_state(SessionState.CONNECTED)
+
+    # --- failures seen by the client ---------------------------------------------------------------
+
+    def credential_failed(self, error: Exception) -> None:
+        """A refresh or a request was refused: tell the cashier whether to sign in again."""
+        if isinstance(error, InvalidGrant | InvalidClient):
+            self._set_state(SessionState.REVOKED)
+        elif isinstance(error, Unauthorized):
+            self._set_state(SessionState.EXPIRED)
+
+    def disconnect(self) -> None:
+        """Forget the connection: every stored token is removed."""
+        self.store.clear()
+        self._manager = None
+        self._static = None
+        self.journal.audit("disconnect", actor=None, terminal_id=self.terminal_id)
+        self._set_state(SessionState.SIGNED_OUT)
+
+
+class _Watched:
+    """Credentials that report refusals to the session, so its state follows reality."""
+
+    def __init__(self, inner: Credentials, session: Session) -> None:
+        self._inner = inner
+        self._session = session
+
+    async def auth_header(self) -> tuple[str, str]:
+        try:
+            return await self._inner.auth_header()
+        except UserError as exc:
+            self._session.credential_failed(exc)
+            raise
+
+    async def after_unauthorized(self, rejected: tuple[str, str]) -> tuple[str, str] | None:
+        try:
+            header = await self._inner.after_unauthorized(rejected)
+        except UserError as exc:
+            self._session.credential_failed(exc)
+            raise
+        if header is None:
+            self._session.credential_failed(Unauthorized())
+        return header

@@ -1,0 +1,155 @@
+"""Composition of the terminal's services for one profile and one service address.
+
+Used by the command line and the GUI alike; neither builds clients or stores
+by hand. Starting the embedded sandbox is the caller's business (it sits above
+this layer): it passes the sandbox's root address in.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pos_terminal.api.auth import AuthClient
+from pos_terminal.api.client import PosClient, make_http_client
+from pos_terminal.api.regions import Region, load_regions
+from pos_terminal.api.routes import Routes
+from pos_terminal.config import Settings
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.errors import ConfigError
+from pos_terminal.paths import Paths
+from pos_terminal.services.checkout import Checkout
+from pos_terminal.services.directory import Customers, History, Summaries
+from pos_terminal.services.session import Session
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.tokens import open_token_store
+
+
+@dataclass(frozen=True)
+class ServiceAddress:
+    """Where the service is, and the key its sign-in is stored under."""
+
+    name: str
+    auth_url: str
+    pos_url: str
+    payments_url: str
+    production: bool
+    account: str
+
+    @classmethod
+    def from_region(cls, key: str, region: Region) -> ServiceAddress:
+        return cls(region.name, region.auth_url, region.pos_url, region.payments_url, region.production, key)
+
+    @classmethod
+    def from_root(cls, root: str, *, name: str, account: str, production: bool) -> ServiceAddress:
+        """A service whose auth is at ``root``, POS API at ``root/v4`` and payments at ``root``."""
+        root = root.rstrip("/")
+        return cls(name, root, f"{root}/v4", root, production, account)
+
+
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_service(
+    settings: Settings,
+    paths: Paths,
+    *,
+    service_url: str | None = None,
+    embedded_root: str | None = None,
+) -> ServiceAddress:
+    """The service to talk to: ``--service URL``, else the configured region (the embedded sandbox by default)."""
+    if service_url:
+        if urlsplit(service_url).scheme not in ("http", "https"):
+            raise ConfigError(
+                f"“{service_url}” is not a web address.", hint="Give it like https://host or http://127.0.0.1:8000."
+            )
+        loopback = _is_loopback(service_url)
+        return ServiceAddress.from_root(
+            service_url,
+            name="sandbox" if loopback else service_url,
+            account=f"service:{service_url.rstrip('/')}",
+            production=not loopback,
+        )
+    if settings.region == "sandbox":
+        if embedded_root is None:
+            raise ConfigError("The embedded sandbox is not running.")
+        return ServiceAddress.from_region("sandbox", Region.for_embedded_sandbox(embedded_root))
+    if settings.region == "custom":
+        urls = settings.custom_urls
+        if not (urls.auth_url and urls.pos_url):
+            raise ConfigError(
+                "The custom region has no addresses.", hint="Set the auth and POS addresses in the settings."
+            )
+        return ServiceAddress("custom", urls.auth_url, urls.pos_url, urls.payments_url, True, f"custom:{urls.auth_url}")
+    regions = load_regions(paths.regions_file if paths.regions_file.exists() else None)
+    if settings.region not in regions:
+        raise ConfigError(f"The region “{settings.region}” is unknown.", hint=f"Choose one of {', '.join(regions)}.")
+    return ServiceAddress.from_region(settings.region, regions[settings.region])
+
+
+class Terminal:
+    """Everything one running terminal holds, below the windows."""
+
+    def __init__(self, paths: Paths, settings: Settings, service: ServiceAddress) -> None:
+        self.paths = paths.ensure()
+        self.settings = settings
+        self.service = service
+        self.money = MoneyFormat(settings.locale, settings.currency)
+        self.journal = Journal(paths.journal_file)
+        self.http = make_http_client(timeout=settings.request_timeout_seconds)
+        store = open_token_store(
+            account=f"{service.account}|{settings.terminal_id}",
+            file_path=paths.insecure_token_file,
+            allow_insecure_file=settings.allow_insecure_token_file,
+        )
+        auth = AuthClient(self.http, service.auth_url, settings.client_id)
+        self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id)
+        self.session.restore()
+        self.client = PosClient(
+            self.http,
+            service.pos_url,
+            _LazyCredentials(self.session),
+            routes=Routes().with_overrides(settings.routes),
+            method_override=settings.method_override,
+        )
+        self.checkout = Checkout(
+            self.client,
+            self.journal,
+            terminal_id=settings.terminal_id,
+            auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
+            verify_window=timedelta(seconds=max(60.0, 4 * settings.request_timeout_seconds)),
+        )
+        self.customers = Customers(self.client)
+        self.history = History(self.client, self.journal)
+        self.summaries = Summaries(self.client)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.paths.journal_file
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+        self.journal.close()
+
+
+class _LazyCredentials:
+    """Asks the session at each request, so signing in or out takes effect at once."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    async def auth_header(self) -> tuple[str, str]:
+        return await self._session.credentials().auth_header()
+
+    async def after_unauthorized(self, rejected: tuple[str, str]) -> tuple[str, str] | None:
+        return await self._session.credentials().after_unauthorized(rejected)
