@@ -1,33 +1,407 @@
-"""Entry point ``pos-terminal``: subcommands, and the default launch.
+"""Entry point ``pos-terminal``: the GUI by default, and the command line.
 
-Until the cashier's window exists, the default launch starts the embedded
-sandbox in the foreground and prints where it listens.
+Every command that talks to the service first resumes what a crash or a
+network failure left unfinished (charge intents, then the outbox). Expected
+failures print one sentence and exit non-zero; ``--json`` prints records as the
+API returns them.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
+from pos_terminal.config import load_settings
+from pos_terminal.domain.check import Check
+from pos_terminal.domain.lifecycle import Action
+from pos_terminal.errors import UserError
+from pos_terminal.paths import Paths
 from pos_terminal.sandbox import cli as sandbox_cli
+
+if TYPE_CHECKING:
+    from pos_terminal.api.auth import DeviceStatus
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNSETTLED = 0, 1, 2, 3
+
+
+class Output:
+    """Human lines or JSON records, to stdout; notes and errors to stderr."""
+
+    def __init__(self, as_json: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+        self.as_json = as_json
+        self.out = out
+        self.err = err
+
+    def line(self, text: str = "") -> None:
+        if not self.as_json:
+            print(text, file=self.out, flush=True)
+
+    def note(self, text: str) -> None:
+        print(text, file=self.err, flush=True)
+
+    def data(self, value: Any) -> None:
+        if self.as_json:
+            print(json.dumps(value, ensure_ascii=False, indent=2), file=self.out, flush=True)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", type=Path, help="base directory for config, journal and logs")
+    parser.add_argument("--service", metavar="URL", help="use a service already running at URL (POS API at URL/v4)")
+    parser.add_argument("--terminal", metavar="ID", help="terminal id (default: from settings)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _moment(text: str) -> datetime:
+    """ISO 8601; a time without offset is local time."""
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"“{text}” is not a date-time like 2026-11-22T09:00") from None
+    return (value if value.tzinfo else value.astimezone()).astimezone(UTC)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pos-terminal", description="Point-of-sale terminal.")
-    commands = parser.add_subparsers(dest="command")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    login = commands.add_parser("login", help="sign in with a device code (or a token created by hand)")
+    _common(login)
+    login.add_argument("--token", help="store a token created by hand instead of the device flow")
+    login.add_argument("--legacy", action="store_true", help="send the token as X-Api-Token")
+    login.add_argument("--demo", action="store_true", help="sandbox only: approve at once as the demo merchant")
+    for name, text in (("logout", "disconnect: remove the stored sign-in"), ("status", "connection and journal")):
+        _common(commands.add_parser(name, help=text))
+    _common(commands.add_parser("customers", help="customers checked in at the merchant"))
+
+    charge = commands.add_parser("charge", help="charge a checked-in customer for a check")
+    _common(charge)
+    charge.add_argument("--customer", required=True, help="customer id, check-in id, member or check-in number")
+    charge.add_argument("--check", required=True, type=Path, help="check file (JSON)")
+
+    tx = commands.add_parser("tx", help="transactions")
+    tx_commands = tx.add_subparsers(dest="tx_command", metavar="ACTION", required=True)
+    tx_list = tx_commands.add_parser("list", help="transactions by range (default today) and terminal")
+    _common(tx_list)
+    _range(tx_list)
+    tx_list.add_argument("--all", action="store_true", help="every terminal")
+    for name in ("get", "complete", "cancel", "refund"):
+        action = tx_commands.add_parser(name, help=f"{name} a transaction")
+        _common(action)
+        action.add_argument("transaction_id")
+        if name == "refund":
+            action.add_argument("--yes", action="store_true", help="refund without asking")
+
+    summary = commands.add_parser("summary", help="summary report by terminal or merged")
+    _common(summary)
+    _range(summary)
+    scope = summary.add_mutually_exclusive_group()
+    scope.add_argument("--all", action="store_true", help="one record per terminal")
+    scope.add_argument("--merge", action="store_true", help="all terminals merged into one")
+
     sandbox = commands.add_parser("sandbox", help="run the emulated service on loopback")
     sandbox_cli.add_arguments(sandbox)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _range(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from", dest="start", type=_moment, help="start (ISO 8601, local time unless offset)")
+    parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default now)")
+    parser.add_argument("--today", action="store_true", help="since local midnight (the default)")
+
+
+def _today_start() -> datetime:
+    local_midnight = datetime.combine(
+        datetime.now().astimezone().date(), time(), tzinfo=datetime.now().astimezone().tzinfo
+    )
+    return local_midnight.astimezone(UTC)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in (None, "sandbox"):
-        if args.command is None:
-            args = parser.parse_args(["sandbox"])
+    if args.command == "sandbox":
         return sandbox_cli.run(args)
-    parser.error(f"unknown command {args.command}")
+    if args.command is None:
+        return _launch_gui(parser)
+    out = Output(getattr(args, "json", False))
+    try:
+        return asyncio.run(_run(args, out))
+    except UserError as exc:
+        out.note(exc.text())
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        out.note("Interrupted.")
+        return EXIT_ERROR
+
+
+def _launch_gui(parser: argparse.ArgumentParser) -> int:
+    """The cashier's window when it exists; until then the embedded sandbox in the foreground."""
+    return sandbox_cli.run(parser.parse_args(["sandbox", "--db", str(Paths.default().ensure().sandbox_db)]))
+
+
+async def _run(args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.embedded import start_embedded_sandbox
+    from pos_terminal.services.terminal import Terminal, resolve_service
+
+    paths = Paths.for_profile(args.profile).ensure()
+    settings, _ = load_settings(paths.config_file)
+    if args.terminal:
+        settings = settings.model_copy(update={"terminal_id": args.terminal})
+    async with AsyncExitStack() as stack:
+        embedded_root = None
+        if not args.service and settings.region == "sandbox":
+            server = start_embedded_sandbox(paths)
+            stack.callback(server.stop)
+            embedded_root = server.url
+        service = resolve_service(settings, paths, service_url=args.service, embedded_root=embedded_root)
+        terminal = Terminal(paths, settings, service)
+        stack.push_async_callback(terminal.aclose)
+        handler = _HANDLERS[args.command if args.command != "tx" else f"tx {args.tx_command}"]
+        if args.command not in ("login", "logout", "status") and terminal.session.state.value == "connected":
+            await _resume(terminal, out)
+        return await handler(terminal, args, out)
+
+
+async def _resume(terminal: Any, out: Output) -> None:
+    report = await terminal.checkout.resume()
+    for charge in report.charges:
+        out.note(
+            f"Resumed charge {charge.ref_id}: {charge.status}"
+            + (f" ({charge.transaction_id})" if charge.transaction_id else "")
+        )
+    for change in report.state_changes:
+        out.note(f"Resumed {change.target} of {change.transaction_id}: {change.status}")
+    for transaction_id in report.late_duplicates_canceled:
+        out.note(f"Canceled {transaction_id}: it landed after its charge was declared failed.")
+
+
+# --- commands ---------------------------------------------------------------------------------------
+
+Handler = Callable[[Any, argparse.Namespace, Output], Awaitable[int]]
+
+
+async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    session = terminal.session
+    if args.token:
+        await session.sign_in_with_token(args.token, legacy=args.legacy)
+        out.line("Signed in with the token given.")
+        out.data({"state": session.state.value})
+        return EXIT_OK
+    authorization = await session.start_device_sign_in()
+    out.note(f"To sign in, open {authorization.verification_uri} and enter the code {authorization.user_code}")
+    if authorization.verification_uri_complete:
+        out.note(f"or open {authorization.verification_uri_complete}")
+    out.note(f"Waiting for approval (the code expires in {authorization.expires_in // 60} minutes)...")
+    if args.demo:
+        if terminal.service.production:
+            raise UserError("--demo only works against a sandbox.")
+        from pos_terminal.api.sandbox_control import SandboxControl
+        from pos_terminal.embedded import DEMO_MERCHANT_ID
+
+        await SandboxControl(terminal.http, terminal.service.auth_url).approve_device(
+            authorization.user_code, DEMO_MERCHANT_ID
+        )
+    shown: list[str] = []
+
+    def on_status(status: DeviceStatus) -> None:
+        if not shown or shown[-1] != status.message:
+            shown.append(status.message)
+            out.note(f"... {status.message}")
+
+    await session.finish_device_sign_in(authorization, on_status)
+    out.line("Signed in.")
+    out.data({"state": session.state.value})
+    return EXIT_OK
+
+
+async def _logout(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    terminal.session.disconnect()
+    out.line("Disconnected: the stored sign-in was removed.")
+    out.data({"state": terminal.session.state.value})
+    return EXIT_OK
+
+
+async def _status(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    journal = terminal.journal
+    status = {
+        "service": terminal.service.name,
+        "production": terminal.service.production,
+        "authUrl": terminal.service.auth_url,
+        "posUrl": terminal.service.pos_url,
+        "terminalId": terminal.settings.terminal_id,
+        "session": terminal.session.state.value,
+        "tokenStore": terminal.session.store.description,
+        "insecureTokenStore": terminal.session.store.insecure,
+        "pendingStateChanges": len(journal.pending_state_changes()),
+        "unfinishedCharges": len(journal.unfinished_intents()),
+    }
+    out.data(status)
+    badge = "" if terminal.service.production else " [SANDBOX]"
+    out.line(f"Service:     {terminal.service.name}{badge} ({terminal.service.pos_url})")
+    out.line(f"Terminal:    {status['terminalId']}")
+    out.line(f"Connection:  {status['session']}")
+    out.line(f"Sign-in in:  {status['tokenStore']}" + (" — INSECURE" if status["insecureTokenStore"] else ""))
+    charges, changes = status["unfinishedCharges"], status["pendingStateChanges"]
+    out.line(f"Pending:     {charges} charge(s) verifying, {changes} state change(s) to send")
+    return EXIT_OK
+
+
+async def _customers(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    customers = await terminal.customers.refresh()
+    out.data([c.model_dump(by_alias=True, mode="json") for c in customers])
+    if not customers:
+        out.line("Nobody is checked in at the moment.")
+    for c in customers:
+        when = c.check_in_date.astimezone().strftime("%H:%M") if c.check_in_date else ""
+        member, number = c.member_no or "-", c.check_in_number or "-"
+        out.line(f"{c.customer_id:<38} {c.display_name:<28} member {member:<10} #{number:<5} {when}")
+    return EXIT_OK
+
+
+def _read_check(path: Path) -> Check:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+    except FileNotFoundError:
+        raise UserError(f"The check file {path} does not exist.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"The check file {path} cannot be read ({exc}).") from exc
+    except json.JSONDecodeError as exc:
+        raise UserError(f"The check file {path} is not valid JSON (line {exc.lineno}: {exc.msg}).") from exc
+    if not isinstance(data, dict):
+        raise UserError(f"The check file {path} must hold one JSON object with items.")
+    return Check.from_file(data)
+
+
+async def _charge(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    check = _read_check(args.check)
+    customer = await terminal.customers.find(args.customer)
+    totals = check.validate()
+    out.note(f"Charging {terminal.money.format(totals.charge_amount)} to {customer.display_name}...")
+    outcome = await terminal.checkout.charge(check, customer)
+    if outcome.status.value == "verifying":
+        out.note("The outcome is unknown; verifying with the service (no second charge will be sent)...")
+        outcome = await terminal.checkout.settle(outcome.ref_id)
+    record: dict[str, Any] = {"refId": outcome.ref_id, "status": outcome.status.value}
+    if outcome.transaction_id:
+        transaction = outcome.transaction or await terminal.history.get(outcome.transaction_id)
+        record = {**transaction.model_dump(by_alias=True, mode="json"), **record}
+        out.line(
+            f"Authorized {outcome.transaction_id}: {terminal.money.format(transaction.charge_amount)} "
+            f"to {customer.display_name}. Complete or cancel it before it is canceled automatically."
+        )
+    if outcome.duplicates_canceled:
+        record["duplicatesCanceled"] = list(outcome.duplicates_canceled)
+        out.note(f"Canceled duplicate(s): {', '.join(outcome.duplicates_canceled)}")
+    if outcome.message and outcome.status.value != "authorized":
+        record["message"] = outcome.message
+        out.note(outcome.message)
+    out.data(record)
+    return EXIT_OK if outcome.status.value == "authorized" else EXIT_ERROR
+
+
+def _tx_line(terminal: Any, t: Any) -> str:
+    created = t.created.astimezone().strftime("%Y-%m-%d %H:%M") if t.created else ""
+    return (
+        f"{t.transaction_id:<38} {t.state.value:<10} {terminal.money.format(t.charge_amount):>12} "
+        f"{created:<16} {t.terminal_id or '-':<10} {t.customer.display_name if t.customer else ''}"
+    )
+
+
+async def _tx_list(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    start = args.start or _today_start()
+    end = args.end or datetime.now(UTC) + timedelta(seconds=1)
+    terminal_id = None if args.all else terminal.settings.terminal_id
+    transactions = await terminal.history.list(start, end, terminal_id)
+    out.data([t.model_dump(by_alias=True, mode="json") for t in transactions])
+    if not transactions:
+        out.line("No transactions in that range.")
+    for t in transactions:
+        out.line(_tx_line(terminal, t))
+    return EXIT_OK
+
+
+async def _tx_get(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    transaction = await terminal.history.get(args.transaction_id)
+    out.data(transaction.model_dump(by_alias=True, mode="json"))
+    out.line(_tx_line(terminal, transaction))
+    return EXIT_OK
+
+
+def _state_command(action: Action) -> Handler:
+    async def run(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+        if action is Action.COMPLETE:
+            readiness = await terminal.checkout.before_complete(args.transaction_id)
+            if readiness.warn:
+                out.note(
+                    f"Warning: about {readiness.seconds_left} s left before this transaction is canceled automatically."
+                )
+        if action is Action.REFUND and not args.yes:
+            transaction = await terminal.history.get(args.transaction_id)
+            amount = terminal.money.format(transaction.charged_amount)
+            if not sys.stdin.isatty():
+                raise UserError(f"Refunding {amount} needs a confirmation.", hint="Add --yes to refund without asking.")
+            answer = await asyncio.to_thread(input, f"Refund {amount} to {transaction.customer.display_name}? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                out.note("Nothing was refunded.")
+                return EXIT_ERROR
+        outcome = await terminal.checkout.change_state(args.transaction_id, action)
+        record: dict[str, Any] = {"transactionId": args.transaction_id, "status": outcome.status.value}
+        if outcome.transaction is not None:
+            record = {**outcome.transaction.model_dump(by_alias=True, mode="json"), "status": outcome.status.value}
+        if outcome.message:
+            record["message"] = outcome.message
+        out.data(record)
+        if outcome.status.value == "done":
+            state = outcome.transaction.state if outcome.transaction else outcome.target
+            out.line(f"{args.transaction_id} is {state.value}.")
+            return EXIT_OK
+        out.note(outcome.message or f"The {action.value} was not confirmed.")
+        return EXIT_UNSETTLED if outcome.status.value == "pending" else EXIT_ERROR
+
+    return run
+
+
+async def _summary(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    start = args.start or _today_start()
+    terminal_id = None if (args.all or args.merge) else terminal.settings.terminal_id
+    records = await terminal.summaries.fetch(start, args.end, terminal_id=terminal_id, merge=args.merge)
+    out.data(
+        [r.model_dump(by_alias=True, mode="json") for r in records]
+        if not args.merge
+        else records[0].model_dump(by_alias=True, mode="json")
+    )
+    money = terminal.money.format
+    if not records:
+        out.line("No completed transactions in that range.")
+    for r in records:
+        out.line(
+            f"{r.terminal_id or '(no terminal)':<16} count {r.count:>5}  total {money(r.total):>12}  "
+            f"tips {money(r.tips):>10}  fees {money(r.fees):>10}  payout {money(r.payout):>12}"
+        )
+    return EXIT_OK
+
+
+_HANDLERS: dict[str, Handler] = {
+    "login": _login,
+    "logout": _logout,
+    "status": _status,
+    "customers": _customers,
+    "charge": _charge,
+    "tx list": _tx_list,
+    "tx get": _tx_get,
+    "tx complete": _state_command(Action.COMPLETE),
+    "tx cancel": _state_command(Action.CANCEL),
+    "tx refund": _state_command(Action.REFUND),
+    "summary": _summary,
+}
 
 
 if __name__ == "__main__":
