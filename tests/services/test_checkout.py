@@ -1,0 +1,255 @@
+"""Charging against the sandbox with faults on every step: one effect, never two.
+
+For each fault mode on create, a check ends with exactly one authorized
+transaction, or none with a clear reason; for complete, cancel and refund the
+customer's balance moves once. Time is moved on the terminal's clock and the
+sandbox's, never slept away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from pos_terminal.domain.check import Check, Discount, Item, Payment
+from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.errors import UserError
+from pos_terminal.sandbox import SandboxServer
+from pos_terminal.services.checkout import ChangeStatus, ChargeFailed, ChargeInProgress, ChargeStatus
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.store.journal import IntentStatus
+from tests.conftest import new_checked_in_customer
+from tests.services.conftest import FakeClock
+
+
+def coffee_check() -> Check:
+    return (
+        Check()
+        .add_item(Item(name="Flat white", quantity=2, unit_price=550, tax_rate_bp=1000))
+        .add_item(Item(name="Croissant", quantity=1, unit_price=650, tax_rate_bp=1000))
+        .add_discount(Discount(name="Staff", percent_bp=1000))
+        .add_payment(Payment(method="cash", amount=500))
+    )
+
+
+def arm(http: httpx.Client, method: str, path: str, mode: str, **extra: Any) -> None:
+    response = http.post("/sandbox/faults", json={"method": method, "path": path, "mode": mode, **extra})
+    assert response.status_code == 201, response.text
+
+
+def transactions_of(http: httpx.Client, customer_id: str) -> list[dict[str, Any]]:
+    """Every transaction that ever touched the customer's money, from the sandbox's ledger."""
+    seen: dict[str, dict[str, Any]] = {}
+    for entry in http.get(f"/sandbox/customers/{customer_id}/ledger").json():
+        reference = entry["reference"]
+        if reference and reference not in seen and reference not in ("sandbox", "demo data"):
+            seen[reference] = http.get(f"/sandbox/transactions/{reference}").json()
+    return list(seen.values())
+
+
+def ledger_kinds(http: httpx.Client, customer_id: str) -> list[str]:
+    return [e["kind"] for e in http.get(f"/sandbox/customers/{customer_id}/ledger").json() if e["kind"] != "topup"]
+
+
+async def customer_model(terminal: Terminal, customer_id: str) -> Any:
+    return await terminal.customers.find(customer_id)
+
+
+async def test_charge_complete_refund_happy_path(terminal: Terminal, client: httpx.Client) -> None:
+    who = new_checked_in_customer(client)
+    check = coffee_check()
+    outcome = await terminal.checkout.charge(check, await customer_model(terminal, who["customerId"]))
+    assert outcome.status is ChargeStatus.AUTHORIZED
+    assert outcome.transaction_id
+    record = client.get(f"/sandbox/transactions/{outcome.transaction_id}").json()
+    assert record["state"] == "authorized"
+    assert record["chargeAmount"] == check.totals().charge_amount
+    assert record["refId"] == outcome.ref_id
+    assert record["terminalId"] == "LANE-1"
+
+    readiness = await terminal.checkout.before_complete(outcome.transaction_id)
+    assert readiness.transaction.state is TxState.AUTHORIZED
+    assert readiness.seconds_left is not None and not readiness.warn
+    done = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
+    assert done.status is ChangeStatus.DONE
+    refunded = await terminal.checkout.change_state(outcome.transaction_id, Action.REFUND)
+    assert refunded.status is ChangeStatus.DONE
+    assert refunded.transaction is not None and refunded.transaction.state is TxState.REFUNDED
+    assert ledger_kinds(client, who["customerId"]) == ["reserve", "charge", "refund"]
+    assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
+    known = terminal.journal.known_transaction(outcome.transaction_id)
+    assert known is not None and known.state == "refunded"
+    actions = [e.action for e in terminal.journal.audit_entries(*_today())]
+    assert actions[-3:] == ["charge", "complete", "refund"]
+
+
+def _today() -> tuple[Any, Any]:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime.now(UTC)
+    return now - timedelta(days=1), now + timedelta(days=1)
+
+
+async def test_refused_charge_is_failed_with_the_services_sentence(terminal: Terminal, client: httpx.Client) -> None:
+    who = new_checked_in_customer(client, card="declined")
+    with pytest.raises(ChargeFailed, match="declined"):
+        await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert transactions_of(client, who["customerId"]) == []
+    assert terminal.journal.unfinished_intents() == []
+
+
+async def test_invalid_check_is_refused_before_anything_is_sent(terminal: Terminal, client: httpx.Client) -> None:
+    who = new_checked_in_customer(client)
+    with pytest.raises(UserError):
+        await terminal.checkout.charge(Check(), await customer_model(terminal, who["customerId"]))
+    assert terminal.journal.unfinished_intents() == []
+
+
+@pytest.mark.parametrize("mode", ["drop_after", "error_after"])
+async def test_create_that_landed_without_an_answer_is_found_by_ref_id(
+    mode: str, terminal: Terminal, client: httpx.Client
+) -> None:
+    who = new_checked_in_customer(client)
+    arm(client, "POST", "/v4/transactions", mode)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.status is ChargeStatus.AUTHORIZED
+    standing = transactions_of(client, who["customerId"])
+    assert [t["transactionId"] for t in standing] == [outcome.transaction_id]
+    assert standing[0]["state"] == "authorized"
+    intent = terminal.journal.intent(outcome.ref_id)
+    assert intent is not None and intent.status is IntentStatus.CREATED
+
+
+@pytest.mark.parametrize("mode", ["drop_before", "error_before"])
+async def test_create_that_never_landed_fails_after_the_verify_window(
+    mode: str, terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
+) -> None:
+    who = new_checked_in_customer(client)
+    customer = await customer_model(terminal, who["customerId"])
+    arm(client, "POST", "/v4/transactions", mode)
+    outcome = await terminal.checkout.charge(coffee_check(), customer)
+    assert outcome.status is ChargeStatus.VERIFYING
+    with pytest.raises(ChargeInProgress):
+        await terminal.checkout.charge(coffee_check(), customer)
+    terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
+    settled = await terminal.checkout.verify(outcome.ref_id)
+    assert settled.status is ChargeStatus.FAILED
+    assert settled.message and "nothing was charged" in settled.message
+    assert transactions_of(client, who["customerId"]) == []
+    assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
+
+
+async def test_delayed_create_is_verified_once_it_lands(
+    sandbox: SandboxServer, terminal: Terminal, client: httpx.Client
+) -> None:
+    who = new_checked_in_customer(client)
+    arm(client, "POST", "/v4/transactions", "delay", delayMs=3000)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.status is ChargeStatus.VERIFYING
+    wait_for(lambda: len(transactions_of(client, who["customerId"])) == 1, timeout=15)
+    settled = await terminal.checkout.verify(outcome.ref_id)
+    assert settled.status is ChargeStatus.AUTHORIZED
+    assert [t["transactionId"] for t in transactions_of(client, who["customerId"])] == [settled.transaction_id]
+
+
+async def test_late_landing_after_a_declared_failure_is_canceled_on_resume(
+    terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
+) -> None:
+    who = new_checked_in_customer(client)
+    arm(client, "POST", "/v4/transactions", "delay", delayMs=3000)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
+    assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.FAILED
+    wait_for(lambda: len(transactions_of(client, who["customerId"])) == 1, timeout=15)
+    report = await terminal.checkout.resume()
+    [late] = transactions_of(client, who["customerId"])
+    assert report.late_duplicates_canceled == [late["transactionId"]]
+    assert late["state"] == "canceled"
+    assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
+
+
+async def test_without_location_the_id_comes_from_reconciliation(
+    make_sandbox: Callable[..., SandboxServer], open_terminal: Callable[..., Any]
+) -> None:
+    server = make_sandbox(location=False)
+    terminal = await open_terminal(server)
+    with httpx.Client(base_url=server.url) as http:
+        who = new_checked_in_customer(http)
+        outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+        assert outcome.status is ChargeStatus.AUTHORIZED
+        assert [t["transactionId"] for t in transactions_of(http, who["customerId"])] == [outcome.transaction_id]
+
+
+@pytest.mark.parametrize("mode", ["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"])
+@pytest.mark.parametrize("action", [Action.COMPLETE, Action.CANCEL])
+async def test_state_change_under_fault_has_one_effect(
+    mode: str, action: Action, terminal: Terminal, client: httpx.Client
+) -> None:
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    arm(client, "PATCH", f"/v4/transactions/{outcome.transaction_id}", mode, delayMs=3000)
+    first = await terminal.checkout.change_state(outcome.transaction_id, action)
+    if first.status is not ChangeStatus.DONE:
+        assert first.status is ChangeStatus.PENDING
+        assert len(terminal.journal.pending_state_changes()) == 1
+        if mode == "delay":
+            wait_for(lambda: not client.get("/sandbox/faults").json(), timeout=15)
+        outcomes = await terminal.checkout.flush_outbox()
+        assert [o.status for o in outcomes] == [ChangeStatus.DONE]
+    assert terminal.journal.pending_state_changes() == []
+    [record] = transactions_of(client, who["customerId"])
+    assert record["state"] == str(action.target)
+    expected = ["reserve", "charge"] if action is Action.COMPLETE else ["reserve", "release"]
+    assert ledger_kinds(client, who["customerId"]) == expected
+
+
+@pytest.mark.parametrize("mode", ["drop_after", "error_after", "drop_before"])
+async def test_refund_under_fault_refunds_once(mode: str, terminal: Terminal, client: httpx.Client) -> None:
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    assert (await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)).status is ChangeStatus.DONE
+    arm(client, "PATCH", f"/v4/transactions/{outcome.transaction_id}", mode)
+    first = await terminal.checkout.change_state(outcome.transaction_id, Action.REFUND)
+    if first.status is ChangeStatus.PENDING:
+        await terminal.checkout.flush_outbox()
+    assert ledger_kinds(client, who["customerId"]) == ["reserve", "charge", "refund"]
+    assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
+
+
+async def test_complete_after_auto_cancel_is_refused_with_a_sentence(terminal: Terminal, client: httpx.Client) -> None:
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    client.post("/sandbox/clock", json={"advanceSeconds": 301})
+    result = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
+    assert result.status is ChangeStatus.REFUSED
+    assert result.message == "The transaction was canceled before it could be completed."
+    assert terminal.journal.pending_state_changes() == []
+
+
+async def test_completing_close_to_auto_cancel_warns(
+    terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
+) -> None:
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    terminal_clock.advance(290)
+    readiness = await terminal.checkout.before_complete(outcome.transaction_id)
+    assert readiness.warn
+    assert readiness.seconds_left is not None and readiness.seconds_left <= 10
+
+
+def wait_for(condition: Callable[[], bool], timeout: float) -> None:
+    """Wait on a condition of the sandbox (a delayed request landing), with a deadline."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
