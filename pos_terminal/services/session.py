@@ -17,7 +17,7 @@ from pos_terminal.api.errors import AccessDenied, ExpiredToken, InvalidClient, I
 from pos_terminal.api.models import DeviceAuthorization
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal
-from pos_terminal.store.tokens import TokenStore
+from pos_terminal.store.tokens import NoKeychain, TokenStore
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,13 @@ class Session:
     # --- sign-in ---------------------------------------------------------------------------------
 
     async def start_device_sign_in(self) -> DeviceAuthorization:
+        """Get a code for a person to approve; refused up front when the sign-in could not be kept."""
+        self._ensure_storable()
         return await self.auth.start_device_authorization(self.scope)
+
+    def _ensure_storable(self) -> None:
+        if not self.store.can_store:
+            raise NoKeychain()
 
     async def finish_device_sign_in(
         self, authorization: DeviceAuthorization, on_status: Callable[[DeviceStatus], None] | None = None
@@ -116,6 +122,7 @@ class Session:
 
     async def sign_in_with_token(self, token: str, *, legacy: bool = False) -> None:
         """A token created by hand (support or the sandbox control surface); legacy sends X-Api-Token."""
+        self._ensure_storable()
         tokens = TokenSet(
             access_token=token, refresh_token=None, expires_at=None, scope=self.scope, owner_type="merchant"
         )

@@ -70,6 +70,11 @@ class TokenStore(Protocol):
         """Where the tokens are kept, for the settings and ``status``."""
         ...
 
+    @property
+    def can_store(self) -> bool:
+        """False when saving would fail: sign-in should refuse before asking anyone to approve."""
+        ...
+
     def load(self) -> dict[str, Any] | None:
         """The stored token set, or None when there is none (or it cannot be trusted)."""
         ...
@@ -119,6 +124,7 @@ class KeyringTokenStore:
     """The token set in the OS keychain under ``service``/``account``, split into chunks when large."""
 
     insecure = False
+    can_store = True
 
     def __init__(self, service: str, account: str) -> None:
         self.service = service
@@ -216,6 +222,7 @@ class FileTokenStore:
     """
 
     insecure = True
+    can_store = True
 
     def __init__(self, path: Path, *, account: str | None = None) -> None:
         self.path = path
@@ -290,6 +297,7 @@ class NoTokenStore:
     """No keychain and no opt-in: nothing is stored, and saving says why (fails closed)."""
 
     insecure = False
+    can_store = False
     description = "nowhere (no keychain is available)"
 
     def load(self) -> dict[str, Any] | None:
