@@ -1,0 +1,232 @@
+"""What the end-of-day report and the receipt share: styles, text cells, page decoration and the two page shapes.
+
+Every page carries "Page N of M" and, when the service is not production, a
+red SANDBOX mark. A4 pages are portrait with 15 mm margins; the 80 mm roll is
+one page as long as its content (cut after it), split into several pages only
+when it would be longer than a printer driver takes in one piece.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import Any
+
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
+
+from pos_terminal.reports import fonts
+
+RED = colors.HexColor("#B00020")
+GREEN = colors.HexColor("#1B5E20")
+GREY = colors.HexColor("#5F6368")
+RULE = colors.HexColor("#BDC1C6")
+SHADE = colors.HexColor("#F1F3F4")
+PALE_RED = colors.HexColor("#FDECEE")
+PALE_GREEN = colors.HexColor("#E8F5E9")
+
+ROLL_WIDTH = 80 * mm
+ROLL_MARGIN = 4 * mm
+ROLL_MAX_PAGE = 1200 * mm  # longer than this, the roll is cut into pages of ROLL_PAGE
+ROLL_PAGE = 400 * mm
+A4_MARGIN = 15 * mm
+FOOTER = 10 * mm
+
+
+@dataclass(frozen=True)
+class Styles:
+    body: ParagraphStyle
+    small: ParagraphStyle
+    title: ParagraphStyle
+    heading: ParagraphStyle
+    banner: ParagraphStyle
+    cell: ParagraphStyle
+    cell_bold: ParagraphStyle
+
+
+def styles(size: float) -> Styles:
+    """Paragraph styles around a body size (9 pt on A4, 8 pt on the roll)."""
+    fonts.register()
+    body = ParagraphStyle("body", fontName=fonts.REGULAR, fontSize=size, leading=size * 1.3)
+    return Styles(
+        body=body,
+        small=ParagraphStyle("small", parent=body, fontSize=size - 1.5, leading=(size - 1.5) * 1.3, textColor=GREY),
+        title=ParagraphStyle(
+            "title", parent=body, fontName=fonts.BOLD, fontSize=size + 7, leading=(size + 7) * 1.25, spaceAfter=2
+        ),
+        heading=ParagraphStyle(
+            "heading",
+            parent=body,
+            fontName=fonts.BOLD,
+            fontSize=size + 2,
+            leading=(size + 2) * 1.3,
+            spaceBefore=size * 1.2,
+            spaceAfter=size * 0.4,
+        ),
+        banner=ParagraphStyle(
+            "banner",
+            parent=body,
+            fontName=fonts.BOLD,
+            fontSize=size + 1,
+            leading=(size + 1) * 1.3,
+            textColor=colors.white,
+            alignment=TA_CENTER,
+        ),
+        cell=ParagraphStyle("cell", parent=body, fontSize=size - 1, leading=(size - 1) * 1.2),
+        cell_bold=ParagraphStyle("cell_bold", parent=body, fontName=fonts.BOLD, fontSize=size - 1),
+    )
+
+
+def para(text: str, style: ParagraphStyle) -> Paragraph:
+    """A paragraph of plain text (escaped; characters DejaVu lacks drawn in the fallback font)."""
+    return Paragraph(fonts.markup(text), style)
+
+
+def cell(text: str, style: ParagraphStyle, available: float | None = None) -> str | Paragraph:
+    """A table cell: the plain (fast) string, cut to ``available`` points; a paragraph if it needs the fallback."""
+    if available is not None:
+        text = fonts.fit(text, style.fontName, style.fontSize, available)
+    return text if fonts.covered(text) else Paragraph(fonts.markup(text), style)
+
+
+def local(moment: datetime | None, tz: tzinfo | None, pattern: str = "%Y-%m-%d %H:%M") -> str:
+    """A UTC moment as local time on paper (the system's zone when ``tz`` is ``None``)."""
+    if moment is None:
+        return ""
+    return (moment.astimezone() if tz is None else moment.astimezone(tz)).strftime(pattern)
+
+
+def zone_name(moment: datetime, tz: tzinfo | None) -> str:
+    """``"AEDT, UTC+11:00"``: which local time the paper speaks."""
+    shown = moment.astimezone() if tz is None else moment.astimezone(tz)
+    offset = shown.strftime("%z")
+    utc = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    name = shown.tzname() or ""
+    return utc if not name or name.startswith(("UTC", "+", "-")) else f"{name}, {utc}"
+
+
+def draw_text(canvas: Canvas, x: float, y: float, text: str, font: str, size: float, *, align: str = "left") -> None:
+    """``drawString`` with fallback runs; ``align`` ``left``, ``right`` or ``center`` about ``x``."""
+    pieces = fonts.runs(text, font)
+    total = sum(canvas.stringWidth(piece, f, size) for f, piece in pieces)
+    if align == "right":
+        x -= total
+    elif align == "center":
+        x -= total / 2
+    for f, piece in pieces:
+        canvas.setFont(f, size)
+        canvas.drawString(x, y, piece)
+        x += canvas.stringWidth(piece, f, size)
+
+
+Decorate = Callable[[Canvas, int, int], None]
+
+
+def _numbered_canvas(decorate: Decorate) -> type[Canvas]:
+    """A canvas that knows the page count when it decorates each page ("Page 2 of 7")."""
+
+    class NumberedCanvas(Canvas):  # type: ignore[misc]  # reportlab has no type hints
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._pages: list[dict[str, Any]] = []
+
+        def showPage(self) -> None:  # noqa: N802 - reportlab's name
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self) -> None:
+            count = len(self._pages)
+            for number, state in enumerate(self._pages, start=1):
+                self.__dict__.update(state)
+                decorate(self, number, count)
+                super().showPage()
+            super().save()
+
+    return NumberedCanvas
+
+
+def sandbox_mark(canvas: Canvas, page_width: float, top: float, size: float) -> None:
+    """The red SANDBOX tag at the top right of a page."""
+    label = "SANDBOX"
+    text_width = canvas.stringWidth(label, fonts.BOLD, size)
+    pad = size * 0.35
+    x = page_width - text_width - 2 * pad - 3 * mm
+    canvas.setFillColor(RED)
+    canvas.roundRect(x, top - size - 2 * pad, text_width + 2 * pad, size + 2 * pad, 2, stroke=0, fill=1)
+    canvas.setFillColor(colors.white)
+    canvas.setFont(fonts.BOLD, size)
+    canvas.drawString(x + pad, top - size - pad + size * 0.18, label)
+    canvas.setFillColor(colors.black)
+
+
+def footer(
+    canvas: Canvas, page_width: float, margin: float, left_text: str, number: int, count: int, size: float
+) -> None:
+    canvas.saveState()
+    canvas.setFillColor(GREY)
+    y = FOOTER / 2
+    canvas.setStrokeColor(RULE)
+    canvas.setLineWidth(0.5)
+    canvas.line(margin, FOOTER - 1.5 * mm, page_width - margin, FOOTER - 1.5 * mm)
+    page = f"Page {number} of {count}"
+    room = page_width - 2 * margin - canvas.stringWidth(page, fonts.REGULAR, size) - 3 * mm
+    draw_text(canvas, margin, y, fonts.fit(left_text, fonts.REGULAR, size, room), fonts.REGULAR, size)
+    draw_text(canvas, page_width - margin, y, page, fonts.REGULAR, size, align="right")
+    canvas.restoreState()
+
+
+def _document(
+    buffer: io.BytesIO, page_size: tuple[float, float], margin: float, top: float, *, title: str, author: str
+) -> BaseDocTemplate:
+    width, height = page_size
+    doc = BaseDocTemplate(
+        buffer,
+        pagesize=page_size,
+        leftMargin=margin,
+        rightMargin=margin,
+        topMargin=top,
+        bottomMargin=FOOTER + 2 * mm,
+        title=title,
+        author=author,
+        creator="pos-terminal",
+        invariant=True,  # the same report gives the same bytes
+    )
+    frame = Frame(margin, FOOTER + 2 * mm, width - 2 * margin, height - top - FOOTER - 2 * mm, 0, 0, 0, 0, id="body")
+    doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
+    return doc
+
+
+def build_a4(story: Sequence[Flowable], decorate: Decorate, *, title: str, author: str, top: float) -> bytes:
+    buffer = io.BytesIO()
+    doc = _document(buffer, A4, A4_MARGIN, top, title=title, author=author)
+    doc.build(list(story), canvasmaker=_numbered_canvas(decorate))
+    return buffer.getvalue()
+
+
+def roll_height(story: Sequence[Flowable], width: float, top: float) -> float:
+    """How long the roll must be for ``story`` to fit on one page."""
+    height = 0.0
+    for flowable in story:
+        _, h = flowable.wrap(width, 10**7)
+        height += h + flowable.getSpaceBefore() + flowable.getSpaceAfter()
+    return float(height + top + FOOTER + 2 * mm + 6 * mm)
+
+
+def build_roll(
+    make_story: Callable[[], list[Flowable]], decorate: Decorate, *, title: str, author: str, top: float
+) -> bytes:
+    """One page as long as the content, or pages of :data:`ROLL_PAGE` when that would be too long."""
+    width = ROLL_WIDTH - 2 * ROLL_MARGIN
+    height = roll_height(make_story(), width, top)
+    page_height = height if height <= ROLL_MAX_PAGE else ROLL_PAGE
+    buffer = io.BytesIO()
+    doc = _document(buffer, (ROLL_WIDTH, page_height), ROLL_MARGIN, top, title=title, author=author)
+    doc.build(make_story(), canvasmaker=_numbered_canvas(decorate))
+    return buffer.getvalue()

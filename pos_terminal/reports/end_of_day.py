@@ -1,0 +1,472 @@
+"""The end-of-day (or shift) report as PDF: A4 for the office, or an 80 mm roll for the receipt printer.
+
+Both layouts carry the merchant and terminal, the service (region) with a SANDBOX
+mark when it is not production, the range in local time, when it was made, the
+figures per terminal and in total, the reconciliation (a mismatch in red, with
+one sentence per difference), the open authorizations, refunds, cancellations
+and the audit entries of the period. The A4 layout adds the table of
+transactions; long tables continue on the next page under their header row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import tzinfo
+from typing import Literal
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table, TableStyle
+
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import EndOfDayReport, FigureRow, TxRow
+from pos_terminal.domain.summary import SummaryFigures
+from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
+from pos_terminal.reports import fonts
+
+Layout = Literal["a4", "roll"]
+LAYOUTS: tuple[Layout, ...] = ("a4", "roll")
+
+_A4_WIDTH = A4[0] - 2 * L.A4_MARGIN
+_CHUNK = 200  # rows per table: a long table splits across pages fast when it is many short tables
+_MONEY_NAMES = ("total", "tips", "fees", "payout")
+
+
+def render(report: EndOfDayReport, layout: Layout = "a4", *, money: MoneyFormat, tz: tzinfo | None = None) -> bytes:
+    """PDF bytes of ``report``; times in ``tz`` (the system's local time when ``None``)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}")
+    paper = _Paper(report, money, tz, layout)
+    author = report.merchant or "pos-terminal"
+    if layout == "a4":
+        return L.build_a4(paper.a4_story(), paper.decorate, title=report.title, author=author, top=paper.top)
+    return L.build_roll(paper.roll_story, paper.decorate, title=report.title, author=author, top=paper.top)
+
+
+def _terminal(terminal_id: str | None, merged: bool = False) -> str:
+    if merged:
+        return "All terminals"
+    return terminal_id if terminal_id is not None else "(no terminal id)"
+
+
+class _Paper:
+    """One rendering: the report, how to write money and time, and the layout's sizes."""
+
+    def __init__(self, report: EndOfDayReport, money: MoneyFormat, tz: tzinfo | None, layout: Layout) -> None:
+        self.report = report
+        self.money = money.format
+        self.tz = tz
+        self.layout = layout
+        self.size = 9.0 if layout == "a4" else 8.0
+        self.s = L.styles(self.size)
+        self.top = (14 if layout == "a4" else 10) * mm
+        self.width = _A4_WIDTH if layout == "a4" else L.ROLL_WIDTH - 2 * L.ROLL_MARGIN
+        # Times of one day print as HH:MM; a range over several days adds the date.
+        start, end = report.range.start, report.range.end
+        days = {L.local(m, tz, "%Y-%m-%d") for m in (start, end)} | {
+            L.local(t.created, tz, "%Y-%m-%d") for t in report.transactions if t.created
+        }
+        self.time_pattern = "%H:%M" if len(days) == 1 else "%m-%d %H:%M"
+
+    # --- page decoration --------------------------------------------------------------------------------
+
+    def decorate(self, canvas: Canvas, number: int, count: int) -> None:
+        r = self.report
+        width, height = canvas._pagesize
+        margin = L.A4_MARGIN if self.layout == "a4" else L.ROLL_MARGIN
+        canvas.saveState()
+        if not r.production:
+            L.sandbox_mark(canvas, width, height - 3 * mm, 10 if self.layout == "a4" else 8)
+        if number > 1 or self.layout == "a4":
+            head = f"{r.merchant + ' — ' if r.merchant else ''}{r.title}"
+            canvas.setFillColor(L.GREY)
+            room = width - 2 * margin - (30 * mm if not r.production else 0)
+            L.draw_text(canvas, margin, height - 8 * mm, fonts.fit(head, fonts.REGULAR, 7.5, room), fonts.REGULAR, 7.5)
+        left = f"{r.scope.label} · {self._range_text()} · made {L.local(r.generated_at, self.tz)}"
+        L.footer(canvas, width, margin, left, number, count, 7 if self.layout == "a4" else 6)
+        canvas.restoreState()
+
+    def _range_text(self) -> str:
+        r = self.report
+        return f"{L.local(r.range.start, self.tz)} – {L.local(r.range.end, self.tz)}"
+
+    # --- shared pieces ----------------------------------------------------------------------------------
+
+    def _header(self) -> list[Flowable]:
+        r = self.report
+        story: list[Flowable] = [L.para(r.title, self.s.title)]
+        if not r.production:
+            story.append(self._box("SANDBOX — test data from the sandbox service, not real money", L.RED))
+            story.append(Spacer(1, 2 * mm))
+        zone = L.zone_name(r.range.start, self.tz)
+        facts = [
+            ("Merchant", r.merchant or "The signed-in merchant"),
+            ("Report for", r.scope.label),
+            ("Made on", f"Terminal {r.terminal_id}"),
+            ("Service", f"{r.region}{'' if r.production else ' (sandbox)'}"),
+            ("From", f"{L.local(r.range.start, self.tz)} ({zone})"),
+            ("To", f"{L.local(r.range.end, self.tz)} (not included)"),
+            ("Generated", f"{L.local(r.generated_at, self.tz, '%Y-%m-%d %H:%M:%S')}"),
+        ]
+        label_width = 22 * mm if self.layout == "a4" else 17 * mm
+        rows = [[label, L.cell(value, self.s.cell, self.width - label_width - 4)] for label, value in facts]
+        table = Table(rows, colWidths=[label_width, self.width - label_width], hAlign="LEFT")
+        table.setStyle(
+            TableStyle(
+                [
+                    ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size - 0.5),
+                    ("FONT", (0, 0), (0, -1), fonts.BOLD, self.size - 0.5),
+                    ("TEXTCOLOR", (0, 0), (0, -1), L.GREY),
+                    ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                    ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                    ("TOPPADDING", (0, 0), (-1, -1), 0.8),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 0.8),
+                ]
+            )
+        )
+        story.append(table)
+        return story
+
+    def _box(self, text: str, color: colors.Color) -> Table:
+        box = Table([[L.para(text, self.s.banner)]], colWidths=[self.width])
+        box.setStyle(
+            TableStyle(
+                [
+                    ("BACKGROUND", (0, 0), (-1, -1), color),
+                    ("TOPPADDING", (0, 0), (-1, -1), 3),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 4),
+                ]
+            )
+        )
+        return box
+
+    def _heading(self, text: str) -> Paragraph:
+        return L.para(text, self.s.heading)
+
+    def _reconciliation(self) -> list[Flowable]:
+        r = self.report
+        story: list[Flowable] = [self._heading("Reconciliation")]
+        counted = len(r.counted)
+        if r.reconciled:
+            text = (
+                f"✓ Reconciled: the service's summary matches the {counted} completed "
+                f"transaction{'s' if counted != 1 else ''} listed for the range."
+            )
+            story.append(self._note_box([L.para(text, self.s.body)], L.PALE_GREEN, L.GREEN))
+            return story
+        sentences = r.differences(self.money)
+        inner: list[Flowable] = [
+            L.para("✗ MISMATCH: the service's summary and the listed transactions disagree.", self._red_bold()),
+            L.para(
+                "The figures printed are the service's. Recomputed from the transactions listed "
+                f"({counted} completed in the range):",
+                self.s.body,
+            ),
+        ]
+        inner += [L.para(f"• {sentence}", self.s.body) for sentence in sentences]
+        story.append(self._note_box(inner, L.PALE_RED, L.RED))
+        return story
+
+    def _red_bold(self) -> ParagraphStyle:
+        return ParagraphStyle("red", parent=self.s.body, fontName=fonts.BOLD, textColor=L.RED)
+
+    def _note_box(self, inner: list[Flowable], background: colors.Color, border: colors.Color) -> Table:
+        box = Table([[item] for item in inner], colWidths=[self.width])
+        box.setStyle(
+            TableStyle(
+                [
+                    ("BACKGROUND", (0, 0), (-1, -1), background),
+                    ("BOX", (0, 0), (-1, -1), 1, border),
+                    ("LEFTPADDING", (0, 0), (-1, -1), 6),
+                    ("TOPPADDING", (0, 0), (-1, -1), 2),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+                    ("TOPPADDING", (0, 0), (-1, 0), 5),
+                    ("BOTTOMPADDING", (0, -1), (-1, -1), 5),
+                ]
+            )
+        )
+        return box
+
+    # --- A4 -----------------------------------------------------------------------------------------------
+
+    def a4_story(self) -> list[Flowable]:
+        r = self.report
+        story = self._header()
+        story.append(self._heading("Figures"))
+        story.append(self._figures_table())
+        story.append(
+            L.para(
+                "Counted: complete transactions whose completion lies in the range (a refunded one leaves the "
+                "figures). Payout = charged + tips − fees.",
+                self.s.small,
+            )
+        )
+        story += self._reconciliation()
+        story += self._list_section("Authorized, never completed", r.open_authorized, "created")
+        story += self._list_section("Refunds", r.refunds, "changed")
+        story += self._list_section("Cancellations", r.cancellations, "changed")
+        story += self._transactions_a4()
+        story += self._audit_a4()
+        return story
+
+    def _figures_table(self) -> Table:
+        r = self.report
+        head = ["Terminal", "Count", "Total", "Tips", "Fees", "Payout", "Check"]
+        widths = [0.22, 0.09, 0.14, 0.12, 0.12, 0.15, 0.16]
+        col = [w * self.width for w in widths]
+        rows: list[list[object]] = [list(head)]
+        style: list[tuple[object, ...]] = [
+            ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size),
+            ("FONT", (0, 0), (-1, 0), fonts.BOLD, self.size),
+            ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
+            ("ALIGN", (1, 0), (5, -1), "RIGHT"),
+            ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+        ]
+        merged = r.scope.merge
+
+        def add(row: FigureRow, label: str, bold: bool) -> None:
+            index = len(rows)
+            shown = row.shown
+            rows.append(
+                [
+                    L.cell(label, self.s.cell_bold if bold else self.s.cell, col[0] - 6),
+                    *self._numbers(shown),
+                    "✓ matches" if row.matches else "✗ MISMATCH",
+                ]
+            )
+            if bold:
+                style.append(("FONT", (0, index), (-1, index), fonts.BOLD, self.size))
+            if row.matches:
+                style.append(("TEXTCOLOR", (6, index), (6, index), L.GREEN))
+                return
+            style.append(("TEXTCOLOR", (6, index), (6, index), L.RED))
+            style.append(("FONT", (6, index), (6, index), fonts.BOLD, self.size))
+            for name in row.mismatched:
+                column = 1 + ("count", *_MONEY_NAMES).index(name)
+                style.append(("TEXTCOLOR", (column, index), (column, index), L.RED))
+                style.append(("FONT", (column, index), (column, index), fonts.BOLD, self.size))
+            rows.append(["   transactions give", *self._numbers(row.recomputed), ""])
+            style.append(("TEXTCOLOR", (0, index + 1), (-1, index + 1), L.RED))
+            style.append(("FONT", (0, index + 1), (-1, index + 1), fonts.REGULAR, self.size - 1))
+            style.append(("BACKGROUND", (0, index), (-1, index + 1), L.PALE_RED))
+
+        if merged or (len(r.rows) == 1 and r.total is r.rows[0]):
+            for row in r.rows:
+                add(row, _terminal(row.terminal_id, merged), True)
+        else:
+            for row in r.rows:
+                add(row, _terminal(row.terminal_id), False)
+            if not r.rows:
+                rows.append(["No completed transactions", "", "", "", "", "", ""])
+                style.append(("SPAN", (0, 1), (-1, 1)))
+            style.append(("LINEABOVE", (0, len(rows)), (-1, len(rows)), 0.8, colors.black))
+            add(r.total, "Total", True)
+        table = Table(rows, colWidths=col, repeatRows=1, hAlign="LEFT")
+        table.setStyle(TableStyle(style))
+        return table
+
+    def _numbers(self, f: SummaryFigures) -> list[object]:
+        return [str(f.count), *(self.money(getattr(f, name)) for name in _MONEY_NAMES)]
+
+    def _list_section(self, title: str, rows: Sequence[TxRow], when: str) -> list[Flowable]:
+        heading = self._heading(f"{title} ({len(rows)})")
+        if not rows:
+            return [KeepTogether([heading, L.para("None.", self.s.small)])]
+        widths = [0.12, 0.13, 0.23, 0.14, 0.38]
+        col = [w * self.width for w in widths]
+        label = "Created" if when == "created" else "Changed"
+        body: list[list[object]] = [[label, "Terminal", "Customer", "Amount", "Transaction"]]
+        for t in rows:
+            moment = t.created if when == "created" else t.changed
+            body.append(
+                [
+                    L.local(moment, self.tz, self.time_pattern),
+                    L.cell(_terminal(t.terminal_id), self.s.cell, col[1] - 6),
+                    L.cell(t.customer, self.s.cell, col[2] - 6),
+                    self.money(t.charged_amount if t.state.value == "refunded" else t.charge_amount),
+                    L.cell(t.transaction_id, self.s.cell, col[4] - 6),
+                ]
+            )
+        return [heading, *self._tables(body, col, right=(3,))]
+
+    def _tables(self, body: list[list[object]], col: list[float], *, right: Sequence[int]) -> list[Flowable]:
+        """``body`` (header first) as tables of :data:`_CHUNK` rows, each repeating the header on a new page."""
+        head, rows = body[0], body[1:]
+        style: list[tuple[object, ...]] = [
+            ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size - 2),
+            ("FONT", (0, 0), (-1, 0), fonts.BOLD, self.size - 2),
+            ("LINEBELOW", (0, 0), (-1, 0), 0.6, colors.black),
+            ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, L.SHADE]),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("TOPPADDING", (0, 0), (-1, -1), 1.2),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 1.2),
+            ("LEFTPADDING", (0, 0), (-1, -1), 3),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+        ]
+        style += [("ALIGN", (c, 0), (c, -1), "RIGHT") for c in right]
+        table_style = TableStyle(style)
+        tables: list[Flowable] = []
+        for first in range(0, len(rows), _CHUNK):
+            table = Table([head, *rows[first : first + _CHUNK]], colWidths=col, repeatRows=1, hAlign="LEFT")
+            table.setStyle(table_style)
+            tables.append(table)
+        return tables
+
+    def _transactions_a4(self) -> list[Flowable]:
+        r = self.report
+        rows = r.transactions
+        heading = self._heading(f"Transactions ({len(rows)})")
+        if not rows:
+            return [KeepTogether([heading, L.para("No transactions in the range.", self.s.small)])]
+        widths = [0.09, 0.09, 0.10, 0.17, 0.09, 0.10, 0.10, 0.08, 0.08]
+        col = [w * self.width for w in widths]
+        col.append(self.width - sum(col))
+        body: list[list[object]] = [
+            ["Created", "Completed", "Terminal", "Customer", "State", "Total", "Charged", "Tip", "Fee", "Transaction"]
+        ]
+        pattern = self.time_pattern
+        money = self.money
+        for t in rows:
+            body.append(
+                [
+                    L.local(t.created, self.tz, pattern),
+                    L.local(t.completed, self.tz, pattern),
+                    L.cell(_terminal(t.terminal_id), self.s.cell, col[2] - 6),
+                    L.cell(t.customer, self.s.cell, col[3] - 6),
+                    str(t.state),
+                    money(t.total),
+                    money(t.charged_amount),
+                    money(t.tip_amount) if t.tip_amount else "",
+                    money(t.fee_amount) if t.fee_amount else "",
+                    L.cell(t.transaction_id, self.s.cell, col[9] - 6),
+                ]
+            )
+        note = L.para(
+            "Every transaction created, completed, refunded or canceled in the range, and any still authorized; "
+            "times are local.",
+            self.s.small,
+        )
+        return [heading, note, Spacer(1, 1 * mm), *self._tables(body, col, right=(5, 6, 7, 8))]
+
+    def _audit_a4(self) -> list[Flowable]:
+        entries = self.report.audit
+        heading = self._heading(f"Audit log of this terminal ({len(entries)})")
+        if not entries:
+            return [KeepTogether([heading, L.para("No entries in the range.", self.s.small)])]
+        widths = [0.11, 0.17, 0.14, 0.12]
+        col = [w * self.width for w in widths]
+        col.append(self.width - sum(col))
+        body: list[list[object]] = [["Time", "Action", "Who", "Terminal", "Detail"]]
+        for a in entries:
+            body.append(
+                [
+                    L.local(a.at, self.tz, self.time_pattern),
+                    L.cell(a.action, self.s.cell, col[1] - 6),
+                    L.cell(a.actor or "", self.s.cell, col[2] - 6),
+                    L.cell(a.terminal_id or "", self.s.cell, col[3] - 6),
+                    L.cell(a.detail, self.s.cell, col[4] - 6),
+                ]
+            )
+        return [heading, *self._tables(body, col, right=())]
+
+    # --- 80 mm roll ------------------------------------------------------------------------------------------
+
+    def roll_story(self) -> list[Flowable]:
+        r = self.report
+        story = self._header()
+        story.append(self._heading("Figures"))
+        merged = r.scope.merge
+        single = merged or (len(r.rows) == 1 and r.total is r.rows[0])
+        for row in r.rows:
+            story.append(self._roll_figures(row, _terminal(row.terminal_id, merged), bold=single))
+            story.append(Spacer(1, 2 * mm))
+        if not single:
+            if not r.rows:
+                story.append(L.para("No completed transactions.", self.s.small))
+            story.append(self._roll_figures(r.total, "TOTAL", bold=True))
+        story += self._reconciliation()
+        story += self._roll_list("Authorized, never completed", r.open_authorized, "created")
+        story += self._roll_list("Refunds", r.refunds, "changed")
+        story += self._roll_list("Cancellations", r.cancellations, "changed")
+        story.append(self._heading(f"Audit log ({len(r.audit)})"))
+        if not r.audit:
+            story.append(L.para("No entries in the range.", self.s.small))
+        for a in r.audit:
+            who = f" ({a.actor})" if a.actor else ""
+            story.append(L.para(f"{L.local(a.at, self.tz, self.time_pattern)}  {a.action}{who}", self.s.cell))
+        return story
+
+    def _roll_figures(self, row: FigureRow, label: str, *, bold: bool) -> Table:
+        shown = row.shown
+        check = "✓" if row.matches else "✗ MISMATCH"
+        lines: list[list[object]] = [[L.cell(label, self.s.cell_bold, self.width * 0.6), check]]
+        style: list[tuple[object, ...]] = [
+            ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size),
+            ("FONT", (0, 0), (-1, 0), fonts.BOLD, self.size),
+            ("ALIGN", (1, 0), (1, -1), "RIGHT"),
+            ("LINEBELOW", (0, 0), (-1, 0), 0.6, colors.black),
+            ("LEFTPADDING", (0, 0), (-1, -1), 0),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+            ("TOPPADDING", (0, 0), (-1, -1), 0.6),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 0.6),
+            ("TEXTCOLOR", (1, 0), (1, 0), L.GREEN if row.matches else L.RED),
+        ]
+        for name in ("count", *_MONEY_NAMES):
+            said = getattr(shown, name)
+            text = str(said) if name == "count" else self.money(said)
+            lines.append([name.capitalize(), text])
+            if name in row.mismatched:
+                found = getattr(row.recomputed, name)
+                index = len(lines) - 1
+                style.append(("TEXTCOLOR", (0, index), (-1, index), L.RED))
+                style.append(("FONT", (0, index), (-1, index), fonts.BOLD, self.size))
+                lines.append(["  transactions give", str(found) if name == "count" else self.money(found)])
+                style.append(("TEXTCOLOR", (0, index + 1), (-1, index + 1), L.RED))
+        if bold:
+            style.append(("FONT", (0, 1), (-1, -1), fonts.BOLD, self.size))
+        table = Table(lines, colWidths=[self.width * 0.6, self.width * 0.4])
+        table.setStyle(TableStyle(style))
+        return table
+
+    def _roll_list(self, title: str, rows: Sequence[TxRow], when: str) -> list[Flowable]:
+        story: list[Flowable] = [self._heading(f"{title} ({len(rows)})")]
+        if not rows:
+            story.append(L.para("None.", self.s.small))
+            return story
+        for t in rows:
+            moment = t.created if when == "created" else t.changed
+            amount = self.money(t.charged_amount if t.state.value == "refunded" else t.charge_amount)
+            lines = [
+                [f"{L.local(moment, self.tz, self.time_pattern)}  {_terminal(t.terminal_id)}", amount],
+                [L.cell(t.customer, self.s.cell, self.width - 4), ""],
+                [L.cell(t.transaction_id, self.s.cell, self.width - 4), ""],
+            ]
+            table = Table(lines, colWidths=[self.width * 0.65, self.width * 0.35])
+            table.setStyle(
+                TableStyle(
+                    [
+                        ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size - 1),
+                        ("FONT", (0, 0), (-1, 0), fonts.BOLD, self.size - 1),
+                        ("TEXTCOLOR", (0, 2), (-1, 2), L.GREY),
+                        ("ALIGN", (1, 0), (1, 0), "RIGHT"),
+                        ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                        ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                        ("TOPPADDING", (0, 0), (-1, -1), 0.3),
+                        ("BOTTOMPADDING", (0, 0), (-1, -1), 0.3),
+                        ("LINEBELOW", (0, -1), (-1, -1), 0.3, L.RULE),
+                    ]
+                )
+            )
+            story.append(table)
+        return story
+
+
+def filename(report: EndOfDayReport, layout: Layout, tz: tzinfo | None = None) -> str:
+    """A file name that says what the report is: ``report-LANE-1-2026-11-23-a4.pdf``."""
+    who = report.scope.terminal_id or ("merged" if report.scope.merge else "all")
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in who)
+    day = L.local(report.range.start, tz, "%Y-%m-%d-%H%M")
+    return f"report-{safe}-{day}-{layout}.pdf"

@@ -1,0 +1,104 @@
+"""The fonts the PDFs embed, and how text that DejaVu cannot draw falls back to Droid Sans Fallback.
+
+reportlab's base-14 fonts are Latin-1 only and reportlab does not fall back
+from one font to another by itself, so text is split into runs: each run of
+characters DejaVu Sans lacks (Chinese, Japanese, Korean names) is drawn in the
+fallback font.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from importlib import resources
+from xml.sax.saxutils import escape
+
+from reportlab.lib.fonts import addMapping
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+
+REGULAR = "PosSans"
+BOLD = "PosSans-Bold"
+FALLBACK = "PosSansFallback"
+_FILES = {REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf", FALLBACK: "DroidSansFallbackFull.ttf"}
+_lock = threading.Lock()
+_registered = False
+
+
+def register() -> None:
+    """Register the bundled fonts with reportlab once per process (``<b>`` in paragraphs picks the bold one)."""
+    global _registered
+    with _lock:
+        if _registered:
+            return
+        folder = resources.files("pos_terminal").joinpath("resources", "fonts")
+        for name, filename in _FILES.items():
+            with resources.as_file(folder.joinpath(filename)) as path:
+                pdfmetrics.registerFont(TTFont(name, str(path)))
+        addMapping(REGULAR, 0, 0, REGULAR)
+        addMapping(REGULAR, 1, 0, BOLD)
+        addMapping(REGULAR, 0, 1, REGULAR)
+        addMapping(REGULAR, 1, 1, BOLD)
+        addMapping(FALLBACK, 0, 0, FALLBACK)
+        addMapping(FALLBACK, 1, 0, FALLBACK)
+        addMapping(FALLBACK, 0, 1, FALLBACK)
+        addMapping(FALLBACK, 1, 1, FALLBACK)
+        _registered = True
+
+
+@cache
+def _cmap(font: str) -> frozenset[int]:
+    register()
+    face = pdfmetrics.getFont(font).face
+    return frozenset(face.charToGlyph)
+
+
+def covered(text: str) -> bool:
+    """Whether DejaVu Sans draws every character of ``text``."""
+    if text.isascii():
+        return True
+    cmap = _cmap(REGULAR)
+    return all(ord(ch) in cmap or ch.isspace() for ch in text)
+
+
+def runs(text: str, font: str) -> list[tuple[str, str]]:
+    """``(font, piece)`` pairs: ``font`` where DejaVu has the glyph, the fallback where it has not."""
+    if covered(text):
+        return [(font, text)]
+    cmap = _cmap(REGULAR)
+    pieces: list[tuple[str, str]] = []
+    for ch in text:
+        use = font if ord(ch) in cmap or ch.isspace() else FALLBACK
+        if pieces and pieces[-1][0] == use:
+            pieces[-1] = (use, pieces[-1][1] + ch)
+        else:
+            pieces.append((use, ch))
+    return pieces
+
+
+def markup(text: str) -> str:
+    """``text`` escaped for a reportlab ``Paragraph``, with fallback runs wrapped in ``<font>``."""
+    if covered(text):
+        return escape(text)
+    return "".join(
+        escape(piece) if font != FALLBACK else f'<font face="{FALLBACK}">{escape(piece)}</font>'
+        for font, piece in runs(text, REGULAR)
+    )
+
+
+def width(text: str, font: str, size: float) -> float:
+    return float(sum(pdfmetrics.stringWidth(piece, f, size) for f, piece in runs(text, font)))
+
+
+def fit(text: str, font: str, size: float, available: float) -> str:
+    """``text``, shortened with "…" when it would be wider than ``available`` points."""
+    if width(text, font, size) <= available:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits with the ellipsis
+        mid = (low + high + 1) // 2
+        if width(text[:mid] + "…", font, size) <= available:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low].rstrip() + "…"

@@ -1,0 +1,158 @@
+"""The receipt of one completed or refunded transaction, on an 80 mm roll.
+
+It shows the items, discounts, total and tax, what was paid before the charge
+(cash), the amount sent to the service, the loyalty adjustment the service made
+(``modifiers``), the amount actually charged (``chargedAmount``), any tip, and
+the transaction id, terminal and time. A refunded transaction says so in red.
+"""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+
+from reportlab.lib import colors
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, Spacer, Table, TableStyle
+
+from pos_terminal.domain.lifecycle import TxState
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import Receipt
+from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
+from pos_terminal.reports import fonts
+
+
+def render_receipt(receipt: Receipt, *, money: MoneyFormat, tz: tzinfo | None = None) -> bytes:
+    """PDF bytes of ``receipt`` on an 80 mm roll; times in ``tz`` (the system's local time when ``None``)."""
+    paper = _Receipt(receipt, money, tz)
+    title = f"Receipt {receipt.transaction_id}"
+    return L.build_roll(
+        paper.story, paper.decorate, title=title, author=receipt.merchant or "pos-terminal", top=paper.top
+    )
+
+
+class _Receipt:
+    def __init__(self, receipt: Receipt, money: MoneyFormat, tz: tzinfo | None) -> None:
+        self.r = receipt
+        self.money = money.format
+        self.tz = tz
+        self.size = 8.0
+        self.s = L.styles(self.size)
+        self.top = 10 * mm
+        self.width = L.ROLL_WIDTH - 2 * L.ROLL_MARGIN
+
+    def decorate(self, canvas: Canvas, number: int, count: int) -> None:
+        width, height = canvas._pagesize
+        canvas.saveState()
+        if not self.r.production:
+            L.sandbox_mark(canvas, width, height - 3 * mm, 8)
+        printed = f"printed {L.local(self.r.printed_at, self.tz)}" if self.r.printed_at else ""
+        L.footer(canvas, width, L.ROLL_MARGIN, printed, number, count, 6)
+        canvas.restoreState()
+
+    def _lines(
+        self, rows: list[list[object]], *, bold_rows: tuple[int, ...] = (), rule_above: int | None = None
+    ) -> Table:
+        table = Table(rows, colWidths=[self.width * 0.68, self.width * 0.32])
+        style: list[tuple[object, ...]] = [
+            ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size),
+            ("ALIGN", (1, 0), (1, -1), "RIGHT"),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("LEFTPADDING", (0, 0), (-1, -1), 0),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+            ("TOPPADDING", (0, 0), (-1, -1), 0.6),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 0.6),
+        ]
+        style += [("FONT", (0, i), (-1, i), fonts.BOLD, self.size + 1) for i in bold_rows]
+        if rule_above is not None:
+            style.append(("LINEABOVE", (0, rule_above), (-1, rule_above), 0.6, colors.black))
+        table.setStyle(TableStyle(style))
+        return table
+
+    def story(self) -> list[Flowable]:
+        r, money = self.r, self.money
+        story: list[Flowable] = [L.para(r.merchant or "Receipt", self.s.title)]
+        if not r.production:
+            story.append(self._banner("SANDBOX — not a real payment", L.RED))
+        if r.state is TxState.REFUNDED:
+            story.append(Spacer(1, 1.5 * mm))
+            story.append(self._banner(f"REFUNDED — {money(r.charged_amount)} returned to the customer", L.RED))
+        story.append(Spacer(1, 2 * mm))
+        facts: list[list[object]] = [
+            ["Time", L.local(r.when, self.tz, "%Y-%m-%d %H:%M")],
+            ["Terminal", L.cell(r.terminal_id or "(none)", self.s.cell, self.width * 0.7)],
+            ["Customer", L.cell(r.customer or "-", self.s.cell, self.width * 0.7)],
+        ]
+        if r.member_no:
+            facts.append(["Member", r.member_no])
+        if r.ref_id:
+            facts.append(["Check", L.cell(r.ref_id, self.s.cell, self.width * 0.7)])
+        facts_table = Table(facts, colWidths=[self.width * 0.25, self.width * 0.75])
+        facts_table.setStyle(
+            TableStyle(
+                [
+                    ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size - 0.5),
+                    ("TEXTCOLOR", (0, 0), (0, -1), L.GREY),
+                    ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                    ("TOPPADDING", (0, 0), (-1, -1), 0.5),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 0.5),
+                ]
+            )
+        )
+        story.append(facts_table)
+        story.append(Spacer(1, 2 * mm))
+
+        items: list[list[object]] = []
+        for item in r.items:
+            label = f"{item.quantity} × {item.name}" if item.quantity != 1 else item.name
+            items.append([L.cell(label, self.s.cell, self.width * 0.66), money(item.amount)])
+        for discount in r.discounts:
+            items.append([L.cell(discount.name, self.s.cell, self.width * 0.66), money(discount.amount)])
+        if items:
+            story.append(self._lines(items))
+        totals: list[list[object]] = [["Total", money(r.total)]]
+        if r.tax is not None:
+            totals.append(["  includes tax", money(r.tax)])
+        story.append(self._lines(totals, bold_rows=(0,), rule_above=0))
+
+        paid: list[list[object]] = []
+        for payment in r.payments:
+            paid.append([L.cell(f"Paid by {payment.name}", self.s.cell, self.width * 0.66), money(-payment.amount)])
+        paid.append(["Charged to the account", money(r.charge_amount)])
+        for modifier in r.modifiers:
+            paid.append([L.cell(modifier.name, self.s.cell, self.width * 0.66), money(modifier.amount)])
+        if not r.modifiers and r.loyalty_adjustment:
+            paid.append(["Loyalty adjustment", money(r.loyalty_adjustment)])
+        story.append(Spacer(1, 1.5 * mm))
+        story.append(self._lines(paid))
+        charged: list[list[object]] = [["Amount charged", money(r.charged_amount)]]
+        if r.loyalty_adjustment:
+            charged.append(
+                ["  loyalty saved" if r.loyalty_adjustment < 0 else "  loyalty added", money(abs(r.loyalty_adjustment))]
+            )
+        if r.tip_amount:
+            charged.append(["Tip", money(r.tip_amount)])
+        story.append(self._lines(charged, bold_rows=(0,), rule_above=0))
+        story.append(Spacer(1, 3 * mm))
+        story.append(L.para("Transaction", self.s.small))
+        story.append(L.para(r.transaction_id, self.s.cell))
+        story.append(L.para(f"{r.region}{'' if r.production else ' (sandbox)'}", self.s.small))
+        return story
+
+    def _banner(self, text: str, color: colors.Color) -> Table:
+        box = Table([[L.para(text, self.s.banner)]], colWidths=[self.width])
+        box.setStyle(
+            TableStyle(
+                [
+                    ("BACKGROUND", (0, 0), (-1, -1), color),
+                    ("TOPPADDING", (0, 0), (-1, -1), 2),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+                ]
+            )
+        )
+        return box
+
+
+def receipt_filename(receipt: Receipt) -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in receipt.transaction_id)
+    return f"receipt-{safe}.pdf"
