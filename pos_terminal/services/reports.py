@@ -1,0 +1,226 @@
+"""Manager's reports: the end-of-day (or shift) report and receipts, and the audit of every copy made.
+
+:meth:`Reports.end_of_day` asks the summary route for the range, lists the
+transactions that could have been completed in it (``created`` from
+``start - lookback``, see :mod:`pos_terminal.domain.report`), recomputes the
+figures and returns one immutable :class:`~pos_terminal.domain.report.EndOfDayReport`;
+a disagreement is part of the report, never dropped. Turning it into PDF is the
+business of :mod:`pos_terminal.reports`; printing, of the window or the command line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Literal
+
+from pos_terminal.api.client import PosClient
+from pos_terminal.api.models import Summary, Transaction
+from pos_terminal.domain.lifecycle import TxState
+from pos_terminal.domain.report import (
+    DEFAULT_LOOKBACK,
+    AuditRow,
+    EndOfDayReport,
+    ModifierRow,
+    Receipt,
+    ReceiptLine,
+    ReportScope,
+    TimeRange,
+    TxRow,
+    build_report,
+)
+from pos_terminal.domain.summary import SummaryFigures
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import AuditEntry, Journal, utcnow
+
+if TYPE_CHECKING:
+    from pos_terminal.services.terminal import Terminal
+
+Output = Literal["printed", "saved"]
+
+
+class NoReceipt(UserError):
+    """A receipt is asked for a transaction that has none (authorized or canceled)."""
+
+    hint = "Receipts exist for completed or refunded transactions."
+
+
+def tx_row(t: Transaction) -> TxRow:
+    return TxRow(
+        transaction_id=t.transaction_id,
+        state=t.state,
+        terminal_id=t.terminal_id,
+        created=t.created,
+        completed=t.completed,
+        updated=t.updated,
+        customer=t.customer.display_name if t.customer else "",
+        total=t.total,
+        charge_amount=t.charge_amount,
+        charged_amount=t.amount_charged,
+        tip_amount=t.tip_amount,
+        fee_amount=t.fee_amount,
+        ref_id=t.ref_id,
+    )
+
+
+def figures(s: Summary) -> SummaryFigures:
+    return SummaryFigures(s.terminal_id, count=s.count, total=s.total, fees=s.fees, payout=s.payout, tips=s.tips)
+
+
+def _detail(entry: AuditEntry) -> str:
+    parts = []
+    for key, value in sorted(entry.detail.items()):
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}: {text}")
+    return ", ".join(parts)
+
+
+def audit_row(entry: AuditEntry) -> AuditRow:
+    return AuditRow(entry.at, entry.action, entry.actor, entry.terminal_id, _detail(entry))
+
+
+class Reports:
+    """Reports for the merchant the client is signed in to, made on terminal ``terminal_id``.
+
+    ``region`` and ``production`` name the service on paper ("SANDBOX" when not production);
+    ``actor`` is who made the report, written to the audit log with every copy.
+    """
+
+    def __init__(
+        self,
+        client: PosClient,
+        journal: Journal,
+        *,
+        terminal_id: str,
+        region: str,
+        production: bool,
+        merchant: str | None = None,
+        actor: str | None = None,
+        lookback: timedelta = DEFAULT_LOOKBACK,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.client = client
+        self.journal = journal
+        self.terminal_id = terminal_id
+        self.region = region
+        self.production = production
+        self.merchant = merchant
+        self.actor = actor
+        self.lookback = lookback
+        self.now = now
+
+    @classmethod
+    def for_terminal(cls, terminal: Terminal, *, actor: str | None = None, merchant: str | None = None) -> Reports:
+        """Reports for a composed :class:`~pos_terminal.services.terminal.Terminal` (its client, journal, service).
+
+        The listing looks back at least the configured auto-cancel interval, and never less than 24 hours.
+        """
+        hint = timedelta(seconds=terminal.settings.auto_cancel_hint_seconds)
+        return cls(
+            terminal.client,
+            terminal.journal,
+            terminal_id=terminal.settings.terminal_id,
+            region=terminal.service.name,
+            production=terminal.service.production,
+            merchant=merchant,
+            actor=actor,
+            lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
+        )
+
+    # --- ranges, from the terminal's clock ------------------------------------------------------------------
+
+    def today(self) -> TimeRange:
+        return TimeRange.today(self.now())
+
+    def yesterday(self) -> TimeRange:
+        return TimeRange.yesterday(self.now())
+
+    def shift(self, since: datetime) -> TimeRange:
+        return TimeRange.shift(since, self.now())
+
+    # --- the report -----------------------------------------------------------------------------------------
+
+    async def end_of_day(self, period: TimeRange, scope: ReportScope | None = None) -> EndOfDayReport:
+        """The report of ``period`` for ``scope`` (this terminal by default)."""
+        scope = scope or ReportScope.terminal(self.terminal_id)
+        generated_at = self.now()
+        summary = await self.client.summary(period.start, period.end, terminal_id=scope.terminal_id, merge=scope.merge)
+        reported = [figures(s) for s in (summary if isinstance(summary, list) else [summary])]
+        start, end = period.listing_window(self.lookback)
+        listed = await self.client.list_transactions(start, end, terminal_id=scope.terminal_id)
+        audit = self.journal.audit_entries(period.start, period.end)
+        return build_report(
+            terminal_id=self.terminal_id,
+            scope=scope,
+            region=self.region,
+            production=self.production,
+            period=period,
+            generated_at=generated_at,
+            reported=reported,
+            listed=[tx_row(t) for t in listed],
+            audit=[audit_row(e) for e in audit],
+            merchant=self.merchant,
+            lookback=self.lookback,
+        )
+
+    # --- receipts -------------------------------------------------------------------------------------------
+
+    async def receipt(self, transaction_id: str) -> Receipt:
+        """The receipt of a completed or refunded transaction, as the service has it now."""
+        return self.receipt_of(await self.client.get_transaction(transaction_id))
+
+    def receipt_of(self, t: Transaction) -> Receipt:
+        if t.state not in (TxState.COMPLETE, TxState.REFUNDED):
+            raise NoReceipt(f"Transaction {t.transaction_id} is {t.state}, so it has no receipt.")
+        return Receipt(
+            transaction_id=t.transaction_id,
+            state=t.state,
+            terminal_id=t.terminal_id,
+            when=t.completed or t.created,
+            customer=t.customer.display_name if t.customer else "",
+            member_no=t.customer.member_no if t.customer else None,
+            items=tuple(ReceiptLine(i.name or i.id or "Item", i.quantity, i.amount) for i in t.items),
+            discounts=tuple(ModifierRow(d.name or d.id or "Discount", d.amount) for d in t.discounts),
+            item_total=t.item_total,
+            discount_total=t.discount_total or 0,
+            total=t.total,
+            tax=t.tax,
+            payments=tuple(ModifierRow(p.method or "Payment", p.amount) for p in t.payments),
+            charge_amount=t.charge_amount,
+            modifiers=tuple(ModifierRow(m.name or m.id or "Adjustment", m.amount) for m in t.modifiers),
+            charged_amount=t.amount_charged,
+            tip_amount=t.tip_amount,
+            region=self.region,
+            production=self.production,
+            ref_id=t.ref_id,
+            merchant=self.merchant,
+            printed_at=self.now(),
+        )
+
+    # --- the audit of copies --------------------------------------------------------------------------------
+
+    def record_report(self, report: EndOfDayReport, output: Output, *, where: str, layout: str) -> None:
+        """Write "report printed" or "report saved" to the audit log (call it once the copy exists)."""
+        self.journal.audit(
+            f"report {output}",
+            actor=self.actor,
+            terminal_id=self.terminal_id,
+            detail={
+                "scope": report.scope.label,
+                "from": report.range.start.isoformat(),
+                "to": report.range.end.isoformat(),
+                "layout": layout,
+                "where": where,
+                "reconciled": report.reconciled,
+            },
+        )
+
+    def record_receipt(self, receipt: Receipt, output: Output, *, where: str) -> None:
+        """Write "receipt printed" or "receipt saved" to the audit log."""
+        self.journal.audit(
+            f"receipt {output}",
+            actor=self.actor,
+            terminal_id=self.terminal_id,
+            detail={"transactionId": receipt.transaction_id, "state": str(receipt.state), "where": where},
+        )
