@@ -30,6 +30,10 @@ def _to_utc(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+def _null_is_empty(value: Any) -> Any:
+    return [] if value is None else value
+
+
 Time = Annotated[datetime | None, BeforeValidator(_blank_is_none)]
 Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]
 
@@ -115,10 +119,11 @@ class Transaction(WireModel):
     tip_amount: int = 0
     fee_amount: int = 0
     customer: Customer | None = None
-    items: list[Item] = Field(default_factory=list)
-    discounts: list[Line] = Field(default_factory=list)
-    payments: list[PaymentLine] = Field(default_factory=list)
-    modifiers: list[Line] = Field(default_factory=list)
+    # a record of a check sent without discounts or payments carries them as null: read that as none
+    items: Annotated[list[Item], BeforeValidator(_null_is_empty)] = Field(default_factory=list)
+    discounts: Annotated[list[Line], BeforeValidator(_null_is_empty)] = Field(default_factory=list)
+    payments: Annotated[list[PaymentLine], BeforeValidator(_null_is_empty)] = Field(default_factory=list)
+    modifiers: Annotated[list[Line], BeforeValidator(_null_is_empty)] = Field(default_factory=list)
 
     @property
     def amount_charged(self) -> int:
@@ -253,7 +258,7 @@ class PaymentTransaction(WireModel):
     total: int = 0
     tax: int = 0
     customer: PaymentCustomer | None = None
-    items: list[Item] = Field(default_factory=list)
+    items: Annotated[list[Item], BeforeValidator(_null_is_empty)] = Field(default_factory=list)
 
 
 class NonceResource(WireModel):
