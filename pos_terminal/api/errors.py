@@ -106,6 +106,21 @@ class AlreadyRefunded(ApiError):
     sentence = "The transaction has already been refunded."
 
 
+class NonceUsed(ApiError):
+    sentence = "That payment approval has already been used."
+    hint = "Ask the customer to approve the payment again."
+
+
+class NonceExpired(ApiError):
+    sentence = "That payment approval has expired."
+    hint = "Ask the customer to approve the payment again."
+
+
+class TransactionMismatch(ApiError):
+    sentence = "The payment does not match what the customer approved."
+    hint = "Check the total, the tax and the merchant, then try again."
+
+
 class UnexpectedResponse(ApiError):
     sentence = "The service answered with an error the terminal does not know."
     hint = "Try again; if it keeps happening, tell support."
@@ -179,6 +194,9 @@ PROBLEM_CODES: Mapping[str, type[ApiError]] = {
     "INSUFFICIENT_SCOPE": InsufficientScope,
     "RATE_LIMITED": RateLimited,
     "ALREADY_REFUNDED": AlreadyRefunded,
+    "NONCE_USED": NonceUsed,
+    "NONCE_EXPIRED": NonceExpired,
+    "TRANSACTION_MISMATCH": TransactionMismatch,
 }
 
 OAUTH_CODES: Mapping[str, type[OAuthError]] = {
@@ -189,6 +207,12 @@ OAUTH_CODES: Mapping[str, type[OAuthError]] = {
     "invalid_grant": InvalidGrant,
     "invalid_client": InvalidClient,
     "unauthorized_client": InvalidClient,
+}
+
+# RFC 6750 §3.1: a resource server's own error codes for bearer tokens, often sent as OAuth-style JSON
+BEARER_CODES: Mapping[str, type[ApiError]] = {
+    "invalid_token": Unauthorized,
+    "insufficient_scope": InsufficientScope,
 }
 
 STATUSES: Mapping[int, type[ApiError]] = {
@@ -283,6 +307,8 @@ def error_from_response(status: int, headers: Mapping[str, str], text: str) -> A
     if oauth is not None and oauth in OAUTH_CODES:
         cls: type[ApiError] = OAUTH_CODES[oauth]
         code = oauth
+    elif oauth is not None and oauth in BEARER_CODES:
+        cls, code = BEARER_CODES[oauth], oauth
     elif oauth is not None and code is None:
         cls, code = OAuthError, oauth
     elif code is not None and code.upper() in PROBLEM_CODES:
