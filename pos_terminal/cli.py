@@ -69,7 +69,11 @@ def _moment(text: str) -> datetime:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pos-terminal", description="Point-of-sale terminal.")
+    parser = argparse.ArgumentParser(
+        prog="pos-terminal", description="Point-of-sale terminal. Without a command: the cashier's window."
+    )
+    parser.add_argument("--profile", dest="gui_profile", type=Path, help="window: base directory for config and data")
+    parser.add_argument("--service", dest="gui_service", metavar="URL", help="window: use a service running at URL")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     login = commands.add_parser("login", help="sign in with a device code (or a token created by hand)")
@@ -106,6 +110,28 @@ def build_parser() -> argparse.ArgumentParser:
     scope.add_argument("--all", action="store_true", help="one record per terminal")
     scope.add_argument("--merge", action="store_true", help="all terminals merged into one")
 
+    report = commands.add_parser("report", help="end-of-day or shift report, reconciled; as text, JSON, PDF or printed")
+    _common(report)
+    _report_terminal(report)
+    when = report.add_mutually_exclusive_group()
+    when.add_argument("--today", action="store_true", help="since local midnight (the default)")
+    when.add_argument("--yesterday", action="store_true", help="yesterday, local midnight to midnight")
+    when.add_argument("--shift-from", dest="shift_from", metavar="T", type=_moment, help="this shift, since T")
+    when.add_argument("--from", dest="start", metavar="T", type=_moment, help="from T (ISO 8601, local unless offset)")
+    report.add_argument(
+        "--to", dest="end", metavar="T", type=_moment, help="with --from: until T, exclusive (default now)"
+    )
+    report_scope = report.add_mutually_exclusive_group()
+    report_scope.add_argument("--all", action="store_true", help="every terminal, one row each")
+    report_scope.add_argument("--merge", action="store_true", help="every terminal merged into one row")
+    _output(report)
+    report.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+
+    receipt = commands.add_parser("receipt", help="receipt of a completed or refunded transaction (80 mm)")
+    _common(receipt)
+    receipt.add_argument("transaction_id")
+    _output(receipt)
+
     sandbox = commands.add_parser("sandbox", help="run the emulated service on loopback")
     sandbox_cli.add_arguments(sandbox)
     return parser
@@ -115,6 +141,21 @@ def _range(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="start", type=_moment, help="start (ISO 8601, local time unless offset)")
     parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default now)")
     parser.add_argument("--today", action="store_true", help="since local midnight (the default)")
+
+
+def _report_terminal(parser: argparse.ArgumentParser) -> None:
+    """For ``report``, ``--terminal ID`` names the terminal reported on; this one keeps its own id (and sign-in)."""
+    for action in parser._actions:
+        if "--terminal" in action.option_strings:
+            action.dest = "report_terminal"
+            action.help = "the terminal to report on (default: this one)"
+    parser.set_defaults(terminal=None)
+
+
+def _output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pdf", metavar="FILE", type=Path, help="save the PDF to FILE")
+    parser.add_argument("--print", dest="print_it", action="store_true", help="print on the system printer")
+    parser.add_argument("--printer", metavar="NAME", help="with --print: this printer (default: settings, then system)")
 
 
 def _today_start() -> datetime:
@@ -130,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "sandbox":
         return sandbox_cli.run(args)
     if args.command is None:
-        return _launch_gui(parser)
+        return _launch_gui(args)
     out = Output(getattr(args, "json", False))
     try:
         return asyncio.run(_run(args, out))
@@ -142,9 +183,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def _launch_gui(parser: argparse.ArgumentParser) -> int:
-    """The cashier's window when it exists; until then the embedded sandbox in the foreground."""
-    return sandbox_cli.run(parser.parse_args(["sandbox", "--db", str(Paths.default().ensure().sandbox_db)]))
+def _launch_gui(args: argparse.Namespace) -> int:
+    """The cashier's window, against the embedded sandbox unless configured otherwise."""
+    from pos_terminal.app import run_gui
+
+    return run_gui(Paths.for_profile(args.gui_profile), service_url=args.gui_service)
 
 
 async def _run(args: argparse.Namespace, out: Output) -> int:
@@ -389,6 +432,131 @@ async def _summary(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.domain.report import ReportScope, TimeRange
+    from pos_terminal.reports.end_of_day import render
+    from pos_terminal.services.reports import Reports
+
+    reports = Reports.for_terminal(terminal, actor=_who())
+    if args.end is not None and args.start is None:
+        raise UserError("--to needs --from.", hint="Give the start with --from.")
+    if args.start is not None:
+        period = TimeRange.custom(args.start, args.end or reports.now())
+    elif args.shift_from is not None:
+        period = reports.shift(args.shift_from)
+    else:
+        period = reports.yesterday() if args.yesterday else reports.today()
+    if args.report_terminal and (args.all or args.merge):
+        raise UserError("Choose one of --terminal, --all or --merge.")
+    if args.merge:
+        scope = ReportScope.merged()
+    elif args.all:
+        scope = ReportScope.all()
+    else:
+        scope = ReportScope.terminal(args.report_terminal or terminal.settings.terminal_id)
+    report = await reports.end_of_day(period, scope)
+    out.data(report.as_json())
+    money = terminal.money.format
+    out.line(f"{report.title}: {scope.label}{'' if report.production else ' [SANDBOX]'}")
+    out.line(f"{_local(period.start)} – {_local(period.end)} (local time), made {_local(report.generated_at)}")
+    for row in report.rows:
+        f = row.shown
+        label = "All terminals" if scope.merge else (row.terminal_id or "(no terminal)")
+        out.line(
+            f"{label:<16} count {f.count:>5}  total {money(f.total):>12}  tips {money(f.tips):>10}  "
+            f"fees {money(f.fees):>10}  payout {money(f.payout):>12}  {'ok' if row.matches else 'MISMATCH'}"
+        )
+    if len(report.rows) > 1:
+        t = report.total.shown
+        out.line(
+            f"{'Total':<16} count {t.count:>5}  total {money(t.total):>12}  tips {money(t.tips):>10}  "
+            f"fees {money(t.fees):>10}  payout {money(t.payout):>12}"
+        )
+    if report.reconciled:
+        out.line("Reconciled: the summary matches the listed transactions.")
+    else:
+        out.note("MISMATCH: the service's summary and the listed transactions disagree.")
+        for sentence in report.differences(money):
+            out.note(f"  {sentence}")
+    out.line(
+        f"Open authorizations {len(report.open_authorized)}, refunds {len(report.refunds)}, "
+        f"cancellations {len(report.cancellations)}, audit entries {len(report.audit)}."
+    )
+    if args.pdf or args.print_it:
+        data = render(report, args.layout, money=terminal.money)
+        if args.pdf:
+            saved = _save(data, args.pdf)
+            reports.record_report(report, "saved", where=str(saved), layout=args.layout)
+            out.note(f"Saved {saved}.")
+        if args.print_it:
+            printer = _print(data, args.printer or terminal.settings.printer, report.title)
+            reports.record_report(report, "printed", where=printer, layout=args.layout)
+            out.note(f"Printed on {printer}.")
+    return EXIT_OK
+
+
+async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.reports.receipt import render_receipt
+    from pos_terminal.services.reports import Reports
+
+    reports = Reports.for_terminal(terminal, actor=_who())
+    receipt = await reports.receipt(args.transaction_id)
+    money = terminal.money.format
+    out.data(
+        {
+            "transactionId": receipt.transaction_id,
+            "state": str(receipt.state),
+            "terminalId": receipt.terminal_id,
+            "total": receipt.total,
+            "chargeAmount": receipt.charge_amount,
+            "chargedAmount": receipt.charged_amount,
+            "loyaltyAdjustment": receipt.loyalty_adjustment,
+            "tipAmount": receipt.tip_amount,
+        }
+    )
+    out.line(
+        f"{receipt.transaction_id} {receipt.state}: total {money(receipt.total)}, "
+        f"charged {money(receipt.charged_amount)} to {receipt.customer or 'the customer'}"
+    )
+    if args.pdf or args.print_it:
+        data = render_receipt(receipt, money=terminal.money)
+        if args.pdf:
+            saved = _save(data, args.pdf)
+            reports.record_receipt(receipt, "saved", where=str(saved))
+            out.note(f"Saved {saved}.")
+        if args.print_it:
+            printer = _print(data, args.printer or terminal.settings.printer, f"Receipt {receipt.transaction_id}")
+            reports.record_receipt(receipt, "printed", where=printer)
+            out.note(f"Printed on {printer}.")
+    return EXIT_OK
+
+
+def _who() -> str | None:
+    """Who runs the command, for the audit log."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return None
+
+
+def _local(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _save(data: bytes, path: Path) -> Path:
+    from pos_terminal.ui.printing import save_pdf
+
+    return save_pdf(data, path)
+
+
+def _print(data: bytes, printer: str | None, title: str) -> str:
+    from pos_terminal.ui.printing import print_pdf
+
+    return print_pdf(data, printer=printer, title=title)
+
+
 _HANDLERS: dict[str, Handler] = {
     "login": _login,
     "logout": _logout,
@@ -401,6 +569,8 @@ _HANDLERS: dict[str, Handler] = {
     "tx cancel": _state_command(Action.CANCEL),
     "tx refund": _state_command(Action.REFUND),
     "summary": _summary,
+    "report": _report,
+    "receipt": _receipt,
 }
 
 

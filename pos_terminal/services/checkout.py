@@ -145,13 +145,19 @@ class Checkout:
 
     # --- charging ---------------------------------------------------------------------------
 
-    async def charge(self, check: Check, customer: Customer) -> ChargeOutcome:
-        """Create the transaction for ``check``; never sends a second create for one intent."""
+    async def charge(self, check: Check, customer: Customer, *, ref_id: str | None = None) -> ChargeOutcome:
+        """Create the transaction for ``check``; never sends a second create for one intent.
+
+        ``ref_id`` lets a caller remember the reference before anything is recorded (the open check
+        keeps it, so a restart finds the charge of the check on screen); one is made up otherwise.
+        """
         async with self._lock:
             if self.journal.unfinished_intents():
                 raise ChargeInProgress()
             check.validate()
-            ref_id = new_ref_id()
+            ref_id = ref_id or new_ref_id()
+            if self.journal.intent(ref_id) is not None:
+                raise UserError("This check has already been charged.", hint="Start a new check to charge again.")
             customer_ref = customer.model_dump(by_alias=True, exclude_none=True, mode="json")
             body = check.charge_request(customer=customer_ref, ref_id=ref_id, terminal_id=self.terminal_id)
             request = CreateTransactionRequest.model_validate(body)

@@ -17,12 +17,14 @@ from pos_terminal.api.auth import AuthClient
 from pos_terminal.api.client import PosClient, make_http_client
 from pos_terminal.api.regions import Region, load_regions
 from pos_terminal.api.routes import Routes
+from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.errors import ConfigError
+from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.checkout import Checkout
 from pos_terminal.services.directory import Customers, History, Summaries
+from pos_terminal.services.register import Register
 from pos_terminal.services.session import Session
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.tokens import open_token_store
@@ -132,6 +134,26 @@ class Terminal:
         self.customers = Customers(self.client)
         self.history = History(self.client, self.journal)
         self.summaries = Summaries(self.client)
+        self.register = Register(
+            self.journal,
+            self.checkout,
+            self.history,
+            auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
+        )
+
+    @property
+    def is_sandbox(self) -> bool:
+        return not self.service.production
+
+    async def approve_demo_sign_in(self, user_code: str, merchant_id: str = "mer-cafe") -> None:
+        """Sandbox only: approve a pending device sign-in as the demo merchant, as a person on /device would."""
+        if self.service.production:
+            raise UserError("Only a sandbox can approve a sign-in from the terminal.")
+        await SandboxControl(self.http, self.service.auth_url).approve_device(user_code, merchant_id)
+
+    def pending_changes(self) -> int:
+        """State changes (complete, cancel, refund) waiting in the outbox for the service to confirm."""
+        return len(self.journal.pending_state_changes())
 
     @property
     def journal_path(self) -> Path:

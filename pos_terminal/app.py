@@ -1,0 +1,137 @@
+"""Composition root of the GUI: settings, the embedded sandbox, the terminal's services, the window, the loop.
+
+Started as ``asyncio``'s loop on qasync; shutdown is tied to the window closing.
+Logging goes to the profile's log file with secrets masked; an unexpected error
+is logged with its traceback and shown as one sentence naming the log file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import time
+from logging.handlers import RotatingFileHandler
+from types import TracebackType
+
+from pos_terminal.api.client import SecretsFilter
+from pos_terminal.api.regions import load_regions
+from pos_terminal.config import Settings, load_settings, save_settings
+from pos_terminal.embedded import start_embedded_sandbox
+from pos_terminal.errors import ConfigError, UserError
+from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer
+from pos_terminal.services.terminal import Terminal, resolve_service
+
+log = logging.getLogger("pos_terminal")
+
+STARTED = time.monotonic()
+
+
+class AppHost:
+    """What the windows need from around them (see :class:`pos_terminal.ui.host.Host`)."""
+
+    def __init__(self, paths: Paths, *, service_url: str | None = None) -> None:
+        self.paths = paths.ensure()
+        self.service_url = service_url
+        try:
+            self.settings, existed = load_settings(paths.config_file)
+        except ConfigError:
+            raise
+        self.first_launch = not existed and service_url is None
+        self.terminal: Terminal | None = None
+        self._sandbox: SandboxServer | None = None
+
+    def region_choices(self) -> list[tuple[str, str]]:
+        regions = load_regions(self.paths.regions_file if self.paths.regions_file.exists() else None)
+        return [("sandbox", "Embedded sandbox (no account needed)")] + [(k, r.name) for k, r in regions.items()]
+
+    def save_settings(self, settings: Settings) -> None:
+        try:
+            save_settings(self.paths.config_file, settings)
+        except OSError as exc:
+            raise UserError(f"The settings cannot be saved ({exc.strerror}).", hint="Check the disk.") from exc
+        self.settings = settings
+        self.first_launch = False
+
+    async def connect(self) -> Terminal:
+        if self.terminal is not None:
+            await self.terminal.aclose()
+            self.terminal = None
+        embedded_root = None
+        if not self.service_url and self.settings.region == "sandbox":
+            if self._sandbox is None:
+                self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths)
+            embedded_root = self._sandbox.url
+        service = resolve_service(self.settings, self.paths, service_url=self.service_url, embedded_root=embedded_root)
+        self.terminal = Terminal(self.paths, self.settings, service)
+        return self.terminal
+
+    async def aclose(self) -> None:
+        if self.terminal is not None:
+            await self.terminal.aclose()
+            self.terminal = None
+        if self._sandbox is not None:
+            await asyncio.to_thread(self._sandbox.stop)
+            self._sandbox = None
+
+
+def configure_logging(paths: Paths) -> None:
+    handler = RotatingFileHandler(paths.log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(SecretsFilter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    for noisy in ("httpx", "httpcore", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
+    """Open the cashier's window; returns the exit code when it closes."""
+    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.widgets import STYLE
+
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    paths = paths.ensure()
+    configure_logging(paths)
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("pos-terminal")
+    app.setQuitOnLastWindowClosed(False)
+    app.setStyleSheet(STYLE)
+    try:
+        host = AppHost(paths, service_url=service_url)
+    except UserError as exc:
+        print(exc.text(), file=sys.stderr)
+        return 1
+
+    async def main() -> int:
+        window = MainWindow(host)
+        closed = asyncio.Event()
+        window.closed.connect(closed.set)
+
+        def crashed(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+            log.error("unexpected error", exc_info=(kind, value, tb))
+            window.messages.show_error(
+                f"Something unexpected went wrong; nothing was lost. Details are in {paths.log_file}."
+            )
+
+        sys.excepthook = crashed
+        if os.environ.get("POS_TERMINAL_EXIT_WHEN_READY"):
+            # Start-up benchmark: report the time to the cashier screen, then close.
+            def ready() -> None:
+                print(f"cashier screen shown after {time.monotonic() - STARTED:.3f} s", flush=True)
+                window.close()
+
+            window.workspace_ready.connect(ready)
+        window.show()
+        window.start()
+        await closed.wait()
+        await host.aclose()
+        return 0
+
+    return int(qasync.run(main()))

@@ -1,0 +1,333 @@
+"""The cashier's open check: the check on screen, its customer and its charge, kept in the journal.
+
+Every change is saved at once, so a crash or a power cut restores exactly what
+the cashier saw, including a charge in flight. The charge's ``refId`` is chosen
+and saved *before* the create leaves, so after a restart the register knows
+which intent (and which transaction) belongs to the check on screen.
+
+The register says where the check stands as one :class:`Phase`; the window only
+shows it. It does no arithmetic of its own: the figures come from the domain's
+:class:`Check`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from pydantic import ValidationError
+
+from pos_terminal.api.errors import ApiError
+from pos_terminal.api.models import Customer, Transaction
+from pos_terminal.domain.check import Check, Totals
+from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.errors import UserError
+from pos_terminal.services.checkout import (
+    TRANSIENT,
+    ChangeStatus,
+    ChargeFailed,
+    ChargeStatus,
+    Checkout,
+    new_ref_id,
+)
+from pos_terminal.services.directory import History
+from pos_terminal.store.journal import IntentStatus, Journal
+
+log = logging.getLogger(__name__)
+
+OPEN_CHECK_VERSION = 1
+
+
+class Phase(StrEnum):
+    """Where the check on screen stands; exactly one at a time."""
+
+    BUILDING = "building"
+    CHARGING = "charging"
+    VERIFYING = "verifying"
+    AUTHORIZED = "authorized"
+    COMPLETE = "complete"
+    CANCELED = "canceled"
+    REFUNDED = "refunded"
+    FAILED = "failed"
+
+
+_PHASE_OF_STATE = {
+    TxState.AUTHORIZED: Phase.AUTHORIZED,
+    TxState.COMPLETE: Phase.COMPLETE,
+    TxState.CANCELED: Phase.CANCELED,
+    TxState.REFUNDED: Phase.REFUNDED,
+}
+
+LOCKED = frozenset({Phase.CHARGING, Phase.VERIFYING, Phase.AUTHORIZED})
+FINISHED = frozenset({Phase.COMPLETE, Phase.CANCELED, Phase.REFUNDED})
+
+
+class NoCustomer(UserError):
+    sentence = "Choose the customer to charge first."
+    hint = "Pick a name in the list of checked-in customers."
+
+
+class CheckLocked(UserError):
+    sentence = "The check cannot be changed while its charge is under way."
+    hint = "Complete or cancel the transaction, or start a new check."
+
+
+@dataclass(frozen=True)
+class OpenCheck:
+    """Everything the cashier's screen shows about the current check."""
+
+    check: Check = field(default_factory=Check)
+    customer: Customer | None = None
+    phase: Phase = Phase.BUILDING
+    ref_id: str | None = None
+    transaction_id: str | None = None
+    transaction: Transaction | None = None
+    message: str | None = None
+    pending: bool = False  # a complete or cancel is kept in the outbox, not confirmed yet
+
+    @property
+    def totals(self) -> Totals:
+        return self.check.totals()
+
+    @property
+    def editable(self) -> bool:
+        return self.phase in (Phase.BUILDING, Phase.FAILED)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": OPEN_CHECK_VERSION,
+            "check": self.check.to_json(),
+            "customer": self.customer.model_dump(by_alias=True, mode="json") if self.customer else None,
+            "phase": str(self.phase),
+            "refId": self.ref_id,
+            "transactionId": self.transaction_id,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OpenCheck:
+        customer = data.get("customer")
+        return cls(
+            check=Check.from_json(data["check"]),
+            customer=Customer.model_validate(customer) if customer else None,
+            phase=Phase(data.get("phase", Phase.BUILDING)),
+            ref_id=data.get("refId"),
+            transaction_id=data.get("transactionId"),
+            message=data.get("message"),
+        )
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What :meth:`Register.restore` found, for the message the cashier sees after a restart."""
+
+    check_restored: bool
+    charge_in_flight: bool
+    unreadable: bool = False
+
+    @property
+    def sentence(self) -> str | None:
+        if self.unreadable:
+            return "The check saved before the restart could not be read; a new check was started."
+        if self.charge_in_flight:
+            return "The terminal restarted during a charge; it was restored and is being checked with the service."
+        if self.check_restored:
+            return "The check open before the restart was restored."
+        return None
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Register:
+    """The open check and its charge; each change is saved before the caller hears of it."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        checkout: Checkout,
+        history: History,
+        *,
+        auto_cancel_hint: timedelta = timedelta(seconds=300),
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.journal = journal
+        self.checkout = checkout
+        self.history = history
+        self.auto_cancel_hint = auto_cancel_hint
+        self.now = now
+        self.current = OpenCheck()
+        self._listeners: list[Callable[[OpenCheck], None]] = []
+
+    def on_change(self, listener: Callable[[OpenCheck], None]) -> None:
+        """Call ``listener`` after every saved change (the screen shows "charging" while the create is out)."""
+        self._listeners.append(listener)
+
+    def _tell(self, state: OpenCheck) -> OpenCheck:
+        for listener in list(self._listeners):
+            listener(state)
+        return state
+
+    # --- keeping it -------------------------------------------------------------------------
+
+    def _keep(self, state: OpenCheck) -> OpenCheck:
+        check = state.check
+        if (
+            state.phase is Phase.BUILDING
+            and state.customer is None
+            and not (check.items or check.discounts or check.payments)
+        ):
+            self.journal.clear_open_check()
+            self.current = state
+            return self._tell(state)
+        self.journal.save_open_check(state.to_json())
+        self.current = state
+        return self._tell(state)
+
+    def restore(self) -> Restored:
+        """Load the check that was open when the terminal stopped."""
+        data = self.journal.load_open_check()
+        if not data:
+            return Restored(check_restored=False, charge_in_flight=False)
+        try:
+            state = OpenCheck.from_json(data)
+        except (UserError, ValidationError, KeyError, TypeError, ValueError):
+            log.warning("the saved open check is unreadable; starting a new one")
+            self.journal.clear_open_check()
+            self.current = OpenCheck()
+            return Restored(check_restored=False, charge_in_flight=False, unreadable=True)
+        if state.phase is Phase.CHARGING:
+            state = replace(state, phase=Phase.VERIFYING)
+        self.current = state
+        return Restored(check_restored=True, charge_in_flight=state.phase in LOCKED)
+
+    # --- building ---------------------------------------------------------------------------
+
+    def edit(self, change: Callable[[Check], Check]) -> OpenCheck:
+        """Apply one change to the check (add, remove, quantity...); refused once it is being charged."""
+        state = self.current
+        if state.phase in FINISHED:
+            state = OpenCheck(customer=None)
+        elif not state.editable:
+            raise CheckLocked()
+        check = change(state.check)
+        return self._keep(replace(state, check=check, phase=Phase.BUILDING, message=None, ref_id=None))
+
+    def choose_customer(self, customer: Customer | None) -> OpenCheck:
+        state = self.current
+        if state.phase in LOCKED:
+            raise CheckLocked()
+        if state.phase in FINISHED:
+            state = OpenCheck()
+        return self._keep(replace(state, customer=customer, phase=Phase.BUILDING, message=None, ref_id=None))
+
+    def new_check(self) -> OpenCheck:
+        if self.current.phase in LOCKED:
+            raise CheckLocked(
+                "The transaction of this check is still open.", hint="Complete or cancel it before a new check."
+            )
+        return self._keep(OpenCheck())
+
+    # --- charging ---------------------------------------------------------------------------
+
+    async def charge(self) -> OpenCheck:
+        """Charge the customer for the check; ends authorized, verifying or failed, never twice."""
+        state = self.current
+        if state.phase in LOCKED:
+            raise CheckLocked("This check is already being charged.", hint="Wait for its outcome.")
+        if state.customer is None:
+            raise NoCustomer()
+        customer = state.customer
+        state.check.validate()
+        ref_id = new_ref_id()
+        state = self._keep(replace(state, phase=Phase.CHARGING, ref_id=ref_id, message=None))
+        try:
+            outcome = await self.checkout.charge(state.check, customer, ref_id=ref_id)
+        except ChargeFailed as exc:
+            return self._keep(replace(state, phase=Phase.FAILED, message=exc.text()))
+        except UserError:
+            self._keep(replace(state, phase=Phase.BUILDING, ref_id=None))
+            raise
+        if outcome.status is ChargeStatus.AUTHORIZED and outcome.transaction_id:
+            return await self._authorized(outcome.transaction_id)
+        if outcome.status is ChargeStatus.FAILED:
+            return self._keep(replace(self.current, phase=Phase.FAILED, message=outcome.message))
+        return self._keep(replace(self.current, phase=Phase.VERIFYING, message=outcome.message))
+
+    async def verify(self) -> OpenCheck:
+        """One reconciliation step for a charge whose outcome is unknown."""
+        state = self.current
+        if state.phase is not Phase.VERIFYING or not state.ref_id:
+            return state
+        if self.journal.intent(state.ref_id) is None:
+            message = "The charge never left this terminal; nothing was charged."
+            return self._keep(replace(state, phase=Phase.FAILED, message=message))
+        outcome = await self.checkout.verify(state.ref_id)
+        if outcome.status is ChargeStatus.AUTHORIZED and outcome.transaction_id:
+            return await self._authorized(outcome.transaction_id)
+        if outcome.status is ChargeStatus.FAILED:
+            return self._keep(replace(state, phase=Phase.FAILED, message=outcome.message))
+        return self._keep(replace(state, message=outcome.message))
+
+    async def _authorized(self, transaction_id: str) -> OpenCheck:
+        state = self._keep(replace(self.current, phase=Phase.AUTHORIZED, transaction_id=transaction_id, message=None))
+        return await self.refresh_transaction(state)
+
+    async def refresh_transaction(self, state: OpenCheck | None = None) -> OpenCheck:
+        """Read the check's transaction now (its state may have moved: auto-cancel, another terminal)."""
+        state = state or self.current
+        if not state.transaction_id:
+            return state
+        try:
+            transaction = await self.history.get(state.transaction_id)
+        except (*TRANSIENT, ApiError) as exc:
+            log.info("could not read %s: %s", state.transaction_id, exc.sentence)
+            return state
+        phase = _PHASE_OF_STATE.get(transaction.state, state.phase)
+        pending = bool(self._pending_for(state.transaction_id))
+        message = state.message
+        if phase is Phase.CANCELED and state.phase is Phase.AUTHORIZED:
+            message = "The transaction was canceled (it was left open too long, or canceled elsewhere)."
+        return self._keep(replace(state, transaction=transaction, phase=phase, pending=pending, message=message))
+
+    def seconds_left(self) -> int | None:
+        """Time before the authorized transaction is canceled automatically (None when unknown)."""
+        transaction = self.current.transaction
+        if self.current.phase is not Phase.AUTHORIZED or transaction is None or transaction.created is None:
+            return None
+        deadline = transaction.created + self.auto_cancel_hint
+        return max(0, int((deadline - self.now()).total_seconds()))
+
+    async def complete(self) -> OpenCheck:
+        return await self._change(Action.COMPLETE)
+
+    async def cancel(self) -> OpenCheck:
+        return await self._change(Action.CANCEL)
+
+    async def _change(self, action: Action) -> OpenCheck:
+        state = self.current
+        if state.phase is not Phase.AUTHORIZED or not state.transaction_id:
+            raise UserError(f"There is no authorized transaction to {action}.")
+        outcome = await self.checkout.change_state(state.transaction_id, action)
+        if outcome.status is ChangeStatus.DONE:
+            phase = _PHASE_OF_STATE[outcome.transaction.state if outcome.transaction else action.target]
+            return self._keep(
+                replace(state, phase=phase, transaction=outcome.transaction or state.transaction, pending=False)
+            )
+        if outcome.status is ChangeStatus.PENDING:
+            return self._keep(replace(state, pending=True, message=outcome.message))
+        refreshed = await self.refresh_transaction(replace(state, message=outcome.message))
+        return self._keep(replace(refreshed, message=outcome.message))
+
+    def _pending_for(self, transaction_id: str) -> list[str]:
+        return [e.target_state for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]
+
+    def intent_status(self) -> IntentStatus | None:
+        ref_id = self.current.ref_id
+        intent = self.journal.intent(ref_id) if ref_id else None
+        return intent.status if intent else None

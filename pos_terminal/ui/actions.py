@@ -1,0 +1,59 @@
+"""Every cashier action with its shortcut, in one table: the menus, buttons and the F1 help are built from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Act(StrEnum):
+    HELP = "help"
+    FIND_CUSTOMER = "find_customer"
+    REFRESH_CUSTOMERS = "refresh_customers"
+    ADD_ITEM = "add_item"
+    DISCOUNT = "discount"
+    CASH = "cash"
+    REMOVE_LINE = "remove_line"
+    MORE = "more"
+    LESS = "less"
+    CHARGE = "charge"
+    COMPLETE = "complete"
+    CANCEL_TX = "cancel_tx"
+    NEW_CHECK = "new_check"
+    CASHIER = "cashier"
+    HISTORY = "history"
+    REPORTS = "reports"
+    SETTINGS = "settings"
+    QUIT = "quit"
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    act: Act
+    text: str
+    shortcut: str
+    help: str
+
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec(Act.HELP, "Keyboard help", "F1", "Show or hide this list of shortcuts"),
+    ActionSpec(Act.FIND_CUSTOMER, "Find customer", "F2", "Type a name, member number or check-in number"),
+    ActionSpec(Act.ADD_ITEM, "Add item", "F3", "Type an item by hand: name, price, quantity, tax"),
+    ActionSpec(Act.DISCOUNT, "Discount", "F4", "Add a discount: an amount or a percent of the check"),
+    ActionSpec(Act.REFRESH_CUSTOMERS, "Refresh customers", "F5", "Fetch the checked-in customers again"),
+    ActionSpec(Act.CASH, "Cash paid", "F6", "Record cash (or another payment) already taken"),
+    ActionSpec(Act.CHARGE, "Charge", "F8", "Charge the selected customer the balance of the check"),
+    ActionSpec(Act.COMPLETE, "Complete", "F9", "Complete the authorized transaction"),
+    ActionSpec(Act.CANCEL_TX, "Cancel transaction", "Shift+F9", "Cancel the authorized transaction"),
+    ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check"),
+    ActionSpec(Act.REMOVE_LINE, "Remove line", "Del", "Remove the selected line of the check"),
+    ActionSpec(Act.MORE, "Quantity +1", "+", "One more of the selected item"),
+    ActionSpec(Act.LESS, "Quantity −1", "-", "One less of the selected item"),
+    ActionSpec(Act.CASHIER, "Cashier", "Ctrl+1", "The check and the customers"),
+    ActionSpec(Act.HISTORY, "History", "Ctrl+2", "Transactions: complete, cancel, refund"),
+    ActionSpec(Act.REPORTS, "Reports", "Ctrl+3", "Summaries and end-of-day reports"),
+    ActionSpec(Act.SETTINGS, "Settings", "Ctrl+4", "Region, terminal, locale, printer, disconnect"),
+    ActionSpec(Act.QUIT, "Quit", "Ctrl+Q", "Close the terminal (nothing in progress is lost)"),
+)
+
+BY_ACT = {spec.act: spec for spec in ACTIONS}

@@ -1,0 +1,242 @@
+"""Checked-in customers: a small table model with a fast filter, and the panel that shows it.
+
+Filtering is done by the model over keys computed once per refresh (lower-case
+name, member number, check-in number), so a keystroke over thousands of
+customers is a list comprehension and one model reset, not a Python call per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pos_terminal.api.models import Customer
+from pos_terminal.errors import UserError
+from pos_terminal.services.directory import Customers
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import button, label
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+Index = QModelIndex | QPersistentModelIndex
+HEADERS = ("Name", "Member", "Check-in", "Since")
+
+
+def search_key(customer: Customer) -> str:
+    parts = (customer.first_name, customer.last_name, customer.member_no, customer.check_in_number)
+    return " ".join(p for p in parts if p).casefold()
+
+
+class CustomerModel(QAbstractTableModel):
+    """All checked-in customers, and the ones the filter lets through."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._all: list[Customer] = []
+        self._keys: list[str] = []
+        self._shown: list[Customer] = []
+        self._filter = ""
+
+    def set_customers(self, customers: Sequence[Customer]) -> None:
+        self._all = list(customers)
+        self._keys = [search_key(c) for c in self._all]
+        self.set_filter(self._filter, force=True)
+
+    def set_filter(self, text: str, *, force: bool = False) -> None:
+        words = text.casefold().split()
+        if not force and " ".join(words) == self._filter:
+            return
+        self._filter = " ".join(words)
+        self.beginResetModel()
+        if words:
+            keys = self._keys
+            self._shown = [c for c, key in zip(self._all, keys, strict=True) if all(w in key for w in words)]
+        else:
+            self._shown = list(self._all)
+        self.endResetModel()
+
+    @property
+    def total(self) -> int:
+        return len(self._all)
+
+    def customer(self, row: int) -> Customer | None:
+        return self._shown[row] if 0 <= row < len(self._shown) else None
+
+    def row_of(self, customer_id: str) -> int | None:
+        for row, customer in enumerate(self._shown):
+            if customer.customer_id == customer_id:
+                return row
+        return None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(self._shown)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        customer = self.customer(index.row())
+        if customer is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            column = index.column()
+            if column == 0:
+                return customer.display_name
+            if column == 1:
+                return customer.member_no or "—"
+            if column == 2:
+                return f"#{customer.check_in_number}" if customer.check_in_number else "—"
+            if column == 3 and customer.check_in_date is not None:
+                return customer.check_in_date.astimezone().strftime("%H:%M")
+            return ""
+        if role == Qt.ItemDataRole.ToolTipRole and customer.notes:
+            return customer.notes
+        return None
+
+
+class _SearchKeys(QObject):
+    """Down/Enter in the search box move into the list and choose, so the mouse is never needed."""
+
+    def __init__(self, panel: CustomerPanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.key() == Qt.Key.Key_Down:
+                self.panel.table.setFocus()
+                if self.panel.model.rowCount() and not self.panel.table.currentIndex().isValid():
+                    self.panel.table.selectRow(0)
+                return True
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.panel.model.rowCount() == 1:
+                self.panel.choose_row(0)
+                return True
+        return False
+
+
+class CustomerPanel(QWidget):
+    """Search as you type, refresh on its own and on demand. Signals: ``chosen(object)`` a Customer."""
+
+    chosen = Signal(object)
+    refreshed = Signal(int)
+
+    REFRESH_MS = 30_000
+
+    def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tasks = Tasks(messages, self)
+        self.customers: Customers | None = None
+        self.model = CustomerModel(self)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Find a customer: name, member or check-in number (F2)")
+        self.search.setAccessibleName("Find customer")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.on_search_changed)
+        self.search.installEventFilter(_SearchKeys(self))
+        self.refresh_button = button("Refresh", name="Refresh customers", shortcut="F5")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Checked-in customers")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(40)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):
+            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.activated.connect(lambda index: self.choose_row(index.row()))
+        self.table.clicked.connect(lambda index: self.choose_row(index.row()))
+        self.status = label(role="hint", wrap=True)
+        self.status.setAccessibleName("Customer list status")
+
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(self.refresh_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(label("Checked-in customers", role="heading"))
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.status)
+        self._timer = QTimer(self)
+        self._timer.setInterval(self.REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+
+    def attach(self, customers: Customers) -> None:
+        self.customers = customers
+        self._timer.start()
+        self.refresh()
+
+    def detach(self) -> None:
+        self._timer.stop()
+        self.tasks.cancel_all()
+        self.customers = None
+        self.model.set_customers([])
+
+    def refresh(self) -> None:
+        if self.customers is not None:
+            self.tasks.run(self._refresh(self.customers), key="refresh", on_error=self._refresh_failed)
+
+    async def _refresh(self, customers: Customers) -> None:
+        self.status.setText("Fetching the checked-in customers…")
+        fetched = await customers.refresh()
+        self.model.set_customers(fetched)
+        self._say_count()
+        self.refreshed.emit(len(fetched))
+
+    def _refresh_failed(self, error: UserError) -> None:
+        kept = " The list shown is the last one fetched." if self.model.total else ""
+        self.status.setText(f"The customer list cannot be fetched: {error.sentence}{kept} Press F5 to try again.")
+
+    def _say_count(self) -> None:
+        total, shown = self.model.total, self.model.rowCount()
+        if total == 0:
+            self.status.setText("Nobody is checked in at the moment. The list refreshes on its own.")
+        elif shown == 0:
+            self.status.setText(f"No checked-in customer matches “{self.search.text().strip()}”.")
+        elif shown < total:
+            self.status.setText(f"{shown} of {total} checked-in customers match.")
+        else:
+            self.status.setText(f"{total} customers checked in.")
+
+    def on_search_changed(self, text: str) -> None:
+        self.model.set_filter(text)
+        if self.model.total:
+            self._say_count()
+
+    def choose_row(self, row: int) -> None:
+        customer = self.model.customer(row)
+        if customer is not None:
+            self.table.selectRow(row)
+            self.chosen.emit(customer)
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def show_chosen(self, customer: Customer | None) -> None:
+        """Keep the selection in step with the check (a restored check has its customer chosen)."""
+        if customer is None:
+            self.table.clearSelection()
+            return
+        row = self.model.row_of(customer.customer_id)
+        if row is not None:
+            self.table.selectRow(row)

@@ -1,0 +1,349 @@
+"""History: transactions by range and terminal, their detail, and what each state allows.
+
+Refund asks for a confirmation first (a dialog opened with ``open()``, never a
+nested ``exec()`` inside a coroutine).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+from pos_terminal.api.models import Transaction
+from pos_terminal.domain.lifecycle import Action, allowed_actions
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.services.checkout import ChangeStatus
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import button, label
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QDateTime,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDateTimeEdit,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QMessageBox,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+Index = QModelIndex | QPersistentModelIndex
+HEADERS = ("Created", "State", "Customer", "Charged", "Terminal", "Transaction")
+
+
+class TransactionModel(QAbstractTableModel):
+    def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.money = money
+        self._rows: list[Transaction] = []
+
+    def set_transactions(self, transactions: list[Transaction]) -> None:
+        self.beginResetModel()
+        self._rows = sorted(transactions, key=lambda t: t.created or datetime.min.replace(tzinfo=UTC), reverse=True)
+        self.endResetModel()
+
+    def replace(self, transaction: Transaction) -> int | None:
+        for row, known in enumerate(self._rows):
+            if known.transaction_id == transaction.transaction_id:
+                self._rows[row] = transaction
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
+                return row
+        return None
+
+    def transaction(self, row: int) -> Transaction | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        t = self.transaction(index.row())
+        if t is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return (
+                t.created.astimezone().strftime("%d %b %H:%M:%S") if t.created else "",
+                t.state.value,
+                t.customer.display_name if t.customer else "",
+                self.money.format(t.amount_charged),
+                t.terminal_id or "—",
+                t.transaction_id,
+            )[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 3:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def detail_html(t: Transaction, money: MoneyFormat) -> str:
+    """The transaction as the cashier reads it (escaped: names come from the service)."""
+    from html import escape
+
+    def when(moment: datetime | None) -> str:
+        return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "—"
+
+    rows = [
+        ("Transaction", t.transaction_id),
+        ("State", t.state.value),
+        ("Customer", t.customer.display_name if t.customer else "—"),
+        ("Terminal", t.terminal_id or "—"),
+        ("Reference", t.ref_id or "—"),
+        ("Created", when(t.created)),
+        ("Completed", when(t.completed)),
+    ]
+    lines = [f"<tr><td><b>{escape(k)}</b></td><td>{escape(v)}</td></tr>" for k, v in rows]
+    for item in t.items:
+        lines.append(
+            f"<tr><td>{item.quantity} × {escape(item.name or '')}</td>"
+            f"<td align='right'>{escape(money.format(item.amount))}</td></tr>"
+        )
+    for discount in t.discounts:
+        lines.append(
+            f"<tr><td>{escape(discount.name or 'Discount')}</td>"
+            f"<td align='right'>{escape(money.format(discount.amount))}</td></tr>"
+        )
+    for payment in t.payments:
+        lines.append(
+            f"<tr><td>Paid: {escape(payment.method or '')}</td>"
+            f"<td align='right'>{escape(money.format(-payment.amount))}</td></tr>"
+        )
+    figures = [("Total", t.total), ("Tax included", t.tax or 0), ("Charge amount", t.charge_amount)]
+    for modifier in t.modifiers:
+        figures.append((modifier.name or "Loyalty", modifier.amount))
+    figures += [("Charged", t.amount_charged), ("Tip", t.tip_amount), ("Fee", t.fee_amount)]
+    for name, amount in figures:
+        lines.append(f"<tr><td><b>{escape(name)}</b></td><td align='right'>{escape(money.format(amount))}</td></tr>")
+    return "<table cellspacing='4'>" + "".join(lines) + "</table>"
+
+
+class HistoryView(QWidget):
+    """Signals: ``changed()`` after a state change (the status bar re-reads the outbox)."""
+
+    changed = Signal()
+
+    def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.messages = messages
+        self.tasks = Tasks(messages, self)
+        self.terminal: Terminal | None = None
+        self.model = TransactionModel(MoneyFormat("en_AU", "AUD"), self)
+        self.confirm: QMessageBox | None = None
+
+        self.preset = QComboBox()
+        self.preset.setAccessibleName("Range")
+        for text in ("Today", "Yesterday", "Last 7 days", "Custom"):
+            self.preset.addItem(text)
+        self.start = QDateTimeEdit()
+        self.end = QDateTimeEdit()
+        for edit, name in ((self.start, "From"), (self.end, "To")):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+            edit.setAccessibleName(name)
+        self.scope = QComboBox()
+        self.scope.setAccessibleName("Terminal")
+        self.scope.addItem("This terminal", "this")
+        self.scope.addItem("All terminals", "all")
+        self.scope.addItem("Another terminal…", "other")
+        self.other = QLineEdit()
+        self.other.setPlaceholderText("Terminal id")
+        self.other.setAccessibleName("Other terminal id")
+        self.load_button = button("Show", name="Show transactions")
+        bar = QHBoxLayout()
+        for widget in (self.preset, label("from"), self.start, label("to"), self.end, self.scope, self.other):
+            bar.addWidget(widget)
+        bar.addWidget(self.load_button)
+        bar.addStretch(1)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Transactions")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(36)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.detail = QTextBrowser()
+        self.detail.setAccessibleName("Transaction detail")
+        self.complete_button = button("Complete", name="Complete selected transaction")
+        self.cancel_button = button("Cancel", role="danger", name="Cancel selected transaction")
+        self.refund_button = button("Refund…", role="danger", name="Refund selected transaction")
+        self.status = label(role="hint", wrap=True)
+        actions = QHBoxLayout()
+        for action_button in (self.complete_button, self.cancel_button, self.refund_button):
+            actions.addWidget(action_button)
+        detail_box = QWidget()
+        detail_layout = QVBoxLayout(detail_box)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.addWidget(self.detail, 1)
+        detail_layout.addLayout(actions)
+        self.extra_actions = QHBoxLayout()
+        detail_layout.addLayout(self.extra_actions)
+        splitter = QSplitter()
+        splitter.addWidget(self.table)
+        splitter.addWidget(detail_box)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(label("History", role="heading"))
+        layout.addLayout(bar)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.status)
+
+        self.preset.currentIndexChanged.connect(self.on_preset_changed)
+        self.scope.currentIndexChanged.connect(lambda _: self.other.setVisible(self.scope.currentData() == "other"))
+        self.load_button.clicked.connect(self.load)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.show_row(current.row()))
+        self.complete_button.clicked.connect(lambda: self.act(Action.COMPLETE))
+        self.cancel_button.clicked.connect(lambda: self.act(Action.CANCEL))
+        self.refund_button.clicked.connect(self.ask_refund)
+        self.other.hide()
+        self.on_preset_changed(0)
+        self.show_row(-1)
+
+    def attach(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self.model.money = terminal.money
+        self.load()
+
+    def detach(self) -> None:
+        self.tasks.cancel_all()
+        self.terminal = None
+        self.model.set_transactions([])
+
+    # --- range -----------------------------------------------------------------------------------
+
+    def on_preset_changed(self, index: int) -> None:
+        midnight = datetime.combine(datetime.now().date(), time()).astimezone()
+        ranges = {
+            0: (midnight, midnight + timedelta(days=1)),
+            1: (midnight - timedelta(days=1), midnight),
+            2: (midnight - timedelta(days=6), midnight + timedelta(days=1)),
+        }
+        custom = index == 3
+        self.start.setEnabled(custom)
+        self.end.setEnabled(custom)
+        if not custom:
+            start, end = ranges[index]
+            self.start.setDateTime(QDateTime.fromSecsSinceEpoch(int(start.timestamp())))
+            self.end.setDateTime(QDateTime.fromSecsSinceEpoch(int(end.timestamp())))
+
+    def selected_range(self) -> tuple[datetime, datetime]:
+        start = datetime.fromtimestamp(self.start.dateTime().toSecsSinceEpoch(), UTC)
+        end = datetime.fromtimestamp(self.end.dateTime().toSecsSinceEpoch(), UTC)
+        return start, end
+
+    def selected_terminal(self) -> str | None:
+        assert self.terminal is not None
+        choice = self.scope.currentData()
+        if choice == "this":
+            return self.terminal.settings.terminal_id
+        if choice == "other":
+            return self.other.text().strip() or self.terminal.settings.terminal_id
+        return None
+
+    # --- loading and showing ---------------------------------------------------------------------
+
+    def load(self) -> None:
+        if self.terminal is not None:
+            self.tasks.run(self._load(self.terminal), key="load")
+
+    async def _load(self, terminal: Terminal) -> None:
+        start, end = self.selected_range()
+        if end <= start:
+            self.messages.show_error("The end of the range is before its start. Choose the dates again.")
+            return
+        self.status.setText("Loading…")
+        transactions = await terminal.history.list(start, end, self.selected_terminal())
+        self.model.set_transactions(transactions)
+        self.status.setText(f"{len(transactions)} transaction(s)." if transactions else "No transactions in range.")
+        if transactions:
+            self.table.selectRow(0)
+        else:
+            self.show_row(-1)
+
+    def current(self) -> Transaction | None:
+        index = self.table.currentIndex()
+        return self.model.transaction(index.row()) if index.isValid() else None
+
+    def show_row(self, row: int) -> None:
+        transaction = self.model.transaction(row)
+        allowed = allowed_actions(transaction.state) if transaction else frozenset()
+        self.complete_button.setEnabled(Action.COMPLETE in allowed)
+        self.cancel_button.setEnabled(Action.CANCEL in allowed)
+        self.refund_button.setEnabled(Action.REFUND in allowed)
+        if transaction is None:
+            self.detail.setHtml("<p>Choose a transaction to see its detail.</p>")
+        else:
+            self.detail.setHtml(detail_html(transaction, self.model.money))
+
+    # --- actions ---------------------------------------------------------------------------------
+
+    def ask_refund(self) -> None:
+        transaction = self.current()
+        if transaction is None or self.terminal is None:
+            return
+        name = transaction.customer.display_name if transaction.customer else "the customer"
+        amount = self.terminal.money.format(transaction.amount_charged)
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Refund")
+        box.setText(f"Refund {amount} to {name}?")
+        box.setInformativeText(f"Transaction {transaction.transaction_id}. A refund cannot be undone.")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        box.finished.connect(lambda result: self._refund_answered(result, transaction.transaction_id))
+        self.confirm = box
+        box.open()
+
+    def _refund_answered(self, result: int, transaction_id: str) -> None:
+        self.confirm = None
+        if result == QMessageBox.StandardButton.Yes.value:
+            self._run_action(transaction_id, Action.REFUND)
+
+    def act(self, action: Action) -> None:
+        transaction = self.current()
+        if transaction is not None:
+            self._run_action(transaction.transaction_id, action)
+
+    def _run_action(self, transaction_id: str, action: Action) -> None:
+        for widget in (self.complete_button, self.cancel_button, self.refund_button):
+            widget.setEnabled(False)
+        self.tasks.run(self._act(transaction_id, action), key=f"act-{transaction_id}")
+
+    async def _act(self, transaction_id: str, action: Action) -> None:
+        assert self.terminal is not None
+        outcome = await self.terminal.checkout.change_state(transaction_id, action)
+        transaction = outcome.transaction or await self.terminal.history.get(transaction_id)
+        row = self.model.replace(transaction)
+        if row is not None:
+            self.show_row(row)
+        if outcome.status is ChangeStatus.DONE:
+            self.messages.show_info(f"Transaction {transaction_id} is {transaction.state.value}.")
+        else:
+            self.messages.show_error(outcome.message or f"The {action.value} was not confirmed.")
+        self.changed.emit()

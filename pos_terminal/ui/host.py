@@ -1,0 +1,30 @@
+"""What the windows need from the application around them, passed in (no global registry)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pos_terminal.config import Settings
+from pos_terminal.paths import Paths
+from pos_terminal.services.terminal import Terminal
+
+
+class Host(Protocol):
+    """The composition root as the windows see it (implemented in ``pos_terminal.app``)."""
+
+    paths: Paths
+    settings: Settings
+    first_launch: bool
+    terminal: Terminal | None
+
+    def region_choices(self) -> list[tuple[str, str]]:
+        """(key, name) of every region the terminal can use, the embedded sandbox first."""
+        ...
+
+    def save_settings(self, settings: Settings) -> None: ...
+
+    async def connect(self) -> Terminal:
+        """The terminal for the current settings (rebuilt when they changed; starts the sandbox if needed)."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,349 @@
+"""The main window: composes the views and wires them; the flow is setup → sign-in → workspace.
+
+Wiring sits in ``_connect_signals``; the function keys come from the one table in
+:mod:`pos_terminal.ui.actions`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from enum import StrEnum
+
+from pos_terminal.config import Settings
+from pos_terminal.errors import UserError
+from pos_terminal.services.session import SessionState
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.actions import ACTIONS, Act
+from pos_terminal.ui.cashier_view import CashierView
+from pos_terminal.ui.help_overlay import HelpOverlay
+from pos_terminal.ui.history_view import HistoryView
+from pos_terminal.ui.host import Host
+from pos_terminal.ui.settings_view import SettingsView
+from pos_terminal.ui.setup_view import SetupView
+from pos_terminal.ui.signin_view import SignInView
+from pos_terminal.ui.statusbar import StatusBar
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import Banner, label
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+
+log = logging.getLogger(__name__)
+
+
+class Page(StrEnum):
+    SETUP = "setup"
+    CONNECTING = "connecting"
+    SIGN_IN = "sign-in"
+    WORKSPACE = "workspace"
+
+
+class Tab(StrEnum):
+    CASHIER = "cashier"
+    HISTORY = "history"
+    REPORTS = "reports"
+    SETTINGS = "settings"
+
+
+class MainWindow(QMainWindow):
+    """Signals: ``closed()`` when the window has closed (the application then shuts down);
+    ``page_changed(str)`` a :class:`Page`; ``workspace_ready()`` once the cashier screen shows a terminal."""
+
+    closed = Signal()
+    page_changed = Signal(str)
+    workspace_ready = Signal()
+
+    def __init__(self, host: Host, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.terminal: Terminal | None = None
+        self.messages = Messages(self)
+        self.tasks = Tasks(self.messages, self)
+        self.setWindowTitle("pos-terminal")
+        self.resize(1280, 800)
+        self.setMinimumSize(1000, 700)
+
+        self.banner = Banner()
+        self.setup = SetupView(host.settings, host.region_choices())
+        self.connecting = label("Connecting…", role="heading")
+        self.connecting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.sign_in = SignInView(self.messages)
+        self.cashier = CashierView(self.messages)
+        self.history = HistoryView(self.messages)
+        self.reports = self._reports_view()
+        self.settings_view = SettingsView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.cashier, "Cashier")
+        self.tabs.addTab(self.history, "History")
+        self.tabs.addTab(self.reports, "Reports")
+        self.tabs.addTab(self.settings_view, "Settings")
+        self.tabs.setDocumentMode(True)
+        self.pages = QStackedWidget()
+        self.page_widgets = {
+            Page.SETUP: self.setup,
+            Page.CONNECTING: self.connecting,
+            Page.SIGN_IN: self.sign_in,
+            Page.WORKSPACE: self.tabs,
+        }
+        for widget in self.page_widgets.values():
+            self.pages.addWidget(widget)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(8, 8, 8, 0)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.pages, 1)
+        self.setCentralWidget(central)
+        self.status = StatusBar()
+        self.setStatusBar(self.status)
+        self.help = HelpOverlay(central)
+        self.actions_by_act: dict[Act, QAction] = {}
+        self._make_actions()
+        self._connect_signals()
+
+    def _reports_view(self) -> QWidget:
+        """The manager's reports (pos_terminal.ui.reports_view when present)."""
+        try:
+            from pos_terminal.ui.reports_view import ReportsView
+        except ImportError:
+            return label("Reports are not available in this build.", role="hint")
+        return ReportsView(self.messages)
+
+    # --- wiring ----------------------------------------------------------------------------------
+
+    def _make_actions(self) -> None:
+        handlers: dict[Act, Callable[[], None]] = {
+            Act.HELP: self.help.toggle,
+            Act.FIND_CUSTOMER: self.on_find_customer,
+            Act.REFRESH_CUSTOMERS: self.cashier.customers.refresh,
+            Act.ADD_ITEM: lambda: self._cashier_focus(self.cashier.item_name),
+            Act.DISCOUNT: lambda: self._cashier_focus(self.cashier.discount_input),
+            Act.CASH: lambda: self._cashier_focus(self.cashier.cash_input),
+            Act.CHARGE: lambda: self._in_cashier(self.cashier.charge),
+            Act.COMPLETE: lambda: self._in_cashier(self.cashier.complete),
+            Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.cancel_transaction),
+            Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.new_check),
+            Act.CASHIER: lambda: self.show_tab(Tab.CASHIER),
+            Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
+            Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
+            Act.SETTINGS: lambda: self.show_tab(Tab.SETTINGS),
+            Act.QUIT: self.quit,
+        }
+        line_keys = {
+            Act.MORE: lambda: self.cashier.change_quantity(+1),
+            Act.LESS: lambda: self.cashier.change_quantity(-1),
+            Act.REMOVE_LINE: self.cashier.remove_line,
+        }
+        for spec in ACTIONS:
+            if spec.act in line_keys:
+                # Only in the check's table: "-" typed in an amount field stays a minus sign.
+                for key in {spec.shortcut, "Delete" if spec.act is Act.REMOVE_LINE else spec.shortcut}:
+                    shortcut = QShortcut(QKeySequence(key), self.cashier.table)
+                    shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+                    shortcut.activated.connect(line_keys[spec.act])
+                continue
+            action = QAction(spec.text, self)
+            action.setShortcut(QKeySequence(spec.shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.setToolTip(f"{spec.help} ({spec.shortcut})")
+            action.triggered.connect(handlers[spec.act])
+            self.addAction(action)
+            self.actions_by_act[spec.act] = action
+
+    def _connect_signals(self) -> None:
+        # messages
+        self.messages.error.connect(lambda text: self.banner.show_message(text, "error"))
+        self.messages.info.connect(lambda text: self.banner.show_message(text, "info"))
+        # flow
+        self.setup.done.connect(self.on_setup_done)
+        self.sign_in.signed_in.connect(self.on_signed_in)
+        self.sign_in.open_settings.connect(self.on_settings_from_sign_in)
+        self.settings_view.saved.connect(self.on_settings_saved)
+        self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
+        # status bar
+        self.cashier.changed.connect(self._show_pending)
+        self.history.changed.connect(self._show_pending)
+        self.tabs.currentChanged.connect(self.on_tab_changed)
+
+    # --- pages -----------------------------------------------------------------------------------
+
+    @property
+    def page(self) -> Page:
+        current = self.pages.currentWidget()
+        return next(page for page, widget in self.page_widgets.items() if widget is current)
+
+    def show_page(self, page: Page) -> None:
+        self.pages.setCurrentWidget(self.page_widgets[page])
+        self.page_changed.emit(str(page))
+
+    def show_tab(self, tab: Tab) -> None:
+        if self.page is not Page.WORKSPACE:
+            return
+        index = list(Tab).index(tab)
+        if self.tabs.isTabEnabled(index):
+            self.tabs.setCurrentIndex(index)
+
+    def start(self) -> None:
+        """Setup on first launch, else connect with the saved settings."""
+        if self.host.first_launch:
+            self.show_page(Page.SETUP)
+            self.setup.terminal_id.setFocus()
+        else:
+            self.connect_terminal()
+
+    def connect_terminal(self) -> None:
+        self.show_page(Page.CONNECTING)
+        self.tasks.run(self._connect(), key="connect", on_error=self._connect_failed)
+
+    async def _connect(self) -> None:
+        self._detach()
+        terminal = await self.host.connect()
+        self.terminal = terminal
+        terminal.session.on_state(self.on_session_state)
+        self.status.show_terminal(terminal)
+        if terminal.session.state is SessionState.CONNECTED:
+            await self._enter_workspace(terminal)
+        else:
+            self._enter_sign_in(terminal)
+
+    def _connect_failed(self, error: UserError) -> None:
+        self.messages.show_error(error)
+        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), None)
+        self._workspace_tabs(signed_in=False)
+        self.show_page(Page.WORKSPACE)
+        self.tabs.setCurrentWidget(self.settings_view)
+
+    def _enter_sign_in(self, terminal: Terminal) -> None:
+        self._workspace_tabs(signed_in=False)
+        self.show_page(Page.SIGN_IN)
+        self.sign_in.begin(terminal)
+
+    async def _enter_workspace(self, terminal: Terminal) -> None:
+        self._workspace_tabs(signed_in=True)
+        restored = self.cashier.attach(terminal)
+        self.history.attach(terminal)
+        attach_reports = getattr(self.reports, "attach", None)
+        if attach_reports is not None:
+            attach_reports(terminal)
+        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), terminal)
+        self.tabs.setCurrentWidget(self.cashier)
+        self.show_page(Page.WORKSPACE)
+        self.cashier.customers.focus_search()
+        if restored:
+            self.messages.show_info(restored)
+        self.workspace_ready.emit()
+        self.tasks.run(self._resume(terminal), key="resume", on_error=lambda e: log.info("resume: %s", e.text()))
+
+    async def _resume(self, terminal: Terminal) -> None:
+        report = await terminal.checkout.resume()
+        if report.late_duplicates_canceled:
+            self.messages.show_info(
+                f"Canceled {len(report.late_duplicates_canceled)} transaction(s) that landed after their charge "
+                "was reported as failed; nobody was charged twice."
+            )
+        self._show_pending()
+
+    def _workspace_tabs(self, *, signed_in: bool) -> None:
+        for index in range(3):
+            self.tabs.setTabEnabled(index, signed_in)
+
+    def _detach(self) -> None:
+        self.sign_in.stop()
+        self.cashier.detach()
+        self.history.detach()
+        detach_reports = getattr(self.reports, "detach", None)
+        if detach_reports is not None:
+            detach_reports()
+        self.terminal = None
+        self.status.show_terminal(None)
+
+    # --- slots -----------------------------------------------------------------------------------
+
+    def on_setup_done(self, settings: Settings) -> None:
+        try:
+            self.host.save_settings(settings)
+        except UserError as exc:
+            self.messages.show_error(exc)
+            return
+        self.connect_terminal()
+
+    def on_signed_in(self) -> None:
+        if self.terminal is not None:
+            self.status.show_terminal(self.terminal)
+            self.tasks.run(self._enter_workspace(self.terminal), key="enter")
+
+    def on_settings_from_sign_in(self) -> None:
+        self.sign_in.stop()
+        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
+        self._workspace_tabs(signed_in=False)
+        self.show_page(Page.WORKSPACE)
+        self.tabs.setCurrentWidget(self.settings_view)
+
+    def on_settings_saved(self, settings: Settings) -> None:
+        try:
+            self.host.save_settings(settings)
+        except UserError as exc:
+            self.messages.show_error(exc)
+            return
+        self.messages.show_info("Settings saved.")
+        self.connect_terminal()
+
+    def on_disconnect(self) -> None:
+        terminal = self.terminal
+        if terminal is None:
+            return
+        terminal.session.disconnect()
+        self.cashier.detach()
+        self.history.detach()
+        self.messages.show_info("Disconnected: the stored sign-in was removed.")
+        self._enter_sign_in(terminal)
+        self.status.show_terminal(terminal)
+
+    def on_session_state(self, state: SessionState) -> None:
+        self.status.show_connection(state)
+        if state in (SessionState.EXPIRED, SessionState.REVOKED) and self.terminal is not None:
+            self.messages.show_error("The sign-in is no longer valid. Sign in again; the open check is kept.")
+            self.cashier.detach()
+            self.history.detach()
+            self._enter_sign_in(self.terminal)
+
+    def on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.settings_view:
+            self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
+
+    def on_find_customer(self) -> None:
+        self._cashier_focus(self.cashier.customers.search)
+        self.cashier.customers.search.selectAll()
+
+    def _in_cashier(self, run: Callable[[], None]) -> None:
+        if self.page is Page.WORKSPACE and self.tabs.currentWidget() is self.cashier and self.terminal is not None:
+            run()
+
+    def _cashier_focus(self, widget: QWidget) -> None:
+        if self.page is Page.WORKSPACE and self.terminal is not None:
+            self.tabs.setCurrentWidget(self.cashier)
+            widget.setFocus()
+
+    def quit(self) -> None:
+        self.close()
+
+    def _show_pending(self) -> None:
+        if self.terminal is not None:
+            self.status.show_pending(self.terminal.pending_changes())
+
+    # --- Qt events -------------------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self.help.isVisible():
+            self.help.hide()
+            self.help.toggle()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        self.tasks.cancel_all()
+        self.sign_in.stop()
+        self.cashier.detach()
+        self.history.detach()
+        super().closeEvent(event)
+        self.closed.emit()

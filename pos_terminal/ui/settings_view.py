@@ -1,0 +1,228 @@
+"""Settings: region and addresses, terminal id, locale and currency, method override, printer, catalog,
+auto-cancel hint, where the sign-in is kept; and Disconnect, which asks first."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from pos_terminal.config import CustomUrls, Settings
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.errors import UserError
+from pos_terminal.services.catalog import load_catalog
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
+from pos_terminal.ui.widgets import button, label
+
+from PySide6.QtCore import Signal
+from PySide6.QtPrintSupport import QPrinterInfo
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QMessageBox,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class SettingsView(QWidget):
+    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``."""
+
+    saved = Signal(object)
+    disconnect_confirmed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._settings = Settings()
+        self.confirm: QMessageBox | None = None
+        self.region = QComboBox()
+        self.region.setAccessibleName("Region")
+        self.auth_url = QLineEdit()
+        self.pos_url = QLineEdit()
+        self.payments_url = QLineEdit()
+        for edit, name in (
+            (self.auth_url, "Auth address"),
+            (self.pos_url, "POS API address"),
+            (self.payments_url, "Payments address"),
+        ):
+            edit.setAccessibleName(name)
+            edit.setPlaceholderText("https://…")
+        self.terminal_id = QLineEdit()
+        self.terminal_id.setMaxLength(64)
+        self.terminal_id.setAccessibleName("Terminal id")
+        self.locale_box = QComboBox()
+        self.locale_box.setEditable(True)
+        self.locale_box.addItems(list(LOCALES))
+        self.locale_box.setAccessibleName("Locale")
+        self.currency_box = QComboBox()
+        self.currency_box.setEditable(True)
+        self.currency_box.addItems(list(CURRENCIES))
+        self.currency_box.setAccessibleName("Currency")
+        self.method_override = QCheckBox("Send PATCH as POST with X-HTTP-Method-Override")
+        self.printer = QComboBox()
+        self.printer.setAccessibleName("Printer")
+        self.catalog_file = QLineEdit()
+        self.catalog_file.setPlaceholderText("The catalog shipped with the terminal")
+        self.catalog_file.setAccessibleName("Catalog file")
+        browse = button("Browse…", name="Choose catalog file")
+        browse.clicked.connect(self.on_browse_clicked)
+        catalog_row = QHBoxLayout()
+        catalog_row.addWidget(self.catalog_file, 1)
+        catalog_row.addWidget(browse)
+        self.auto_cancel = QSpinBox()
+        self.auto_cancel.setRange(1, 86_400)
+        self.auto_cancel.setSuffix(" s")
+        self.auto_cancel.setAccessibleName("Automatic cancellation after")
+        self.insecure = QCheckBox("Keep the sign-in in a file when no keychain exists (insecure)")
+        self.token_store = label(role="hint", wrap=True)
+
+        form = QFormLayout()
+        form.addRow("&Region", self.region)
+        form.addRow("Auth address", self.auth_url)
+        form.addRow("POS API address", self.pos_url)
+        form.addRow("Payments address", self.payments_url)
+        form.addRow("&Terminal id", self.terminal_id)
+        form.addRow("&Locale", self.locale_box)
+        form.addRow("C&urrency", self.currency_box)
+        form.addRow("", self.method_override)
+        form.addRow("&Printer", self.printer)
+        form.addRow("Catalog file", catalog_row)
+        form.addRow("Auto-cancel hint", self.auto_cancel)
+        form.addRow("Sign-in kept", self.token_store)
+        form.addRow("", self.insecure)
+        self.error = label(role="reason", wrap=True)
+        self.save_button = button("&Save settings", role="primary", name="Save settings")
+        self.disconnect_button = button("&Disconnect…", role="danger", name="Disconnect")
+        self.save_button.clicked.connect(self.on_save_clicked)
+        self.disconnect_button.clicked.connect(self.ask_disconnect)
+        self.region.currentIndexChanged.connect(self._custom_visible)
+
+        inner = QWidget()
+        inner_layout = QVBoxLayout(inner)
+        inner_layout.addWidget(label("Settings", role="heading"))
+        inner_layout.addLayout(form)
+        inner_layout.addWidget(self.error)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button, 2)
+        buttons.addWidget(self.disconnect_button, 1)
+        inner_layout.addLayout(buttons)
+        inner_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(inner)
+        scroll.setWidgetResizable(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(scroll)
+
+    def show_settings(self, settings: Settings, regions: list[tuple[str, str]], terminal: Terminal | None) -> None:
+        self._settings = settings
+        self.region.blockSignals(True)
+        self.region.clear()
+        for key, name in regions:
+            self.region.addItem(name, key)
+        self.region.addItem("Custom addresses", "custom")
+        self.region.setCurrentIndex(max(0, self.region.findData(settings.region)))
+        self.region.blockSignals(False)
+        self.auth_url.setText(settings.custom_urls.auth_url)
+        self.pos_url.setText(settings.custom_urls.pos_url)
+        self.payments_url.setText(settings.custom_urls.payments_url)
+        self.terminal_id.setText(settings.terminal_id)
+        self.locale_box.setCurrentText(settings.locale)
+        self.currency_box.setCurrentText(settings.currency)
+        self.method_override.setChecked(settings.method_override)
+        self.printer.clear()
+        self.printer.addItem("The system's default printer", None)
+        for name in QPrinterInfo.availablePrinterNames():
+            self.printer.addItem(name, name)
+        if settings.printer and self.printer.findData(settings.printer) < 0:
+            self.printer.addItem(f"{settings.printer} (not found)", settings.printer)
+        self.printer.setCurrentIndex(max(0, self.printer.findData(settings.printer)))
+        self.catalog_file.setText(settings.catalog_file or "")
+        self.auto_cancel.setValue(settings.auto_cancel_hint_seconds)
+        self.insecure.setChecked(settings.allow_insecure_token_file)
+        if terminal is not None:
+            store = terminal.session.store
+            self.token_store.setText(store.description + (" — INSECURE" if store.insecure else ""))
+        self.disconnect_button.setEnabled(terminal is not None)
+        self.error.clear()
+        self._custom_visible()
+
+    def _custom_visible(self) -> None:
+        custom = self.region.currentData() == "custom"
+        for edit in (self.auth_url, self.pos_url, self.payments_url):
+            edit.setEnabled(custom)
+
+    def choices(self) -> Settings:
+        """The settings as edited; UserError with one sentence when something is invalid."""
+        locale, currency = self.locale_box.currentText().strip(), self.currency_box.currentText().strip().upper()
+        MoneyFormat(locale, currency)
+        catalog = self.catalog_file.text().strip() or None
+        if catalog:
+            load_catalog(catalog)
+        terminal_id = self.terminal_id.text().strip()
+        if not terminal_id:
+            raise UserError("The terminal id is empty.", hint="Give this terminal a short name, like LANE-1.")
+        urls = CustomUrls(
+            auth_url=self.auth_url.text().strip(),
+            pos_url=self.pos_url.text().strip(),
+            payments_url=self.payments_url.text().strip(),
+        )
+        if self.region.currentData() == "custom" and not (urls.auth_url and urls.pos_url):
+            raise UserError("Custom addresses need at least the auth and POS API addresses.")
+        for url in (urls.auth_url, urls.pos_url, urls.payments_url):
+            if url and not url.startswith(("https://", "http://")):
+                raise UserError(f"“{url}” is not a web address.", hint="Give it like https://host/v4.")
+        try:
+            return self._settings.model_copy(
+                update={
+                    "region": self.region.currentData(),
+                    "custom_urls": urls,
+                    "terminal_id": terminal_id,
+                    "locale": locale,
+                    "currency": currency,
+                    "method_override": self.method_override.isChecked(),
+                    "printer": self.printer.currentData(),
+                    "catalog_file": catalog,
+                    "auto_cancel_hint_seconds": self.auto_cancel.value(),
+                    "allow_insecure_token_file": self.insecure.isChecked(),
+                }
+            )
+        except ValidationError as exc:
+            raise UserError(f"A setting is invalid: {exc.errors()[0]['msg']}.") from exc
+
+    def on_save_clicked(self) -> None:
+        try:
+            settings = self.choices()
+        except UserError as exc:
+            self.error.setText(exc.text())
+            return
+        self.error.clear()
+        self.saved.emit(settings)
+
+    def on_browse_clicked(self) -> None:
+        dialog = QFileDialog(self, "Choose a catalog file", "", "Catalog (*.json)")
+        dialog.fileSelected.connect(self.catalog_file.setText)
+        dialog.open()
+
+    def ask_disconnect(self) -> None:
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Disconnect")
+        box.setText("Disconnect this terminal from the service?")
+        box.setInformativeText("The stored sign-in is removed; the terminal must be signed in again.")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        box.finished.connect(self._disconnect_answered)
+        self.confirm = box
+        box.open()
+
+    def _disconnect_answered(self, result: int) -> None:
+        self.confirm = None
+        if result == QMessageBox.StandardButton.Yes.value:
+            self.disconnect_confirmed.emit()

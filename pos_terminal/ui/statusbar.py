@@ -1,0 +1,55 @@
+"""The status bar: region, terminal id, connection state, SANDBOX badge, state changes waiting to be sent."""
+
+from __future__ import annotations
+
+from pos_terminal.services.session import SessionState
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.widgets import label
+
+from PySide6.QtWidgets import QStatusBar, QWidget
+
+_CONNECTION = {
+    SessionState.CONNECTED: "Connected",
+    SessionState.SIGNED_OUT: "Not signed in",
+    SessionState.EXPIRED: "Sign-in expired — sign in again",
+    SessionState.REVOKED: "Sign-in revoked — sign in again",
+}
+
+
+class StatusBar(QStatusBar):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.badge = label("SANDBOX", role="badge")
+        self.badge.setAccessibleName("Sandbox: not a production service")
+        self.region = label()
+        self.region.setAccessibleName("Region")
+        self.terminal_id = label()
+        self.terminal_id.setAccessibleName("Terminal id")
+        self.connection = label()
+        self.connection.setAccessibleName("Connection")
+        self.pending = label()
+        self.pending.setAccessibleName("State changes waiting to be sent")
+        for widget in (self.badge, self.region, self.terminal_id, self.connection):
+            self.addWidget(widget)
+        self.addPermanentWidget(self.pending)
+        self.show_terminal(None)
+
+    def show_terminal(self, terminal: Terminal | None) -> None:
+        if terminal is None:
+            self.badge.hide()
+            self.region.setText("Not connected")
+            self.terminal_id.clear()
+            self.connection.clear()
+            self.pending.clear()
+            return
+        self.badge.setVisible(terminal.is_sandbox)
+        self.region.setText(f"Region: {terminal.service.name}")
+        self.terminal_id.setText(f"Terminal: {terminal.settings.terminal_id}")
+        self.show_connection(terminal.session.state)
+        self.show_pending(terminal.pending_changes())
+
+    def show_connection(self, state: SessionState) -> None:
+        self.connection.setText(_CONNECTION.get(state, str(state)))
+
+    def show_pending(self, count: int) -> None:
+        self.pending.setText(f"{count} change(s) waiting to be sent" if count else "Nothing waiting to be sent")

@@ -1,0 +1,95 @@
+"""Running coroutines from widgets: references kept, expected failures shown, bugs to the crash handler.
+
+``Messages`` is the bridge deep code uses to tell the cashier something without
+holding a widget: it emits a signal the main window shows in its banner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from pos_terminal.errors import UserError
+
+from PySide6.QtCore import QObject, Signal
+
+log = logging.getLogger(__name__)
+
+
+class Messages(QObject):
+    """Signals: ``error(str)`` one sentence of what went wrong and what to do; ``info(str)`` news."""
+
+    error = Signal(str)
+    info = Signal(str)
+
+    def show_error(self, error: UserError | str) -> None:
+        text = error.text() if isinstance(error, UserError) else error
+        log.info("shown to the cashier: %s", text)
+        self.error.emit(text)
+
+    def show_info(self, text: str) -> None:
+        self.info.emit(text)
+
+
+class Tasks(QObject):
+    """Background tasks of one view. Signals: ``busy_changed(bool)``."""
+
+    busy_changed = Signal(bool)
+
+    def __init__(self, messages: Messages, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.messages = messages
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+        self._anonymous: set[asyncio.Task[Any]] = set()
+
+    @property
+    def busy(self) -> bool:
+        return any(not t.done() for t in (*self._tasks.values(), *self._anonymous))
+
+    def run(
+        self,
+        coro: Coroutine[Any, Any, Any],
+        *,
+        key: str | None = None,
+        on_error: Callable[[UserError], None] | None = None,
+    ) -> asyncio.Task[Any]:
+        """Start ``coro``; a task with the same ``key`` still running is canceled first (a new search wins)."""
+        if key is not None and (previous := self._tasks.get(key)) is not None and not previous.done():
+            previous.cancel()
+        task = asyncio.ensure_future(self._guard(coro, on_error))
+        if key is not None:
+            self._tasks[key] = task
+        else:
+            self._anonymous.add(task)
+        task.add_done_callback(self._finished)
+        self.busy_changed.emit(True)
+        return task
+
+    async def _guard(self, coro: Coroutine[Any, Any, Any], on_error: Callable[[UserError], None] | None) -> Any:
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except UserError as exc:
+            if on_error is not None:
+                on_error(exc)
+            else:
+                self.messages.show_error(exc)
+        except Exception:
+            sys.excepthook(*sys.exc_info())
+        return None
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._anonymous.discard(task)
+        for key, known in list(self._tasks.items()):
+            if known is task:
+                del self._tasks[key]
+        if not self.busy:
+            self.busy_changed.emit(False)
+
+    def cancel_all(self) -> None:
+        for task in (*self._tasks.values(), *self._anonymous):
+            task.cancel()

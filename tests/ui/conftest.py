@@ -1,0 +1,142 @@
+"""GUI tests: real widgets (offscreen) on qasync's loop, against a real sandbox over loopback HTTP.
+
+Each async test runs inside a qasync event loop, so the window's coroutines run
+exactly as in the application. Tests wait on conditions (``until``), never on
+a fixed sleep. Sign-ins are kept in an in-memory keyring backend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import keyring
+import pytest
+import qasync
+from keyring.backend import KeyringBackend
+
+from pos_terminal.app import AppHost
+from pos_terminal.config import Settings, save_settings
+from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer
+from pos_terminal.ui.main_window import MainWindow, Page
+from pos_terminal.ui.widgets import STYLE
+from tests.conftest import mint_token
+
+from PySide6.QtWidgets import QApplication
+
+TERMINAL_ID = "LANE-1"
+SIZE = (1280, 800)
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 10  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.secrets:
+            raise keyring.errors.PasswordDeleteError("not found")
+        del self.secrets[(service, username)]
+
+
+class QEventLoopPolicy(asyncio.DefaultEventLoopPolicy):
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        app = QApplication.instance() or QApplication([])
+        return qasync.QEventLoop(app)
+
+
+@pytest.fixture
+def event_loop_policy(qapp: QApplication) -> QEventLoopPolicy:
+    """pytest-asyncio runs the async tests of this folder on qasync's loop.
+
+    (pytest-asyncio 1.x prefers its loop-factory hook, which older releases in our range lack.)
+    """
+    qapp.setStyleSheet(STYLE)
+    return QEventLoopPolicy()
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    """Let the loop run until ``condition()`` is truthy; fail with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await asyncio.sleep(0.02)
+
+
+def screenshot(window: MainWindow, name: str, tmp_path: Path) -> Path:
+    """Save the window as PNG: in $POS_TERMINAL_SCREENSHOTS when set (the README's pictures), else tmp."""
+    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    QApplication.processEvents()  # let pending layouts settle, as a person would see it
+    assert window.grab().save(str(path)), path
+    return path
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> Paths:
+    paths = Paths.profile(tmp_path / "profile").ensure()
+    save_settings(paths.config_file, Settings(terminal_id=TERMINAL_ID))
+    return paths
+
+
+@pytest.fixture
+def host(profile: Paths, sandbox: SandboxServer) -> AppHost:
+    return AppHost(profile, service_url=sandbox.url)
+
+
+@pytest.fixture
+def make_window(qtbot: Any) -> Iterator[Callable[[AppHost], MainWindow]]:
+    windows: list[MainWindow] = []
+
+    def make(host: AppHost) -> MainWindow:
+        window = MainWindow(host)
+        qtbot.addWidget(window)
+        window.resize(*SIZE)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.tasks.cancel_all()
+
+
+async def signed_in_window(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> MainWindow:
+    """A window whose terminal already holds a token (as after an earlier sign-in)."""
+    terminal = await host.connect()
+    await terminal.session.sign_in_with_token(mint_token(client))
+    window = make_window(host)
+    window.start()
+    await until(lambda: window.page is Page.WORKSPACE and window.terminal is not None, what="the workspace")
+    await until(lambda: window.cashier.customers.model.rowCount() > 0, what="the customer list")
+    return window

@@ -1,0 +1,102 @@
+"""The cashier's day on real widgets: customer, check with items, discount and cash, charge, complete, cancel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from pos_terminal.app import AppHost
+from pos_terminal.services.register import Phase
+from pos_terminal.ui.main_window import MainWindow
+from tests.conftest import new_checked_in_customer
+from tests.ui.conftest import screenshot, signed_in_window, until
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+
+def choose(window: MainWindow, name: str) -> None:
+    panel = window.cashier.customers
+    QTest.keyClicks(panel.search, name)
+    assert panel.model.rowCount() == 1, [panel.model.customer(r) for r in range(panel.model.rowCount())]
+    QTest.keyClick(panel.search, Qt.Key.Key_Return)
+
+
+def type_item(window: MainWindow, name: str, price: str, quantity: int = 1, tax: str = "10") -> None:
+    cashier = window.cashier
+    cashier.item_name.setFocus()
+    QTest.keyClicks(cashier.item_name, name)
+    QTest.keyClicks(cashier.item_price, price)
+    cashier.item_quantity.setValue(quantity)
+    cashier.item_tax.setText(tax)
+    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+
+
+async def test_build_a_check_charge_and_complete(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Zoë", lastName="Quigley", balance=50_000)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="Zoë")
+    cashier = window.cashier
+    choose(window, "Quigley")
+    assert cashier.customer_text.text().startswith("Zoë Quigley")
+
+    catalog_button = next(b for b in cashier.catalog_box.findChildren(type(cashier.add_item_button)) if "Flat white" in b.text())
+    QTest.mouseClick(catalog_button, Qt.MouseButton.LeftButton)
+    type_item(window, "Cake", "12.50", quantity=2)
+    QTest.keyClicks(cashier.discount_input, "10%")
+    QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.cash_input, "5")
+    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+
+    totals = host.terminal.register.current.totals  # type: ignore[union-attr]
+    assert (totals.item_total, totals.discount_total, totals.payments) == (480 + 2500, -298, 500)
+    assert totals.balance == 2980 - 298 - 500
+    money = host.terminal.money  # type: ignore[union-attr]
+    assert cashier.charge_button.isEnabled()
+    assert cashier.charge_button.text() == f"Charge {money.format(totals.balance)}\nto Zoë Quigley"
+    assert cashier.figures["balance"][1].text() == money.format(totals.balance)  # type: ignore[attr-defined]
+    screenshot(window, "cashier-check", tmp_path)
+
+    QTest.mouseClick(cashier.charge_button, Qt.MouseButton.LeftButton)
+    await until(lambda: host.terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")  # type: ignore[union-attr]
+    await until(lambda: cashier.countdown.isVisible(), what="the countdown")
+    assert "Canceled automatically in 4:" in cashier.countdown.text()
+    assert cashier.complete_button.isVisible() and cashier.complete_button.isEnabled()
+    transaction_id = host.terminal.register.current.transaction_id  # type: ignore[union-attr]
+    assert transaction_id and transaction_id in cashier.transaction_text.text()
+    screenshot(window, "cashier-authorized", tmp_path)
+
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: host.terminal.register.current.phase is Phase.COMPLETE, what="complete")  # type: ignore[union-attr]
+    record = client.get(f"/sandbox/customers/{customer['customerId']}").json()
+    assert record["balance"] < 50_000
+    assert cashier.new_check_button.isVisible()
+    assert cashier.lines.rowCount() == 4, "the finished check stays visible until a new one is started"
+
+    QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
+    assert host.terminal.journal.load_open_check() is None  # type: ignore[union-attr]
+    await host.aclose()
+
+
+async def test_cancel_an_authorized_charge_returns_the_funds(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Ada", lastName="Cancel", balance=10_000)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="Ada")
+    choose(window, "Ada Cancel")
+    type_item(window, "Tea", "4.00")
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    register = host.terminal.register  # type: ignore[union-attr]
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 10_000 - 400
+    QTest.keyClick(window, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
+    await until(lambda: register.current.phase is Phase.CANCELED, what="canceled")
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 10_000
+    assert window.cashier.phase.text() == "Canceled"
+    await host.aclose()
