@@ -35,10 +35,11 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNSETTLED = 0, 1, 2, 3
 class Output:
     """Human lines or JSON records, to stdout; notes and errors to stderr."""
 
-    def __init__(self, as_json: bool, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+    def __init__(self, as_json: bool, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.as_json = as_json
-        self.out = out
-        self.err = err
+        # the streams of the moment, not those of import time, so a redirected stdout is honoured
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
 
     def line(self, text: str = "") -> None:
         if not self.as_json:

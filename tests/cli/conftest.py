@@ -1,0 +1,109 @@
+"""The command line run in-process (``pos_terminal.cli.main``) against a sandbox on loopback, one profile per test."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import keyring
+import keyring.errors
+import pytest
+from keyring.backend import KeyringBackend
+
+from pos_terminal.cli import main
+from pos_terminal.sandbox import SandboxServer
+
+
+class MemoryKeyring(KeyringBackend):
+    """A real keyring backend holding secrets in a dict: the terminal sees a working keychain."""
+
+    priority = 10  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.secrets:
+            raise keyring.errors.PasswordDeleteError("not found")
+        del self.secrets[(service, username)]
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@dataclass(frozen=True)
+class Run:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def data(self) -> Any:
+        return json.loads(self.out)
+
+    @property
+    def err_lines(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.strip()]
+
+
+CLI = Callable[..., Run]
+
+
+def write_config(profile: Path, **settings: Any) -> None:
+    """The profile's config.toml with ``settings`` (strings, booleans and tables of strings)."""
+    lines = ["schema_version = 1"]
+    tables = []
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            tables.append(f"[{key}]\n" + "".join(f'{k} = "{v}"\n' for k, v in value.items()))
+        elif isinstance(value, bool):
+            lines.append(f"{key} = {'true' if value else 'false'}")
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
+    (profile / "config").mkdir(parents=True, exist_ok=True)
+    (profile / "config" / "config.toml").write_text("\n".join(lines) + "\n\n" + "\n".join(tables))
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> Path:
+    base = tmp_path / "lane"
+    write_config(base, terminal_id="LANE-CLI", request_timeout_seconds=5)
+    return base
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], profile: Path, sandbox: SandboxServer) -> CLI:
+    """``cli("tx", "get", ID, json=True)``: run one command against the sandbox with the test's profile."""
+
+    def run(*command: str, json: bool = False, service: str | None = None, base: Path | None = None) -> Run:
+        capsys.readouterr()
+        argv = [*command, "--profile", str(base or profile), "--service", service or sandbox.url]
+        code = main([*argv, "--json"] if json else argv)
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def fake_service() -> Iterator[Any]:
+    from tests.api.fake_service import FakeService
+
+    with FakeService().running() as service:
+        yield service

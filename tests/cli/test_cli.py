@@ -1,0 +1,263 @@
+"""The command line, in-process, against a sandbox over loopback: a cashier's whole shift, and every refusal.
+
+Each command runs ``pos_terminal.cli.main`` with ``--profile`` (a directory of
+the test's own) and ``--service`` (the sandbox's address); the sign-in goes to
+an in-memory keyring backend. Failures must exit non-zero with one sentence on
+stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pos_terminal.domain.check import Check
+from tests.api.fake_service import Answer, FakeService
+from tests.cli.conftest import CLI, MemoryKeyring, Run, write_config
+from tests.conftest import mint_token, new_checked_in_customer
+
+CHECK = {
+    "items": [
+        {"name": "Flat white", "quantity": 2, "unitPrice": 550, "taxRate": 10},
+        {"name": "Banana bread", "quantity": 1, "unitPrice": 620, "tax": 56},
+    ],
+    "discounts": [{"name": "Staff", "percent": 10}],
+    "payments": [{"method": "cash", "amount": 500}],
+}
+
+
+def write_check(tmp_path: Path, data: Any = CHECK, name: str = "check.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def assert_refused(run: Run, *, says: str) -> str:
+    """Exit non-zero, nothing on stdout, and the last line of stderr is the one sentence (no traceback)."""
+    assert run.code != 0, run
+    assert run.out == "", run.out
+    assert "Traceback" not in run.err and "Error:" not in run.err, run.err
+    last = run.err_lines[-1]
+    assert says in last, run.err
+    assert last.rstrip().endswith("."), last
+    return last
+
+
+def test_a_shift_from_sign_in_to_sign_out(
+    cli: CLI, tmp_path: Path, client: httpx.Client, memory_keyring: MemoryKeyring
+) -> None:
+    # login --demo polls at the sandbox's device interval (1 s here), the only real wait: the CLI has no clock to inject
+    login = cli("login", "--demo")
+    assert login.code == 0, login.err
+    assert login.out.strip() == "Signed in."
+    assert "enter the code" in login.err
+    assert memory_keyring.secrets, "the sign-in went to the keychain"
+
+    status = cli("status", json=True)
+    assert status.code == 0
+    assert status.data["session"] == "connected"
+    assert status.data["terminalId"] == "LANE-CLI"
+    assert status.data["production"] is False
+    assert status.data["insecureTokenStore"] is False
+    assert (status.data["unfinishedCharges"], status.data["pendingStateChanges"]) == (0, 0)
+    assert "[SANDBOX]" in cli("status").out
+
+    customer = new_checked_in_customer(client, firstName="Zoë", lastName="Łukasiewicz")
+    listed = cli("customers", json=True)
+    assert listed.code == 0
+    mine = [c for c in listed.data if c["customerId"] == customer["customerId"]]
+    assert mine and mine[0]["checkInId"] == customer["checkInId"]
+    assert "Zoë Łukasiewicz" in cli("customers").out
+
+    before = cli("summary", "--merge", json=True).data
+    check = write_check(tmp_path)
+    charged = cli("charge", "--customer", customer["checkInId"], "--check", str(check), json=True)
+    assert charged.code == 0, charged.err
+    record = charged.data
+    expected = Check.from_file(CHECK).totals()
+    assert record["status"] == "authorized"
+    assert record["state"] == "authorized"
+    assert record["chargeAmount"] == expected.charge_amount
+    assert record["total"] == expected.total
+    assert record["terminalId"] == "LANE-CLI"
+    assert record["refId"].startswith("pos-")
+    transaction_id = record["transactionId"]
+
+    got = cli("tx", "get", transaction_id, json=True)
+    assert (got.code, got.data["transactionId"], got.data["state"]) == (0, transaction_id, "authorized")
+
+    completed = cli("tx", "complete", transaction_id, json=True)
+    assert completed.code == 0, completed.err
+    assert (completed.data["state"], completed.data["status"]) == ("complete", "done")
+    after_complete = cli("summary", "--merge", json=True).data
+    assert after_complete["count"] == before["count"] + 1
+    assert after_complete["total"] == before["total"] + expected.total
+
+    refunded = cli("tx", "refund", transaction_id, "--yes", json=True)
+    assert refunded.code == 0, refunded.err
+    assert refunded.data["state"] == "refunded"
+    after_refund = cli("summary", "--merge", json=True).data
+    assert (after_refund["count"], after_refund["total"]) == (before["count"], before["total"])
+
+    history = cli("tx", "list", json=True)
+    assert history.code == 0
+    assert [(t["transactionId"], t["state"]) for t in history.data] == [(transaction_id, "refunded")]
+    assert transaction_id in cli("tx", "list").out
+
+    out = cli("logout")
+    assert out.code == 0 and "Disconnected" in out.out
+    assert memory_keyring.secrets == {}
+    assert cli("status", json=True).data["session"] == "signed out"
+    assert_refused(cli("customers"), says="This terminal is not signed in to the service.")
+
+
+def test_a_token_made_by_hand_signs_in_and_can_be_sent_as_x_api_token(
+    cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring
+) -> None:
+    signed = cli("login", "--token", mint_token(client, expiresIn=0), "--legacy", json=True)
+    assert signed.code == 0
+    assert signed.data == {"state": "connected"}
+    stored = json.loads(next(iter(memory_keyring.secrets.values())))
+    assert stored["legacy"] is True
+    listed = cli("customers", json=True)
+    assert listed.code == 0 and listed.data
+
+
+def test_a_profile_with_method_override_charges_and_completes(
+    cli: CLI, tmp_path: Path, client: httpx.Client, memory_keyring: MemoryKeyring, profile: Path
+) -> None:
+    write_config(profile, terminal_id="LANE-CLI", method_override=True, routes={"summary": "/summary"})
+    assert cli("login", "--token", mint_token(client, expiresIn=0)).code == 0
+    customer = new_checked_in_customer(client)
+    charged = cli("charge", "--customer", customer["customerId"], "--check", str(write_check(tmp_path)), json=True)
+    assert charged.code == 0, charged.err
+    done = cli("tx", "cancel", charged.data["transactionId"], json=True)
+    assert (done.code, done.data["state"]) == (0, "canceled")
+    balance = client.get(f"/sandbox/customers/{customer['customerId']}").json()
+    assert (balance["balance"], balance["held"]) == (customer["balance"], 0), "the cancel gave the funds back"
+
+
+# --- refusals ---------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def signed_in(cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring) -> CLI:
+    assert cli("login", "--token", mint_token(client, expiresIn=0)).code == 0
+    return cli
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "does not exist"),
+        ("{not json", "is not valid JSON (line 1"),
+        ("[1, 2]", "must hold one JSON object with items"),
+        ({"items": [{"name": "Tea", "quantity": 1}]}, "unitPrice"),
+        ({"items": []}, "item"),
+        (
+            {
+                "items": [{"name": "Tea", "quantity": 1, "unitPrice": 300}],
+                "payments": [{"method": "cash", "amount": 400}],
+            },
+            "more than the check's total",
+        ),
+        ({"items": [{"name": "Tea", "quantity": 1, "unitPrice": 300}], "tips": 5}, "tips"),
+    ],
+    ids=["missing", "not-json", "not-an-object", "no-price", "no-items", "overpaid", "unknown-field"],
+)
+def test_a_bad_check_file_is_refused_with_one_sentence_before_anything_is_sent(
+    signed_in: CLI, tmp_path: Path, client: httpx.Client, content: Any, says: str
+) -> None:
+    customer = new_checked_in_customer(client)
+    path = tmp_path / "missing.json" if content is None else write_check(tmp_path, content)
+
+    refused = signed_in("charge", "--customer", customer["customerId"], "--check", str(path))
+
+    assert_refused(refused, says=says)
+    assert len(refused.err_lines) <= 2, refused.err
+    ledger = client.get(f"/sandbox/customers/{customer['customerId']}/ledger").json()
+    assert [e["kind"] for e in ledger if e["kind"] != "topup"] == [], "nothing reached the service"
+
+
+def test_an_unknown_customer_is_one_sentence(signed_in: CLI, tmp_path: Path) -> None:
+    refused = signed_in("charge", "--customer", "nobody", "--check", str(write_check(tmp_path)))
+    line = assert_refused(refused, says="No checked-in customer matches “nobody”.")
+    assert refused.err_lines == [line]
+
+
+def test_a_declined_card_is_one_sentence_and_nothing_is_charged(
+    signed_in: CLI, tmp_path: Path, client: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client, card="declined")
+    refused = signed_in("charge", "--customer", customer["customerId"], "--check", str(write_check(tmp_path)))
+    assert_refused(refused, says="declined")
+    assert signed_in("status", json=True).data["unfinishedCharges"] == 0
+
+
+def test_an_unknown_transaction_is_one_sentence(signed_in: CLI) -> None:
+    refused = signed_in("tx", "get", "no-such-transaction")
+    assert refused.err_lines == [assert_refused(refused, says="The service does not know that transaction.")]
+
+
+def test_refund_without_yes_needs_a_confirmation_when_nobody_can_answer(
+    signed_in: CLI, tmp_path: Path, client: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client)
+    charged = signed_in(
+        "charge", "--customer", customer["customerId"], "--check", str(write_check(tmp_path)), json=True
+    )
+    transaction_id = charged.data["transactionId"]
+    assert signed_in("tx", "complete", transaction_id).code == 0
+    refused = signed_in("tx", "refund", transaction_id)
+    assert_refused(refused, says="needs a confirmation")
+    assert "--yes" in refused.err
+    assert signed_in("tx", "get", transaction_id, json=True).data["state"] == "complete"
+
+
+@pytest.mark.parametrize("command", [("customers",), ("tx", "list"), ("summary",), ("tx", "complete", "tx-1")])
+def test_not_signed_in_is_one_sentence(cli: CLI, memory_keyring: MemoryKeyring, command: tuple[str, ...]) -> None:
+    refused = cli(*command)
+    assert refused.err_lines == [assert_refused(refused, says="This terminal is not signed in to the service.")]
+
+
+def test_an_unreachable_service_is_one_sentence(signed_in: CLI) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    refused = signed_in("customers", service=f"http://127.0.0.1:{port}")
+    assert_refused(refused, says="not signed in")  # another service address is another sign-in
+    assert signed_in("login", "--token", "t", service=f"http://127.0.0.1:{port}").code == 0
+    refused = signed_in("customers", service=f"http://127.0.0.1:{port}")
+    assert refused.err_lines == [assert_refused(refused, says="The service cannot be reached.")]
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        (
+            Answer.text(403, "<html><head><title>Access denied</title></head><body>WAF</body></html>", "text/html"),
+            "does not allow that",
+        ),
+        (Answer.text(200, '[{"customerId": ', "application/json"), "cannot read"),
+        (Answer.json(409, {"error": {"code": "CUSTOMER_NOT_CHECKED_IN", "message": "x"}}), "no longer checked in"),
+    ],
+    ids=["html-403", "broken-json-200", "error-object"],
+)
+def test_what_a_real_deployment_may_answer_is_one_sentence(
+    cli: CLI, memory_keyring: MemoryKeyring, fake_service: FakeService, answer: Answer, says: str
+) -> None:
+    assert cli("login", "--token", "t", service=fake_service.url).code == 0
+    fake_service.routes["GET /v4/customers"] = answer
+    refused = cli("customers", service=fake_service.url)
+    assert refused.err_lines == [assert_refused(refused, says=says)]
+
+
+def test_a_bad_settings_file_is_one_sentence(cli: CLI, profile: Path) -> None:
+    write_config(profile, routes={"refunds": "/refunds"})
+    refused = cli("status")
+    assert refused.err_lines == [assert_refused(refused, says="unknown routes: refunds")]
