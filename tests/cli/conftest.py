@@ -15,6 +15,7 @@ from keyring.backend import KeyringBackend
 
 from pos_terminal.cli import main
 from pos_terminal.sandbox import SandboxServer
+from tests.api.fake_service import FakeService
 
 
 class MemoryKeyring(KeyringBackend):
@@ -102,8 +103,6 @@ def cli(capsys: pytest.CaptureFixture[str], profile: Path, sandbox: SandboxServe
 
 
 @pytest.fixture
-def fake_service() -> Iterator[Any]:
-    from tests.api.fake_service import FakeService
-
+def fake_service() -> Iterator[FakeService]:
     with FakeService().running() as service:
         yield service
