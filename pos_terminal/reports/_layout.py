@@ -9,20 +9,25 @@ when it would be longer than a printer driver takes in one piece.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
+from reportlab import rl_config
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
 from pos_terminal.reports import fonts
+
+# Page streams are compressed; ASCII85 on top only makes them bigger and costs a second per hundred pages.
+rl_config.useA85 = 0
 
 RED = colors.HexColor("#B00020")
 GREEN = colors.HexColor("#1B5E20")
@@ -230,3 +235,159 @@ def build_roll(
     doc = _document(buffer, (ROLL_WIDTH, page_height), ROLL_MARGIN, top, title=title, author=author)
     doc.build(make_story(), canvasmaker=_numbered_canvas(decorate))
     return buffer.getvalue()
+
+
+class RowTable(Flowable):  # type: ignore[misc]  # reportlab has no type hints
+    """Rows of one-line text drawn straight onto the canvas, the header repeated on every page.
+
+    reportlab's ``Table`` spends milliseconds per row measuring and drawing cells; a day's
+    transactions are thousands of rows of short text, so this draws each cell as one text
+    operation (with the fallback font where needed) and splits between rows.
+    """
+
+    def __init__(
+        self,
+        header: Sequence[str],
+        rows: Sequence[Sequence[str]],
+        widths: Sequence[float],
+        *,
+        right: Iterable[int] = (),
+        size: float = 7.0,
+        sizes: Mapping[int, float] | None = None,
+        pad: float = 3.0,
+    ) -> None:
+        super().__init__()
+        self.header = list(header)
+        self.rows = rows
+        self.widths = list(widths)
+        self.right = frozenset(right)
+        self.size = size
+        self.sizes = dict(sizes or {})
+        self.pad = pad
+        self.row_height = size * 1.55
+        self.hAlign = "LEFT"
+
+    def _part(self, rows: Sequence[Sequence[str]]) -> RowTable:
+        return RowTable(
+            self.header, rows, self.widths, right=self.right, size=self.size, sizes=self.sizes, pad=self.pad
+        )
+
+    def wrap(self, available_width: float, available_height: float) -> tuple[float, float]:
+        self.width = sum(self.widths)
+        self.height = self.row_height * (len(self.rows) + 1) + 1
+        return self.width, self.height
+
+    def split(self, available_width: float, available_height: float) -> list[Flowable]:
+        fits = int((available_height - self.row_height - 1) // self.row_height)
+        if fits < 1:
+            return []
+        if fits >= len(self.rows):
+            return [self]
+        return [self._part(self.rows[:fits]), self._part(self.rows[fits:])]
+
+    def draw(self) -> None:
+        canvas = self.canv
+        top = self.row_height * (len(self.rows) + 1) + 1
+        lefts = [sum(self.widths[:i]) for i in range(len(self.widths))]
+        canvas.saveState()
+        canvas.setFillColor(SHADE)
+        shading = [
+            f"0 {top - self.row_height * (index + 2) - 0.5:.2f} {self.width:.2f} {self.row_height:.2f} re"
+            for index in range(1, len(self.rows), 2)
+        ]
+        if shading:
+            canvas._code.append("\n".join(shading) + " f")
+        canvas.setStrokeColor(colors.black)
+        canvas.setLineWidth(0.6)
+        canvas.line(0, top - self.row_height - 0.5, self.width, top - self.row_height - 0.5)
+        canvas.setFillColor(colors.black)
+        encode = _encoder(canvas)
+        code = ["BT"]
+        baseline = top - self.row_height + self.size * 0.45
+        header_sizes = [self.size] * len(self.widths)
+        self._line(code, encode, self.header, lefts, header_sizes, baseline, fonts.BOLD)
+        sizes = [self.sizes.get(column, self.size) for column in range(len(self.widths))]
+        for row in self.rows:
+            baseline -= self.row_height
+            self._line(code, encode, row, lefts, sizes, baseline, fonts.REGULAR)
+        code.append("ET")
+        canvas._code.append("\n".join(code))
+        canvas.restoreState()
+
+    def _line(
+        self,
+        code: list[str],
+        encode: Callable[[str, str], list[tuple[str, str]]],
+        cells: Sequence[str],
+        lefts: Sequence[float],
+        sizes: Sequence[float],
+        y: float,
+        font: str,
+    ) -> None:
+        right, widths, pad, append = self.right, self.widths, self.pad, code.append
+        for column, value in enumerate(cells):
+            if not value:
+                continue
+            size = sizes[column]
+            if column in right:
+                x = lefts[column] + widths[column] - pad - _width(value, font, size)
+            else:
+                x = lefts[column] + pad
+            append(f"1 0 0 1 {x:.2f} {y:.2f} Tm")
+            for name, escaped in encode(value, font):
+                append(f"{name} {size:g} Tf ({escaped}) Tj")
+
+
+def _encoder(canvas: Canvas) -> Callable[[str, str], list[tuple[str, str]]]:
+    """Text to ``(PDF font name, escaped bytes)`` pieces for ``Tj``, remembered for the canvas's document.
+
+    This is what reportlab's text object does for a TrueType font (one subset per 256
+    characters), without its per-call bookkeeping. Printable ASCII sits at its own code in
+    subset 0 (reportlab's "ASCII readable" subsets), so such text is used as it is.
+    """
+    doc = canvas._doc
+    cache: dict[tuple[str, str], list[tuple[str, str]]] = canvas.__dict__.setdefault("_pos_encoded", {})
+    readable: dict[str, str | None] = {}
+
+    def ascii_name(font: str) -> str | None:
+        """The font's subset-0 name when ASCII is readable in it, else ``None``."""
+        if font not in readable:
+            face = pdfmetrics.getFont(font)
+            name = face.getSubsetInternalName(0, doc)
+            state = face.state[doc]
+            readable[font] = name if all(state.assignments.get(c) == c for c in range(32, 127)) else None
+        return readable[font]
+
+    def encode(text: str, font: str) -> list[tuple[str, str]]:
+        key = (text, font)
+        found = cache.get(key)
+        if found is not None:
+            return found
+        name = ascii_name(font) if text.isascii() and text.isprintable() else None
+        if name is not None:
+            found = [(name, text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)"))]
+        else:
+            found = []
+            for piece_font, piece in fonts.runs(text, font):
+                face = pdfmetrics.getFont(piece_font)
+                for subset, raw in face.splitString(piece, doc):
+                    found.append((face.getSubsetInternalName(subset, doc), canvas._escape(raw)))
+        if len(cache) < 100_000:
+            cache[key] = found
+        return found
+
+    return encode
+
+
+_widths: dict[tuple[str, str, float], float] = {}
+
+
+def _width(text: str, font: str, size: float) -> float:
+    """Width of ``text``, remembered: the same amounts come back on every page."""
+    key = (text, font, size)
+    found = _widths.get(key)
+    if found is None:
+        if len(_widths) > 50_000:
+            _widths.clear()
+        found = _widths[key] = fonts.width(text, font, size)
+    return found

@@ -10,6 +10,7 @@ transactions; long tables continue on the next page under their header row.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import tzinfo
 from typing import Literal
@@ -21,6 +22,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table, TableStyle
 
+from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, TxRow
 from pos_terminal.domain.summary import SummaryFigures
@@ -33,6 +35,7 @@ LAYOUTS: tuple[Layout, ...] = ("a4", "roll")
 _A4_WIDTH = A4[0] - 2 * L.A4_MARGIN
 _CHUNK = 200  # rows per table: a long table splits across pages fast when it is many short tables
 _MONEY_NAMES = ("total", "tips", "fees", "payout")
+_ID_SIZE = 6.0  # a whole UUID fits the A4 column at this size
 
 
 def render(report: EndOfDayReport, layout: Layout = "a4", *, money: MoneyFormat, tz: tzinfo | None = None) -> bytes:
@@ -57,7 +60,8 @@ class _Paper:
 
     def __init__(self, report: EndOfDayReport, money: MoneyFormat, tz: tzinfo | None, layout: Layout) -> None:
         self.report = report
-        self.money = money.format
+        # the same amounts come back thousands of times in a day; Babel takes a while for each
+        self.money = functools.lru_cache(maxsize=8192)(money.format)
         self.tz = tz
         self.layout = layout
         self.size = 9.0 if layout == "a4" else 8.0
@@ -268,6 +272,9 @@ class _Paper:
         table.setStyle(TableStyle(style))
         return table
 
+    def _fit(self, text: str, available: float) -> str:
+        return fonts.fit(text, fonts.REGULAR, self.size - 2, available)
+
     def _numbers(self, f: SummaryFigures) -> list[object]:
         return [str(f.count), *(self.money(getattr(f, name)) for name in _MONEY_NAMES)]
 
@@ -278,42 +285,30 @@ class _Paper:
         widths = [0.12, 0.13, 0.23, 0.14, 0.38]
         col = [w * self.width for w in widths]
         label = "Created" if when == "created" else "Changed"
-        body: list[list[object]] = [[label, "Terminal", "Customer", "Amount", "Transaction"]]
+        body: list[list[str]] = [[label, "Terminal", "Customer", "Amount", "Transaction"]]
         for t in rows:
             moment = t.created if when == "created" else t.changed
             body.append(
                 [
                     L.local(moment, self.tz, self.time_pattern),
-                    L.cell(_terminal(t.terminal_id), self.s.cell, col[1] - 6),
-                    L.cell(t.customer, self.s.cell, col[2] - 6),
+                    self._fit(_terminal(t.terminal_id), col[1] - 6),
+                    self._fit(t.customer, col[2] - 6),
                     self.money(t.charged_amount if t.state.value == "refunded" else t.charge_amount),
-                    L.cell(t.transaction_id, self.s.cell, col[4] - 6),
+                    self._fit(t.transaction_id, col[4] - 6),
                 ]
             )
         return [heading, *self._tables(body, col, right=(3,))]
 
-    def _tables(self, body: list[list[object]], col: list[float], *, right: Sequence[int]) -> list[Flowable]:
-        """``body`` (header first) as tables of :data:`_CHUNK` rows, each repeating the header on a new page."""
-        head, rows = body[0], body[1:]
-        style: list[tuple[object, ...]] = [
-            ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size - 2),
-            ("FONT", (0, 0), (-1, 0), fonts.BOLD, self.size - 2),
-            ("LINEBELOW", (0, 0), (-1, 0), 0.6, colors.black),
-            ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, L.SHADE]),
-            ("VALIGN", (0, 0), (-1, -1), "TOP"),
-            ("TOPPADDING", (0, 0), (-1, -1), 1.2),
-            ("BOTTOMPADDING", (0, 0), (-1, -1), 1.2),
-            ("LEFTPADDING", (0, 0), (-1, -1), 3),
-            ("RIGHTPADDING", (0, 0), (-1, -1), 3),
-        ]
-        style += [("ALIGN", (c, 0), (c, -1), "RIGHT") for c in right]
-        table_style = TableStyle(style)
-        tables: list[Flowable] = []
-        for first in range(0, len(rows), _CHUNK):
-            table = Table([head, *rows[first : first + _CHUNK]], colWidths=col, repeatRows=1, hAlign="LEFT")
-            table.setStyle(table_style)
-            tables.append(table)
-        return tables
+    def _tables(
+        self,
+        body: list[list[str]],
+        col: list[float],
+        *,
+        right: Sequence[int],
+        sizes: dict[int, float] | None = None,
+    ) -> list[Flowable]:
+        """``body`` (header first) as one table that goes on over pages under its header row."""
+        return [L.RowTable(body[0], body[1:], col, right=right, size=self.size - 2, sizes=sizes)]
 
     def _transactions_a4(self) -> list[Flowable]:
         r = self.report
@@ -321,35 +316,37 @@ class _Paper:
         heading = self._heading(f"Transactions ({len(rows)})")
         if not rows:
             return [KeepTogether([heading, L.para("No transactions in the range.", self.s.small)])]
-        widths = [0.09, 0.09, 0.10, 0.17, 0.09, 0.10, 0.10, 0.08, 0.08]
+        widths = [0.075, 0.09, 0.17, 0.08, 0.085, 0.085, 0.065, 0.065]
         col = [w * self.width for w in widths]
         col.append(self.width - sum(col))
-        body: list[list[object]] = [
-            ["Created", "Completed", "Terminal", "Customer", "State", "Total", "Charged", "Tip", "Fee", "Transaction"]
+        body: list[list[str]] = [
+            ["Time", "Terminal", "Customer", "State", "Total", "Charged", "Tip", "Fee", "Transaction"]
         ]
         pattern = self.time_pattern
         money = self.money
+        id_room = col[8] - 6
         for t in rows:
+            finished = t.state in (TxState.COMPLETE, TxState.REFUNDED) and t.completed is not None
             body.append(
                 [
-                    L.local(t.created, self.tz, pattern),
-                    L.local(t.completed, self.tz, pattern),
-                    L.cell(_terminal(t.terminal_id), self.s.cell, col[2] - 6),
-                    L.cell(t.customer, self.s.cell, col[3] - 6),
+                    L.local(t.completed if finished else t.created, self.tz, pattern),
+                    self._fit(_terminal(t.terminal_id), col[1] - 6),
+                    self._fit(t.customer, col[2] - 6),
                     str(t.state),
                     money(t.total),
                     money(t.charged_amount),
                     money(t.tip_amount) if t.tip_amount else "",
                     money(t.fee_amount) if t.fee_amount else "",
-                    L.cell(t.transaction_id, self.s.cell, col[9] - 6),
+                    fonts.fit(t.transaction_id, fonts.REGULAR, _ID_SIZE, id_room),
                 ]
             )
         note = L.para(
-            "Every transaction created, completed, refunded or canceled in the range, and any still authorized; "
-            "times are local.",
+            "Every transaction created, completed, refunded or canceled in the range, and any still authorized. "
+            "Time: when it was completed (complete, refunded) or created (the others), in local time.",
             self.s.small,
         )
-        return [heading, note, Spacer(1, 1 * mm), *self._tables(body, col, right=(5, 6, 7, 8))]
+        tables = self._tables(body, col, right=(4, 5, 6, 7), sizes={8: _ID_SIZE})
+        return [heading, note, Spacer(1, 1 * mm), *tables]
 
     def _audit_a4(self) -> list[Flowable]:
         entries = self.report.audit
@@ -359,15 +356,15 @@ class _Paper:
         widths = [0.11, 0.17, 0.14, 0.12]
         col = [w * self.width for w in widths]
         col.append(self.width - sum(col))
-        body: list[list[object]] = [["Time", "Action", "Who", "Terminal", "Detail"]]
+        body: list[list[str]] = [["Time", "Action", "Who", "Terminal", "Detail"]]
         for a in entries:
             body.append(
                 [
                     L.local(a.at, self.tz, self.time_pattern),
-                    L.cell(a.action, self.s.cell, col[1] - 6),
-                    L.cell(a.actor or "", self.s.cell, col[2] - 6),
-                    L.cell(a.terminal_id or "", self.s.cell, col[3] - 6),
-                    L.cell(a.detail, self.s.cell, col[4] - 6),
+                    self._fit(a.action, col[1] - 6),
+                    self._fit(a.actor or "", col[2] - 6),
+                    self._fit(a.terminal_id or "", col[3] - 6),
+                    self._fit(a.detail, col[4] - 6),
                 ]
             )
         return [heading, *self._tables(body, col, right=())]

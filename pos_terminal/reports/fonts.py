@@ -9,7 +9,7 @@ fallback font.
 from __future__ import annotations
 
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from xml.sax.saxutils import escape
 
@@ -90,6 +90,7 @@ def width(text: str, font: str, size: float) -> float:
     return float(sum(pdfmetrics.stringWidth(piece, f, size) for f, piece in runs(text, font)))
 
 
+@lru_cache(maxsize=16384)
 def fit(text: str, font: str, size: float, available: float) -> str:
     """``text``, shortened with "…" when it would be wider than ``available`` points."""
     if width(text, font, size) <= available:
