@@ -11,6 +11,7 @@ when none exists, so ``pos-terminal report --print`` can run unattended.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -126,6 +127,7 @@ def save_pdf(data: bytes, path: Path) -> Path:
         temporary.write_bytes(data)
         os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
         raise SaveFailed(f"The PDF cannot be saved to {path} ({exc.strerror or exc}).") from None
     return path
