@@ -485,3 +485,8 @@ class Receipt:
     def loyalty_adjustment(self) -> int:
         """What the service's benefits changed: chargedAmount − chargeAmount (≤ 0 for a discount)."""
         return self.charged_amount - self.charge_amount
+
+    @property
+    def paid_in_total(self) -> int:
+        """What left the customer's account: the amount charged and the tip on top of it."""
+        return self.charged_amount + self.tip_amount

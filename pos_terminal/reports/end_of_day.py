@@ -291,7 +291,7 @@ class _Paper:
             body.append(
                 [
                     L.local(moment, self.tz, self.time_pattern),
-                    self._fit(_terminal(t.terminal_id), col[1] - 6),
+                    self._fit(t.terminal_id or "(none)", col[1] - 6),
                     self._fit(t.customer, col[2] - 6),
                     self.money(t.charged_amount if t.state.value == "refunded" else t.charge_amount),
                     self._fit(t.transaction_id, col[4] - 6),
@@ -330,7 +330,7 @@ class _Paper:
             body.append(
                 [
                     L.local(t.completed if finished else t.created, self.tz, pattern),
-                    self._fit(_terminal(t.terminal_id), col[1] - 6),
+                    self._fit(t.terminal_id or "(none)", col[1] - 6),
                     self._fit(t.customer, col[2] - 6),
                     str(t.state),
                     money(t.total),

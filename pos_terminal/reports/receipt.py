@@ -126,13 +126,11 @@ class _Receipt:
         story.append(Spacer(1, 1.5 * mm))
         story.append(self._lines(paid))
         charged: list[list[object]] = [["Amount charged", money(r.charged_amount)]]
-        if r.loyalty_adjustment:
-            charged.append(
-                ["  loyalty saved" if r.loyalty_adjustment < 0 else "  loyalty added", money(abs(r.loyalty_adjustment))]
-            )
         if r.tip_amount:
             charged.append(["Tip", money(r.tip_amount)])
-        story.append(self._lines(charged, bold_rows=(0,), rule_above=0))
+            charged.append(["Paid in total", money(r.paid_in_total)])
+        bold = (0, len(charged) - 1) if r.tip_amount else (0,)
+        story.append(self._lines(charged, bold_rows=bold, rule_above=0))
         story.append(Spacer(1, 3 * mm))
         story.append(L.para("Transaction", self.s.small))
         story.append(L.para(r.transaction_id, self.s.cell))
