@@ -89,8 +89,13 @@ def profile(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], profile: Path, sandbox: SandboxServer) -> CLI:
-    """``cli("tx", "get", ID, json=True)``: run one command against the sandbox with the test's profile."""
+def cli(
+    capsys: pytest.CaptureFixture[str], profile: Path, sandbox: SandboxServer, memory_keyring: MemoryKeyring
+) -> CLI:
+    """``cli("tx", "get", ID, json=True)``: run one command against the sandbox with the test's profile.
+
+    The keychain is always the in-memory one: no test reads or writes the host's real keychain.
+    """
 
     def run(*command: str, json: bool = False, service: str | None = None, base: Path | None = None) -> Run:
         capsys.readouterr()
