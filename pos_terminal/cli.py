@@ -166,9 +166,31 @@ def _today_start() -> datetime:
     return local_midnight.astimezone(UTC)
 
 
+def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``--token VALUE`` as ``--token=VALUE`` when VALUE starts with "-", which argparse takes for an option.
+
+    One URL-safe token in 64 starts with a dash; a known option after ``--token`` stays an option.
+    """
+    options: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and "login" in action.choices:
+            options = set(action.choices["login"]._option_string_actions)
+    joined: list[str] = []
+    index = 0
+    while index < len(argv):
+        value = argv[index + 1] if index + 1 < len(argv) else None
+        if argv[index] == "--token" and value and value.startswith("-") and value.split("=")[0] not in options:
+            joined.append(f"--token={value}")
+            index += 2
+        else:
+            joined.append(argv[index])
+            index += 1
+    return joined
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_token_joined(parser, sys.argv[1:] if argv is None else argv))
     if args.command == "sandbox":
         return sandbox_cli.run(args)
     if args.command is None:

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from pos_terminal.domain.check import Check
+from pos_terminal.sandbox import SandboxServer
 from tests.api.fake_service import Answer, FakeService
 from tests.cli.conftest import CLI, MemoryKeyring, Run, write_config
 from tests.conftest import mint_token, new_checked_in_customer
@@ -126,6 +127,28 @@ def test_a_token_made_by_hand_signs_in_and_can_be_sent_as_x_api_token(
     assert stored["legacy"] is True
     listed = cli("customers", json=True)
     assert listed.code == 0 and listed.data
+
+
+@pytest.mark.parametrize("form", ["separate", "joined"])
+def test_a_token_that_starts_with_a_dash_is_taken_as_the_token(
+    cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring, sandbox: SandboxServer, form: str
+) -> None:
+    """URL-safe tokens start with "-" one time in 64; argparse would read one as an option."""
+    token = "-" + mint_token(client, expiresIn=0)[1:]
+    with sandbox.sandbox.db.tx() as conn:  # the same token, but beginning with a dash
+        conn.execute("UPDATE access_tokens SET access_token = ? WHERE access_token LIKE ?", (token, "_" + token[1:]))
+    argv = ("login", "--token", token) if form == "separate" else ("login", f"--token={token}")
+    signed = cli(*argv, "--legacy")
+    assert signed.code == 0, signed.err
+    stored = json.loads(next(iter(memory_keyring.secrets.values())))
+    assert stored["accessToken"] == token
+    assert cli("customers", json=True).code == 0, "the service accepts the token as stored"
+
+
+def test_login_token_without_a_value_is_still_a_usage_error(cli: CLI) -> None:
+    with pytest.raises(SystemExit) as usage:
+        cli("login", "--token")
+    assert usage.value.code == 2
 
 
 def test_a_profile_with_method_override_charges_and_completes(
