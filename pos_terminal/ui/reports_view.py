@@ -1,0 +1,587 @@
+"""Reports: the manager's end-of-day (or shift) report on screen, previewed as PDF, saved or printed.
+
+The figures come from :class:`~pos_terminal.services.reports.Reports`; the view only
+shows them. A reconciliation that fails is shown in red with one sentence per
+difference, never hidden. The PDF is made by :mod:`pos_terminal.reports.end_of_day`
+off the loop's thread and previewed page by page (pypdfium2 through
+:mod:`pos_terminal.reports.raster`: QtPdf is not in the PySide6 wheels). The save
+dialog is opened with ``open()``, never a nested ``exec()`` inside a coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import EndOfDayReport, FigureRow, ReportScope, TimeRange
+from pos_terminal.domain.summary import FIGURES
+from pos_terminal.errors import UserError
+from pos_terminal.reports import end_of_day, raster
+from pos_terminal.reports.end_of_day import Layout
+from pos_terminal.services.reports import Reports
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui import printing
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import button, label
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QDateTime,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QTime,
+)
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPixmap, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDateTimeEdit,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QTimeEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+Index = QModelIndex | QPersistentModelIndex
+HEADERS = ("Terminal", "Count", "Total", "Fees", "Payout", "Tips", "Check")
+PREVIEW_DPI = 100.0
+PREVIEW_PAGES = 20  # a 10,000-transaction report has hundreds of pages; the PDF keeps them all
+RED = QColor("#b3261e")
+RECONCILED_STYLE = "color: #1f5f3a; background: #e6f4ec; border: 1px solid #1f7a4d; border-radius: 6px; padding: 6px;"
+MISMATCH_STYLE = "color: #8c1d18; background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; padding: 6px;"
+PAGE_STYLE = "background: white; border: 1px solid #9aa5b1;"
+
+
+class NoOtherTerminal(UserError):
+    hint = "Type the other terminal's id, or choose another scope."
+
+
+class NoReport(UserError):
+    hint = "Press “Show report” first."
+
+
+class FiguresModel(QAbstractTableModel):
+    """The report's figures, one row per terminal and a total row when there are several."""
+
+    def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.money = money
+        self._rows: list[tuple[str, FigureRow]] = []
+
+    def set_report(self, report: EndOfDayReport | None) -> None:
+        self.beginResetModel()
+        self._rows = []
+        if report is not None:
+            merged = report.scope.merge
+            for row in report.rows:
+                name = "All terminals" if merged else (row.terminal_id or "(no terminal id)")
+                self._rows.append((name, row))
+            if len(report.rows) > 1 or not report.rows:
+                self._rows.append(("Total", report.total))
+        self.endResetModel()
+
+    def figure(self, row: int, name: str) -> str:
+        """The text shown for figure ``name`` of ``row`` (for tests and accessibility)."""
+        return str(self.data(self.index(row, 1 + FIGURES.index(name))))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        name, row = self._rows[index.row()]
+        column = index.column()
+        figure = FIGURES[column - 1] if 1 <= column <= len(FIGURES) else None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            if column == 0:
+                return name
+            if figure == "count":
+                return str(row.shown.count)
+            if figure is not None:
+                return self.money.format(getattr(row.shown, figure))
+            if row.reported is None:
+                return "no summary"
+            return "matches" if row.matches else "differs: " + ", ".join(row.mismatched)
+        if role == Qt.ItemDataRole.ForegroundRole and (
+            (figure is not None and figure in row.mismatched) or (column == len(HEADERS) - 1 and not row.matches)
+        ):
+            return QBrush(RED)
+        if role == Qt.ItemDataRole.FontRole and name == "Total" and index.row() == len(self._rows) - 1:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.TextAlignmentRole and 1 <= column <= len(FIGURES):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One rendering of a report: the PDF bytes and the layout it was made in."""
+
+    report: EndOfDayReport
+    layout: Layout
+    data: bytes
+
+
+def _actor() -> str | None:
+    """Who makes the copies, for the audit log (the desktop's user, as the command line does)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return None
+
+
+def _utc(moment: QDateTime) -> datetime:
+    return datetime.fromtimestamp(moment.toSecsSinceEpoch(), UTC)
+
+
+class Preview(QScrollArea):
+    """The PDF's pages one under the other, each scaled down to the width available (never up)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.images: list[QImage] = []
+        self.pages: list[QLabel] = []
+        self.box = QWidget()
+        self.box.setObjectName("pages")
+        self.box.setStyleSheet("QWidget#pages { background: #e4e7eb; }")
+        self.column = QVBoxLayout(self.box)
+        self.column.setSpacing(12)
+        self.column.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.empty = label("The PDF's pages appear here once the report is shown.", role="hint")
+        self.column.addWidget(self.empty)
+        self.setAccessibleName("Report preview")
+        self.setWidget(self.box)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def set_images(self, images: list[QImage]) -> None:
+        for old in self.pages:
+            self.column.removeWidget(old)
+            old.deleteLater()
+        self.images = images
+        self.pages = []
+        self.empty.setVisible(not images)
+        for number, _ in enumerate(images, start=1):
+            page = QLabel()
+            page.setStyleSheet(PAGE_STYLE)
+            page.setAccessibleName(f"Page {number} of the report")
+            self.column.addWidget(page)
+            self.pages.append(page)
+        self.fit()
+
+    def fit(self) -> None:
+        margins = self.column.contentsMargins()
+        room = (
+            self.viewport().width() - margins.left() - margins.right() - 2 - self.verticalScrollBar().sizeHint().width()
+        )
+        for page, image in zip(self.pages, self.images, strict=True):
+            width = max(100, min(image.width(), room))
+            pixmap = QPixmap.fromImage(image)
+            if width < image.width():
+                pixmap = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+            page.setPixmap(pixmap)
+            page.setFixedSize(pixmap.width() + 2, pixmap.height() + 2)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self.images:
+            self.fit()
+
+
+class ReportsView(QWidget):
+    """The manager's report: range, scope and layout; figures, reconciliation, PDF preview, save, print."""
+
+    def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.messages = messages
+        self.tasks = Tasks(messages, self)
+        self.terminal: Terminal | None = None
+        self.reports: Reports | None = None
+        self.report: EndOfDayReport | None = None
+        self.paper: Paper | None = None
+        self.model = FiguresModel(MoneyFormat("en_AU", "AUD"), self)
+        self.save_dialog: QFileDialog | None = None
+
+        # --- what to report on -------------------------------------------------------------------
+        self.preset = QComboBox()
+        self.preset.setAccessibleName("Report range")
+        for text, kind in (
+            ("Today", "today"),
+            ("This shift", "shift"),
+            ("Yesterday", "yesterday"),
+            ("Custom", "custom"),
+        ):
+            self.preset.addItem(text, kind)
+        self.since_label = label("since")
+        self.since = QTimeEdit()
+        self.since.setDisplayFormat("HH:mm")
+        self.since.setAccessibleName("Shift started at")
+        self.since.setTime(QTime(6, 0))
+        self.from_label = label("from")
+        self.start = QDateTimeEdit()
+        self.to_label = label("to")
+        self.end = QDateTimeEdit()
+        for edit, name in ((self.start, "Report from"), (self.end, "Report to")):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+            edit.setAccessibleName(name)
+        self.scope = QComboBox()
+        self.scope.setAccessibleName("Terminals in the report")
+        self.scope.addItem("This terminal", "this")
+        self.scope.addItem("Another terminal…", "other")
+        self.scope.addItem("All terminals", "all")
+        self.scope.addItem("All terminals merged", "merged")
+        self.other = QLineEdit()
+        self.other.setPlaceholderText("Terminal id")
+        self.other.setAccessibleName("Other terminal id")
+        self.layout_choice = QComboBox()
+        self.layout_choice.setAccessibleName("Paper layout")
+        self.layout_choice.addItem("A4", "a4")
+        self.layout_choice.addItem("80 mm roll", "roll")
+        self.show_button = button("Show report", name="Show report")
+        range_bar = QHBoxLayout()
+        for widget in (
+            label("Range"),
+            self.preset,
+            self.since_label,
+            self.since,
+            self.from_label,
+            self.start,
+            self.to_label,
+            self.end,
+        ):
+            range_bar.addWidget(widget)
+        range_bar.addStretch(1)
+        scope_bar = QHBoxLayout()
+        for scope_widget in (
+            label("Terminal"),
+            self.scope,
+            self.other,
+            label("Layout"),
+            self.layout_choice,
+            self.show_button,
+        ):
+            scope_bar.addWidget(scope_widget)
+        scope_bar.addStretch(1)
+
+        # --- the figures -------------------------------------------------------------------------
+        self.title = label("", role="heading")
+        self.period = label(role="hint", wrap=True)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Report figures")
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(34)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.reconciliation = QLabel()
+        self.reconciliation.setWordWrap(True)
+        self.reconciliation.setAccessibleName("Reconciliation")
+        self.reconciliation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.counts = label(wrap=True)
+        self.counts.setAccessibleName("Open authorizations, refunds and cancellations")
+        self.save_button = button("Save PDF…", name="Save report as PDF")
+        self.print_button = button("Print", name="Print report")
+        self.status = label(role="hint", wrap=True)
+        self.status.setAccessibleName("Report status")
+        outputs = QHBoxLayout()
+        outputs.addWidget(self.save_button)
+        outputs.addWidget(self.print_button)
+        outputs.addStretch(1)
+        figures_box = QWidget()
+        figures_layout = QVBoxLayout(figures_box)
+        figures_layout.setContentsMargins(0, 0, 0, 0)
+        figures_layout.addWidget(self.title)
+        figures_layout.addWidget(self.period)
+        figures_layout.addWidget(self.table)
+        figures_layout.addWidget(self.reconciliation)
+        figures_layout.addWidget(self.counts)
+        figures_layout.addLayout(outputs)
+        figures_layout.addWidget(self.status)
+        figures_layout.addStretch(1)
+
+        # --- the preview -------------------------------------------------------------------------
+        self.preview = Preview()
+        splitter = QSplitter()
+        splitter.addWidget(figures_box)
+        splitter.addWidget(self.preview)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([560, 680])
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(label("Reports", role="heading"))
+        layout.addLayout(range_bar)
+        layout.addLayout(scope_bar)
+        layout.addWidget(splitter, 1)
+
+        for action_button in (self.show_button, self.save_button, self.print_button):
+            action_button.setAutoDefault(True)  # Enter on the focused button presses it
+        self.preset.currentIndexChanged.connect(self.on_preset_changed)
+        self.scope.currentIndexChanged.connect(self.on_scope_changed)
+        self.layout_choice.currentIndexChanged.connect(self.on_layout_changed)
+        self.show_button.clicked.connect(self.show_report)
+        self.other.returnPressed.connect(self.show_report)
+        self.save_button.clicked.connect(self.ask_save)
+        self.print_button.clicked.connect(self.print_report)
+        self.on_preset_changed(0)
+        self.on_scope_changed(0)
+        self.show_nothing()
+
+    # --- the terminal ----------------------------------------------------------------------------
+
+    def attach(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self.reports = Reports.for_terminal(terminal, actor=_actor())
+        self.model.money = terminal.money
+        self.show_nothing()
+
+    def detach(self) -> None:
+        self.tasks.cancel_all()
+        self.terminal = None
+        self.reports = None
+        self.show_nothing()
+
+    # --- choices ---------------------------------------------------------------------------------
+
+    def on_preset_changed(self, index: int) -> None:
+        kind = self.preset.itemData(index)
+        for shift_widget in (self.since_label, self.since):
+            shift_widget.setVisible(kind == "shift")
+        for custom_widget in (self.from_label, self.start, self.to_label, self.end):
+            custom_widget.setVisible(kind == "custom")
+        if kind == "custom" and self.start.dateTime() >= self.end.dateTime():
+            now = QDateTime.currentDateTime()
+            self.start.setDateTime(QDateTime(now.date(), QTime(0, 0)))
+            self.end.setDateTime(now)
+
+    def on_scope_changed(self, index: int) -> None:
+        self.other.setVisible(self.scope.itemData(index) == "other")
+        if self.other.isVisible():
+            self.other.setFocus()
+
+    def on_layout_changed(self, _: int) -> None:
+        if self.report is not None and self.terminal is not None:
+            self.tasks.run(self._render(self.report, self.terminal.money), key="render")
+
+    def selected_layout(self) -> Layout:
+        return "roll" if self.layout_choice.currentData() == "roll" else "a4"
+
+    def selected_range(self, reports: Reports) -> TimeRange:
+        kind = self.preset.currentData()
+        if kind == "today":
+            return reports.today()
+        if kind == "yesterday":
+            return reports.yesterday()
+        if kind == "shift":
+            now = reports.now().astimezone()
+            started = now.replace(
+                hour=self.since.time().hour(), minute=self.since.time().minute(), second=0, microsecond=0
+            )
+            if started > now:  # a shift that began before midnight
+                started -= timedelta(days=1)
+            return reports.shift(started)
+        return TimeRange.custom(_utc(self.start.dateTime()), _utc(self.end.dateTime()))
+
+    def selected_scope(self, terminal: Terminal) -> ReportScope:
+        choice = self.scope.currentData()
+        if choice == "all":
+            return ReportScope.all()
+        if choice == "merged":
+            return ReportScope.merged()
+        if choice == "other":
+            other = self.other.text().strip()
+            if not other:
+                raise NoOtherTerminal("No terminal id is given for the other terminal.")
+            return ReportScope.terminal(other)
+        return ReportScope.terminal(terminal.settings.terminal_id)
+
+    # --- the report ------------------------------------------------------------------------------
+
+    def show_report(self) -> None:
+        if self.terminal is not None and self.reports is not None:
+            self.tasks.run(self._show(self.terminal, self.reports), key="show")
+
+    async def _show(self, terminal: Terminal, reports: Reports) -> None:
+        period = self.selected_range(reports)
+        scope = self.selected_scope(terminal)
+        self.status.setText("Asking the service for the figures…")
+        self.show_button.setEnabled(False)
+        try:
+            report = await reports.end_of_day(period, scope)
+        except BaseException:
+            self.status.setText("No report: the service did not answer with one.")
+            raise
+        finally:
+            self.show_button.setEnabled(True)
+        self.show_figures(report, terminal.money)
+        await self._render(report, terminal.money)
+
+    def show_nothing(self) -> None:
+        self.report = None
+        self.paper = None
+        self.model.set_report(None)
+        self.fit_table()
+        self.title.setText("No report yet")
+        self.period.setText("Choose a range and the terminals, then press “Show report”.")
+        self.reconciliation.hide()
+        self.counts.setText("")
+        self.status.setText("")
+        self.set_pages([])
+        self.save_button.setEnabled(False)
+        self.print_button.setEnabled(False)
+
+    def show_figures(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+        self.report = report
+        self.paper = None
+        self.model.money = money
+        self.model.set_report(report)
+        self.fit_table()
+        # the status bar's badge already says SANDBOX; say it here only when the service's name does not
+        sandbox = "" if report.production or "sandbox" in report.region.lower() else " · SANDBOX"
+        self.title.setText(f"{report.title} — {report.scope.label}")
+        start = report.range.start.astimezone().strftime("%Y-%m-%d %H:%M")
+        end = report.range.end.astimezone().strftime("%Y-%m-%d %H:%M")
+        made = report.generated_at.astimezone().strftime("%H:%M:%S")
+        self.period.setText(f"{start} to {end} (local time), made at {made} · service: {report.region}{sandbox}")
+        if report.reconciled:
+            self.reconciliation.setText("✓ Reconciled: the transactions give the same figures as the summary.")
+            self.reconciliation.setStyleSheet(RECONCILED_STYLE)
+        else:
+            sentences = report.differences(money.format) or [
+                f"{row.terminal_id or 'Total'}: {', '.join(row.mismatched)} differ."
+                for row in report.rows
+                if not row.matches
+            ]
+            items = "".join(f"<li>{escape(s)}</li>" for s in sentences)
+            self.reconciliation.setText(
+                "<b>✗ Not reconciled: the transactions do not give the summary's figures.</b>"
+                f"<ul style='margin: 0'>{items}</ul>"
+            )
+            self.reconciliation.setStyleSheet(MISMATCH_STYLE)
+        self.reconciliation.show()
+        self.counts.setText(
+            f"Open authorized: {len(report.open_authorized)} · Refunds: {len(report.refunds)} · "
+            f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)}"
+        )
+
+    def fit_table(self) -> None:
+        """As tall as its rows (up to ten), so the reconciliation sits right under the figures."""
+        rows = max(1, min(self.model.rowCount(), 10))
+        header = self.table.horizontalHeader().sizeHint().height()
+        self.table.setFixedHeight(
+            header + rows * self.table.verticalHeader().defaultSectionSize() + 2 * self.table.frameWidth()
+        )
+
+    async def _render(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+        layout = self.selected_layout()
+        self.status.setText("Making the PDF…")
+        self.save_button.setEnabled(False)
+        self.print_button.setEnabled(False)
+        # reportlab is pure Python and shares nothing with the window: a long report renders off the loop
+        data = await asyncio.to_thread(end_of_day.render, report, layout, money=money)
+        if report is not self.report:
+            return  # a newer report replaced this one meanwhile
+        self.paper = Paper(report, layout, data)
+        count = len(raster.page_sizes(data))
+        images = [self.page_image(page) for page in raster.iter_pages(data, dpi=PREVIEW_DPI, count=PREVIEW_PAGES)]
+        self.set_pages(images)
+        shown = f" (the first {PREVIEW_PAGES} shown)" if count > PREVIEW_PAGES else ""
+        self.status.setText(f"{count} page{'s' if count != 1 else ''} in {self.layout_choice.currentText()}{shown}.")
+        self.save_button.setEnabled(True)
+        self.print_button.setEnabled(True)
+
+    @staticmethod
+    def page_image(page: raster.PageImage) -> QImage:
+        image = QImage(page.data, page.width, page.height, page.stride, QImage.Format.Format_RGBA8888)
+        return image.copy()  # owns its pixels once ``page.data`` is gone
+
+    def set_pages(self, images: list[QImage]) -> None:
+        self.preview.set_images(images)
+
+    @property
+    def pages(self) -> list[QLabel]:
+        return self.preview.pages
+
+    # --- copies ----------------------------------------------------------------------------------
+
+    def _current_paper(self) -> Paper:
+        if self.paper is None or self.reports is None:
+            raise NoReport("There is no report to save or print yet.")
+        return self.paper
+
+    def ask_save(self) -> None:
+        """Ask where to save the PDF (the dialog is opened, never exec()'d) and save it there."""
+        try:
+            paper = self._current_paper()
+        except UserError as exc:
+            self.messages.show_error(exc)
+            return
+        folder = Path.home() / "Documents"
+        suggested = (folder if folder.is_dir() else Path.home()) / end_of_day.filename(paper.report, paper.layout)
+        dialog = QFileDialog(self, "Save report as PDF", str(suggested), "PDF files (*.pdf)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("pdf")
+        dialog.selectFile(str(suggested))
+        dialog.fileSelected.connect(lambda chosen: self.save(Path(chosen)))
+        dialog.finished.connect(lambda _: setattr(self, "save_dialog", None))
+        self.save_dialog = dialog
+        dialog.open()
+
+    def save(self, path: Path) -> Path | None:
+        """Save the PDF shown to ``path`` and write it to the audit log; ``None`` when it could not be saved."""
+        try:
+            paper = self._current_paper()
+            saved = printing.save_pdf(paper.data, path)
+        except UserError as exc:
+            self.messages.show_error(exc)
+            return None
+        assert self.reports is not None
+        self.reports.record_report(paper.report, "saved", where=str(saved), layout=paper.layout)
+        self.messages.show_info(f"The report is saved to {saved}.")
+        return saved
+
+    def print_report(self) -> str | None:
+        """Print the PDF shown on the terminal's printer (the system's default when none is set)."""
+        try:
+            paper = self._current_paper()
+            assert self.terminal is not None
+            assert self.reports is not None
+            printer = printing.print_pdf(paper.data, printer=self.terminal.settings.printer, title=paper.report.title)
+        except UserError as exc:
+            self.messages.show_error(exc)
+            return None
+        self.reports.record_report(paper.report, "printed", where=printer, layout=paper.layout)
+        self.messages.show_info(f"The report went to the printer {printer}.")
+        return printer

@@ -1,0 +1,143 @@
+"""The manager's Reports tab on real widgets: a completed transaction in the figures and the preview, saved as PDF."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from pos_terminal.app import AppHost
+from pos_terminal.domain.check import Check, Item
+from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import ReportScope, TimeRange, TxRow, build_report
+from pos_terminal.domain.summary import SummaryFigures
+from pos_terminal.services.checkout import ChangeStatus, ChargeStatus
+from pos_terminal.ui.main_window import MainWindow, Tab
+from pos_terminal.ui.reports_view import MISMATCH_STYLE, ReportsView
+from pos_terminal.ui.tasks import Messages
+from tests.conftest import new_checked_in_customer
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+
+async def complete_one(host: AppHost, client: httpx.Client) -> str:
+    """Charge and complete one check on this terminal through the service layer (no clicking through the cashier)."""
+    terminal = host.terminal
+    assert terminal is not None
+    who = new_checked_in_customer(client, firstName="Zoë", lastName="Report")
+    customer = await terminal.customers.find(who["customerId"])
+    check = Check().add_item(Item(name="Flat white", quantity=2, unit_price=550, tax_rate_bp=1000))
+    charged = await terminal.checkout.charge(check, customer)
+    assert charged.status is ChargeStatus.AUTHORIZED and charged.transaction_id
+    done = await terminal.checkout.change_state(charged.transaction_id, Action.COMPLETE)
+    assert done.status is ChangeStatus.DONE
+    return charged.transaction_id
+
+
+async def test_show_a_report_preview_and_save_it(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    await complete_one(host, client)
+    window.show_tab(Tab.REPORTS)
+    view = window.reports
+    assert isinstance(view, ReportsView)
+    assert not view.save_button.isEnabled() and not view.print_button.isEnabled()
+
+    view.show_button.setFocus()
+    QTest.keyClick(view.show_button, Qt.Key.Key_Return)  # Enter on the button shows the report
+    await until(lambda: view.model.rowCount() == 1 and view.model.figure(0, "count") == "1", what="count 1")
+    await until(lambda: len(view.pages) >= 1, what="a preview page")
+    money = host.terminal.money  # type: ignore[union-attr]
+    assert view.model.figure(0, "total") == money.format(1_100)
+    assert view.report is not None and view.report.reconciled
+    assert view.reconciliation.isVisible() and view.reconciliation.text().startswith("✓ Reconciled")
+    assert "Open authorized: 0" in view.counts.text()
+    assert view.save_button.isEnabled() and view.print_button.isEnabled()
+    assert view.preview.images[0].width() > 800  # A4 at 100 dpi is 827 pixels wide
+    assert view.pages[0].pixmap().width() <= view.preview.viewport().width()  # scaled to fit, no sideways scrolling
+
+    target = tmp_path / "out" / "end-of-day.pdf"
+    assert view.save(target) == target
+    assert target.read_bytes().startswith(b"%PDF")
+    report = view.report
+    journal = host.terminal.journal  # type: ignore[union-attr]
+    saved = journal.audit_entries(report.range.start, report.generated_at + timedelta(hours=1), action="report saved")
+    assert [entry.detail["where"] for entry in saved] == [str(target)]
+    assert saved[0].detail["layout"] == "a4" and saved[0].detail["reconciled"] is True
+
+    screenshot(window, "reports", tmp_path)
+    await finish(window, host)
+
+
+async def test_the_roll_layout_and_a_missing_terminal_id(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    window.show_tab(Tab.REPORTS)
+    view = window.reports
+    assert isinstance(view, ReportsView)
+    errors: list[str] = []
+    window.messages.error.connect(errors.append)
+
+    view.scope.setCurrentIndex(view.scope.findData("other"))
+    QTest.mouseClick(view.show_button, Qt.MouseButton.LeftButton)
+    await until(lambda: errors, what="an error for the missing terminal id")
+    assert errors[0].startswith("No terminal id is given")
+
+    view.scope.setCurrentIndex(view.scope.findData("merged"))
+    view.layout_choice.setCurrentIndex(view.layout_choice.findData("roll"))
+    QTest.mouseClick(view.show_button, Qt.MouseButton.LeftButton)
+    await until(lambda: view.paper is not None and view.pages, what="the roll preview")
+    assert view.paper is not None and view.paper.layout == "roll"
+    assert view.model.figure(0, "count") == "0"
+    assert view.preview.images[0].width() < 400  # 80 mm at 100 dpi is about 315 pixels
+    await finish(window, host)
+
+
+async def test_a_skewed_summary_shows_in_red_with_each_difference(qtbot: Any) -> None:
+    start = datetime(2026, 11, 23, tzinfo=UTC)
+    sold = TxRow(
+        transaction_id="tx-1",
+        state=TxState.COMPLETE,
+        terminal_id="LANE-1",
+        created=start + timedelta(hours=9),
+        completed=start + timedelta(hours=9, minutes=1),
+        updated=None,
+        customer="Zoë",
+        total=1_100,
+        charge_amount=1_100,
+        charged_amount=1_100,
+        fee_amount=17,
+    )
+    skewed = SummaryFigures("LANE-1", count=2, total=2_200, fees=17, payout=2_183)
+    report = build_report(
+        terminal_id="LANE-1",
+        scope=ReportScope.terminal("LANE-1"),
+        region="sandbox",
+        production=False,
+        period=TimeRange.custom(start, start + timedelta(days=1)),
+        generated_at=start + timedelta(days=1),
+        reported=[skewed],
+        listed=[sold],
+    )
+    view = ReportsView(Messages())
+    qtbot.addWidget(view)
+    view.show()
+    money = MoneyFormat("en_AU", "AUD")
+    view.show_figures(report, money)
+    assert view.reconciliation.isVisible()
+    assert view.reconciliation.styleSheet() == MISMATCH_STYLE
+    text = view.reconciliation.text()
+    assert "Not reconciled" in text
+    for sentence in report.differences(money.format):
+        assert escape(sentence) in text
+    assert view.model.figure(0, "count") == "2"  # the service's figure is shown, and marked
+    assert view.model.data(view.model.index(0, 6)).startswith("differs: count, total")
