@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pos_terminal.api.errors import (
     OutcomeUnknown,
@@ -248,7 +248,17 @@ class PosClient:
             raise ResponseInvalid(detail=_first_error(exc)) from None
 
     def _list(self, response: httpx.Response, model: type[Model], what: str) -> list[Model]:
-        """Each readable entry; an unreadable one is skipped and logged rather than hiding all the others."""
+        """Each readable entry; an unreadable one is skipped and logged rather than hiding all the others.
+
+        A plain list whose entries are all readable (the usual answer) is read in one pass, straight from the
+        bytes; anything else (a wrapped list, an unreadable entry, a body that is not UTF-8) is read entry by
+        entry, which gives the same models.
+        """
+        if response.content.lstrip()[:1] == b"[":
+            try:
+                return _list_adapter(model).validate_json(response.content)
+            except ValidationError:
+                pass  # read entry by entry below: it keeps the readable ones and says which are not
         data = self._json(response)
         if isinstance(data, Mapping):  # some deployments wrap lists
             data = next((v for k, v in data.items() if k in ("items", "data", "results", what)), data)
@@ -272,6 +282,17 @@ class PosClient:
             log.warning("Location %s does not look like a transaction address", location)
             return None
         return segments[-1]
+
+
+_LIST_ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
+
+
+def _list_adapter(model: type[Model]) -> TypeAdapter[list[Model]]:
+    """One adapter per model, built on first use (building one costs far more than a read)."""
+    adapter = _LIST_ADAPTERS.get(model)
+    if adapter is None:
+        adapter = _LIST_ADAPTERS[model] = TypeAdapter(list[model])  # type: ignore[valid-type]
+    return adapter
 
 
 def _first_error(exc: ValidationError) -> str:

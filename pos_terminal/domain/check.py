@@ -231,8 +231,34 @@ class Check:
 
     def priced_discounts(self) -> tuple[PricedDiscount, ...]:
         """Each discount's amount and tax, by the rounding rule in the module docstring."""
-        item_total = sum(item.amount for item in self.items)
-        item_tax = sum(item.tax_amount for item in self.items)
+        return self._priced(*self._item_sums())
+
+    def _item_sums(self) -> tuple[int, int]:
+        """The sums of :attr:`Item.amount` and :attr:`Item.tax_amount` over the items, in one pass.
+
+        The hot path of :meth:`totals` on a long check: the same figures as the properties (and
+        :func:`inclusive_tax`), worked out inline to save a call or three per line.
+        """
+        item_total = item_tax = 0
+        for item in self.items:
+            amount = item.quantity * item.unit_price
+            item_total += amount
+            tax = item.tax
+            if tax is None:
+                rate = item.tax_rate_bp
+                if rate is not None and 0 <= rate <= MAX_RATE_BP:
+                    # inclusive_tax(amount, rate): round_half_even(amount × rate, 10000 + rate)
+                    denominator = 10000 + rate
+                    tax, remainder = divmod(amount * rate, denominator)
+                    twice = 2 * remainder
+                    if twice > denominator or (twice == denominator and tax % 2):
+                        tax += 1
+                else:
+                    tax = 0
+            item_tax += tax
+        return item_total, item_tax
+
+    def _priced(self, item_total: int, item_tax: int) -> tuple[PricedDiscount, ...]:
         priced = []
         for discount in self.discounts:
             if discount.amount is not None:
@@ -250,9 +276,8 @@ class Check:
 
     def totals(self) -> Totals:
         """The figures as they stand; they may break rules, see :meth:`problems`."""
-        priced = self.priced_discounts()
-        item_total = sum(item.amount for item in self.items)
-        item_tax = sum(item.tax_amount for item in self.items)
+        item_total, item_tax = self._item_sums()
+        priced = self._priced(item_total, item_tax)
         discount_total = sum(d.amount for d in priced)
         discount_tax = sum(d.tax for d in priced)
         total = item_total + discount_total
