@@ -28,8 +28,10 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUNTIME_STAMP)
 	$(BIN)/pos-terminal
 
+# The GUI tests run one process each (tests/ui/isolated.py); everything else in one pytest run.
 test: lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --ignore=tests/ui $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/ui/isolated.py $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

@@ -14,12 +14,13 @@ import sys
 import time
 from logging.handlers import RotatingFileHandler
 from types import TracebackType
+from typing import Any
 
 from pos_terminal.api.client import SecretsFilter
 from pos_terminal.api.regions import load_regions
 from pos_terminal.config import Settings, load_settings, save_settings
 from pos_terminal.embedded import start_embedded_sandbox
-from pos_terminal.errors import ConfigError, UserError
+from pos_terminal.errors import UserError
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.terminal import Terminal, resolve_service
@@ -32,13 +33,13 @@ STARTED = time.monotonic()
 class AppHost:
     """What the windows need from around them (see :class:`pos_terminal.ui.host.Host`)."""
 
-    def __init__(self, paths: Paths, *, service_url: str | None = None) -> None:
+    def __init__(
+        self, paths: Paths, *, service_url: str | None = None, sandbox_overrides: dict[str, Any] | None = None
+    ) -> None:
         self.paths = paths.ensure()
         self.service_url = service_url
-        try:
-            self.settings, existed = load_settings(paths.config_file)
-        except ConfigError:
-            raise
+        self.sandbox_overrides = sandbox_overrides or {}
+        self.settings, existed = load_settings(paths.config_file)
         self.first_launch = not existed and service_url is None
         self.terminal: Terminal | None = None
         self._sandbox: SandboxServer | None = None
@@ -62,7 +63,7 @@ class AppHost:
         embedded_root = None
         if not self.service_url and self.settings.region == "sandbox":
             if self._sandbox is None:
-                self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths)
+                self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths, **self.sandbox_overrides)
             embedded_root = self._sandbox.url
         service = resolve_service(self.settings, self.paths, service_url=self.service_url, embedded_root=embedded_root)
         self.terminal = Terminal(self.paths, self.settings, service)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 
 DEMO_MERCHANT_ID = "mer-cafe"
 
 
-def start_embedded_sandbox(paths: Paths) -> SandboxServer:
-    server = SandboxServer(SandboxSettings(db_path=str(paths.ensure().sandbox_db)))
+def start_embedded_sandbox(paths: Paths, **overrides: Any) -> SandboxServer:
+    """``overrides`` are sandbox settings (tests shorten the device polling interval)."""
+    server = SandboxServer(SandboxSettings(db_path=str(paths.ensure().sandbox_db), **overrides))
     server.start()
     return server

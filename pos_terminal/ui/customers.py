@@ -192,7 +192,8 @@ class CustomerPanel(QWidget):
         self.model.set_customers([])
 
     def refresh(self) -> None:
-        if self.customers is not None:
+        """Fetch the list again; a refresh already under way is left to finish rather than cut off."""
+        if self.customers is not None and not self.tasks.is_running("refresh"):
             self.tasks.run(self._refresh(self.customers), key="refresh", on_error=self._refresh_failed)
 
     async def _refresh(self, customers: Customers) -> None:

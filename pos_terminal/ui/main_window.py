@@ -138,10 +138,9 @@ class MainWindow(QMainWindow):
         for spec in ACTIONS:
             if spec.act in line_keys:
                 # Only in the check's table: "-" typed in an amount field stays a minus sign.
-                for key in {spec.shortcut, "Delete" if spec.act is Act.REMOVE_LINE else spec.shortcut}:
-                    shortcut = QShortcut(QKeySequence(key), self.cashier.table)
-                    shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-                    shortcut.activated.connect(line_keys[spec.act])
+                shortcut = QShortcut(QKeySequence(spec.shortcut), self.cashier.table)
+                shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+                shortcut.activated.connect(line_keys[spec.act])
                 continue
             action = QAction(spec.text, self)
             action.setShortcut(QKeySequence(spec.shortcut))

@@ -90,6 +90,13 @@ class Tasks(QObject):
         if not self.busy:
             self.busy_changed.emit(False)
 
+    def is_running(self, key: str) -> bool:
+        task = self._tasks.get(key)
+        return task is not None and not task.done()
+
+    def running(self) -> list[asyncio.Task[Any]]:
+        return [t for t in (*self._tasks.values(), *self._anonymous) if not t.done()]
+
     def cancel_all(self) -> None:
         for task in (*self._tasks.values(), *self._anonymous):
             task.cancel()

@@ -17,7 +17,6 @@ from typing import Any
 import httpx
 import keyring
 import pytest
-import qasync
 from keyring.backend import KeyringBackend
 
 from pos_terminal.app import AppHost
@@ -28,6 +27,7 @@ from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.widgets import STYLE
 from tests.conftest import mint_token
 
+import qasync
 from PySide6.QtWidgets import QApplication
 
 TERMINAL_ID = "LANE-1"
@@ -64,8 +64,12 @@ def event_loop_policy(qapp: QApplication) -> QEventLoopPolicy:
     """pytest-asyncio runs the async tests of this folder on qasync's loop.
 
     (pytest-asyncio 1.x prefers its loop-factory hook, which older releases in our range lack.)
+    Each GUI test runs in a process of its own (``tests/ui/isolated.py``): Qt and qasync keep state
+    across loops (socket notifiers, timers of closed loops) that made later tests in one process hang
+    or crash, never a test run alone.
     """
     qapp.setStyleSheet(STYLE)
+    qapp.setQuitOnLastWindowClosed(False)  # as the application: closing a window must not stop the loop
     return QEventLoopPolicy()
 
 
@@ -78,7 +82,7 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(previous)
 
 
-async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:  # noqa: ASYNC109
     """Let the loop run until ``condition()`` is truthy; fail with ``what`` after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -88,6 +92,46 @@ async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str =
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or condition}")
         await asyncio.sleep(0.02)
+
+
+def _all_tasks(window: MainWindow) -> list[Any]:
+    return [
+        window.tasks,
+        window.sign_in.tasks,
+        window.cashier.tasks,
+        window.cashier.customers.tasks,
+        window.history.tasks,
+        *([window.reports.tasks] if hasattr(window.reports, "tasks") else []),
+    ]
+
+
+def _awaiting(task: asyncio.Task[Any]) -> str:
+    """Where a stuck task waits: its chain of awaited coroutines."""
+    chain, coro = [], task.get_coro()
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
+        if frame is not None:
+            chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
+    return " > ".join(chain) + f" ({task!r})"
+
+
+async def idle(window: MainWindow, timeout: float = 15.0) -> None:  # noqa: ASYNC109
+    """Wait until none of the window's coroutines is running."""
+    try:
+        await until(lambda: not any(t.busy for t in _all_tasks(window)), timeout, "the window to be idle")
+    except AssertionError as exc:
+        running = [_awaiting(task) for tasks in _all_tasks(window) for task in tasks.running()]
+        raise AssertionError(f"{exc}: still running {running}") from None
+
+
+async def finish(window: MainWindow, host: AppHost, *, wait: bool = True) -> None:
+    """End a test as the application ends: let work finish, close the window, close the host, on the loop."""
+    if wait:
+        await idle(window)
+    window.close()
+    await host.aclose()
+    await idle(window, timeout=5)  # what closing canceled has ended
 
 
 def screenshot(window: MainWindow, name: str, tmp_path: Path) -> Path:

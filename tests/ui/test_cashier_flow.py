@@ -11,7 +11,7 @@ from pos_terminal.app import AppHost
 from pos_terminal.services.register import Phase
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
-from tests.ui.conftest import screenshot, signed_in_window, until
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -44,7 +44,9 @@ async def test_build_a_check_charge_and_complete(
     choose(window, "Quigley")
     assert cashier.customer_text.text().startswith("Zoë Quigley")
 
-    catalog_button = next(b for b in cashier.catalog_box.findChildren(type(cashier.add_item_button)) if "Flat white" in b.text())
+    catalog_button = next(
+        b for b in cashier.catalog_box.findChildren(type(cashier.add_item_button)) if "Flat white" in b.text()
+    )
     QTest.mouseClick(catalog_button, Qt.MouseButton.LeftButton)
     type_item(window, "Cake", "12.50", quantity=2)
     QTest.keyClicks(cashier.discount_input, "10%")
@@ -80,7 +82,7 @@ async def test_build_a_check_charge_and_complete(
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
     assert host.terminal.journal.load_open_check() is None  # type: ignore[union-attr]
-    await host.aclose()
+    await finish(window, host)
 
 
 async def test_cancel_an_authorized_charge_returns_the_funds(
@@ -99,4 +101,4 @@ async def test_cancel_an_authorized_charge_returns_the_funds(
     await until(lambda: register.current.phase is Phase.CANCELED, what="canceled")
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 10_000
     assert window.cashier.phase.text() == "Canceled"
-    await host.aclose()
+    await finish(window, host)

@@ -1,0 +1,234 @@
+"""What a cashier meets on a bad day: wrong input, an invalid check, a dropped create, a slow service, a restart."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from pos_terminal.app import AppHost
+from pos_terminal.services.register import Phase
+from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.conftest import new_checked_in_customer
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.test_cashier_flow import choose, type_item
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMessageBox
+
+
+def transactions_of(client: httpx.Client, pos: httpx.Client, customer_id: str) -> list[dict[str, object]]:
+    listed = pos.get("/transactions", params={"from": "2000-01-01T00:00:00Z", "to": "2100-01-01T00:00:00Z"}).json()
+    return [t for t in listed if t["customer"]["customerId"] == customer_id]
+
+
+async def test_an_invalid_check_disables_charge_and_says_why(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    assert not cashier.charge_button.isEnabled()
+    assert cashier.reason.text() == "Add an item to the check."
+    type_item(window, "Soup", "8.00")
+    assert "customer" in cashier.reason.text() and not cashier.charge_button.isEnabled()
+    choose(window, "Nguyen")
+    assert cashier.charge_button.isEnabled() and not cashier.reason.isVisible()
+
+    QTest.keyClicks(cashier.discount_input, "9.00")
+    QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+    assert not cashier.charge_button.isEnabled()
+    assert cashier.reason.text() == "The discounts come to more than the items."
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    assert host.terminal is not None and host.terminal.journal.unfinished_intents() == []
+
+    cashier.table.setFocus()
+    cashier.table.selectRow(1)
+    QTest.keyClick(cashier.table, Qt.Key.Key_Delete)
+    assert cashier.charge_button.isEnabled()
+
+    QTest.keyClicks(cashier.cash_input, "8")
+    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    assert not cashier.charge_button.isEnabled()
+    assert "paid" in cashier.reason.text().lower() or "charge" in cashier.reason.text().lower()
+    screenshot(window, "cashier-invalid", Path("/tmp"))
+    await finish(window, host)
+
+
+async def test_wrong_amounts_get_one_sentence_and_the_check_stays(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    type_item(window, "Bread", "6.50")
+    type_item(window, "Cheese", "12.345")
+    assert window.banner.isVisible() and "more than 2 decimals" in window.banner.text.text()
+    assert cashier.item_name.text() == "Cheese", "what was typed is kept to be corrected"
+    assert cashier.lines.rowCount() == 1
+    cashier.discount_input.setText("150%")
+    QTest.mouseClick(cashier.add_discount_button, Qt.MouseButton.LeftButton)
+    assert "percent between 0 and 100" in window.banner.text.text()
+    cashier.cash_input.setText("lots")
+    QTest.mouseClick(cashier.add_cash_button, Qt.MouseButton.LeftButton)
+    assert window.banner.text.text().count(".") >= 1 and cashier.lines.rowCount() == 1
+    assert host.terminal is not None
+    saved = host.terminal.journal.load_open_check()
+    assert saved is not None and saved["check"]["items"][0]["name"] == "Bread"
+    await finish(window, host)
+
+
+async def test_dropped_create_shows_verifying_and_ends_with_one_transaction(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, pos: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Drop", lastName="Test", balance=20_000)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    choose(window, "Drop Test")
+    type_item(window, "Pie", "9.00")
+    client.post(
+        "/sandbox/faults", json={"method": "POST", "path": "/v4/transactions", "mode": "drop_after"}
+    ).raise_for_status()
+    assert host.terminal is not None
+    register = host.terminal.register
+    seen: list[Phase] = []
+    register.on_change(lambda state: seen.append(state.phase))
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized after verifying")
+    assert Phase.CHARGING in seen
+    assert len(transactions_of(client, pos, customer["customerId"])) == 1
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await asyncio.sleep(0)
+    assert len(transactions_of(client, pos, customer["customerId"])) == 1, "no second charge"
+    await finish(window, host)
+
+
+async def test_verifying_is_shown_while_the_outcome_is_unknown(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, pos: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Vera", lastName="Unknown", balance=20_000)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    choose(window, "Vera Unknown")
+    type_item(window, "Tart", "7.00")
+    fault = {"method": "POST", "path": "/v4/transactions", "mode": "drop_before"}
+    client.post("/sandbox/faults", json=fault).raise_for_status()
+    assert host.terminal is not None
+    register = host.terminal.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.VERIFYING, what="verifying")
+    assert window.cashier.phase.text().startswith("Verifying")
+    assert "No second charge" in window.cashier.transaction_text.text()
+    assert not window.cashier.charge_button.isEnabled()
+    assert transactions_of(client, pos, customer["customerId"]) == []
+    await until(lambda: window.cashier.verify_waiting, what="a pause between two reconciliations")
+    await finish(window, host, wait=False)  # it goes on verifying until its window ends
+
+
+async def test_the_window_stays_responsive_while_the_service_is_slow(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    client.post(
+        "/sandbox/faults", json={"method": "GET", "path": "/v4/customers", "mode": "delay", "delayMs": 3000}
+    ).raise_for_status()
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.setInterval(50)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start()
+    QTest.keyClick(window, Qt.Key.Key_F5)
+    await until(lambda: window.cashier.customers.tasks.busy, what="the refresh in flight")
+    await asyncio.sleep(1.0)  # a second into a 3 s call: the loop must have kept turning
+    assert window.cashier.customers.tasks.busy, "the slow call is still in flight"
+    assert len(ticks) >= 10, f"timers fired {len(ticks)} times in a second"
+    QTest.keyClick(window, Qt.Key.Key_F3)
+    QTest.keyClicks(window.cashier.item_name, "Typing works")
+    assert window.cashier.item_name.text() == "Typing works"
+    await until(lambda: not window.cashier.customers.tasks.busy, timeout=10, what="the slow refresh")
+    timer.stop()
+    await finish(window, host)
+
+
+async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, pos: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Rita", lastName="Restart", balance=20_000)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    choose(window, "Rita Restart")
+    type_item(window, "Quiche", "11.00")
+    client.post(
+        "/sandbox/faults",
+        json={"method": "POST", "path": "/v4/transactions", "mode": "delay", "delayMs": 1500},
+    ).raise_for_status()
+    assert host.terminal is not None
+    register = host.terminal.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.CHARGING, what="charging")
+    window.close()  # the power goes: the create is out, its answer is never read
+    await finish(window, host)
+
+    again = AppHost(host.paths, service_url=host.service_url)
+    second = make_window(again)
+    second.start()
+    await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
+    assert "restarted during a charge" in second.banner.text.text()
+    assert again.terminal is not None
+    await until(lambda: again.terminal.register.current.phase is Phase.AUTHORIZED, what="authorized", timeout=20)  # type: ignore[union-attr]
+    assert len(transactions_of(client, pos, customer["customerId"])) == 1
+    assert second.cashier.customer_text.text().startswith("Rita Restart")
+    await finish(second, again)
+
+
+async def test_refund_from_history_after_a_confirmation(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Rolf", lastName="Refund", balance=20_000)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    choose(window, "Rolf Refund")
+    type_item(window, "Lasagne", "18.00")
+    assert host.terminal is not None
+    register = host.terminal.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    charged = client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"]
+    assert charged < 20_000
+
+    QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    history = window.history
+    assert window.tabs.currentWidget() is history
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
+    current = history.current()
+    assert current is not None and current.transaction_id == register.current.transaction_id
+    assert history.refund_button.isEnabled() and not history.complete_button.isEnabled()
+    assert "Rolf Refund" in history.detail.toPlainText()
+    screenshot(window, "history", tmp_path)
+    QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    box = history.confirm
+    assert isinstance(box, QMessageBox) and "Refund" in box.text()
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == charged
+    QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    box = history.confirm
+    assert isinstance(box, QMessageBox)
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    await until(lambda: history.current() is not None and history.current().state.value == "refunded", what="refunded")  # type: ignore[union-attr]
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
+    assert not history.refund_button.isEnabled()
+
+    window.show_tab(Tab.SETTINGS)
+    screenshot(window, "settings", tmp_path)
+    window.activateWindow()  # the confirmation was the active window until it closed
+    await until(lambda: window.isActiveWindow(), what="the window active again")
+    QTest.keyClick(window, Qt.Key.Key_F1)
+    assert window.help.isVisible()
+    screenshot(window, "help", tmp_path)
+    QTest.keyClick(window.help, Qt.Key.Key_Escape)
+    assert not window.help.isVisible()
+    await finish(window, host)
