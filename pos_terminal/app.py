@@ -14,16 +14,17 @@ import sys
 import time
 from logging.handlers import RotatingFileHandler
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pos_terminal.api.client import SecretsFilter
 from pos_terminal.api.regions import load_regions
 from pos_terminal.config import Settings, load_settings, save_settings
-from pos_terminal.embedded import start_embedded_sandbox
 from pos_terminal.errors import UserError
 from pos_terminal.paths import Paths
-from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.terminal import Terminal, resolve_service
+
+if TYPE_CHECKING:
+    from pos_terminal.sandbox import SandboxServer
 
 log = logging.getLogger("pos_terminal")
 
@@ -63,6 +64,8 @@ class AppHost:
         embedded_root = None
         if not self.service_url and self.settings.region == "sandbox":
             if self._sandbox is None:
+                from pos_terminal.embedded import start_embedded_sandbox  # the emulated service only when used
+
                 self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths, **self.sandbox_overrides)
             embedded_root = self._sandbox.url
         service = resolve_service(self.settings, self.paths, service_url=self.service_url, embedded_root=embedded_root)

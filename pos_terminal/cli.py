@@ -24,7 +24,6 @@ from pos_terminal.domain.check import Check
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.errors import UserError
 from pos_terminal.paths import Paths
-from pos_terminal.sandbox import cli as sandbox_cli
 
 if TYPE_CHECKING:
     from pos_terminal.api.auth import DeviceStatus
@@ -133,8 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     receipt.add_argument("transaction_id")
     _output(receipt)
 
+    from pos_terminal.sandbox.cli import add_arguments as add_sandbox_arguments
+
     sandbox = commands.add_parser("sandbox", help="run the emulated service on loopback")
-    sandbox_cli.add_arguments(sandbox)
+    add_sandbox_arguments(sandbox)
     return parser
 
 
@@ -192,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(_token_joined(parser, sys.argv[1:] if argv is None else argv))
     if args.command == "sandbox":
+        from pos_terminal.sandbox import cli as sandbox_cli
+
         return sandbox_cli.run(args)
     if args.command is None:
         return _launch_gui(args)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
-from pos_terminal.sandbox.server import SandboxServer
-from pos_terminal.sandbox.server_guard import is_loopback
-from pos_terminal.sandbox.state import SandboxSettings
+if TYPE_CHECKING:
+    from pos_terminal.sandbox.state import SandboxSettings
 
 
 def default_db_path() -> Path:
@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> SandboxSettings:
+    from pos_terminal.sandbox.state import SandboxSettings
+
     return SandboxSettings(
         auto_cancel_seconds=args.auto_cancel_seconds,
         token_ttl=args.token_ttl,
@@ -41,6 +43,9 @@ def settings_from(args: argparse.Namespace) -> SandboxSettings:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pos_terminal.sandbox.server import SandboxServer
+    from pos_terminal.sandbox.server_guard import is_loopback
+
     if not args.public and not is_loopback(args.host):
         print(f"refusing to listen on {args.host}: not a loopback address (add --public to insist)")
         return 2

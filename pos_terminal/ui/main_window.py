@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pos_terminal.config import Settings
 from pos_terminal.errors import UserError
@@ -25,6 +26,9 @@ from pos_terminal.ui.signin_view import SignInView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Banner, label
+
+if TYPE_CHECKING:
+    from pos_terminal.ui.reports_view import ReportsView
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
@@ -72,12 +76,15 @@ class MainWindow(QMainWindow):
         self.sign_in = SignInView(self.messages)
         self.cashier = CashierView(self.messages)
         self.history = HistoryView(self.messages)
-        self.reports = self._reports_view()
+        self.reports_page = QWidget()
+        self.reports_page.setAccessibleName("Reports")
+        QVBoxLayout(self.reports_page).setContentsMargins(0, 0, 0, 0)
+        self.built_reports: ReportsView | None = None
         self.settings_view = SettingsView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.cashier, "Cashier")
         self.tabs.addTab(self.history, "History")
-        self.tabs.addTab(self.reports, "Reports")
+        self.tabs.addTab(self.reports_page, "Reports")
         self.tabs.addTab(self.settings_view, "Settings")
         self.tabs.setDocumentMode(True)
         self.pages = QStackedWidget()
@@ -102,13 +109,20 @@ class MainWindow(QMainWindow):
         self._make_actions()
         self._connect_signals()
 
-    def _reports_view(self) -> QWidget:
-        """The manager's reports (pos_terminal.ui.reports_view when present)."""
-        try:
+    @property
+    def reports(self) -> ReportsView:
+        """The manager's reports, built the first time they are shown: the PDF machinery loads only then,
+        which keeps it out of the cashier's start-up."""
+        if self.built_reports is None:
             from pos_terminal.ui.reports_view import ReportsView
-        except ImportError:
-            return label("Reports are not available in this build.", role="hint")
-        return ReportsView(self.messages)
+
+            self.built_reports = ReportsView(self.messages)
+            layout = self.reports_page.layout()
+            assert layout is not None
+            layout.addWidget(self.built_reports)
+            if self.terminal is not None and self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
+                self.built_reports.attach(self.terminal)
+        return self.built_reports
 
     # --- wiring ----------------------------------------------------------------------------------
 
@@ -222,9 +236,8 @@ class MainWindow(QMainWindow):
         self._workspace_tabs(signed_in=True)
         restored = self.cashier.attach(terminal)
         self.history.attach(terminal)
-        attach_reports = getattr(self.reports, "attach", None)
-        if attach_reports is not None:
-            attach_reports(terminal)
+        if self.built_reports is not None:
+            self.built_reports.attach(terminal)
         self.settings_view.show_settings(self.host.settings, self.host.region_choices(), terminal)
         self.tabs.setCurrentWidget(self.cashier)
         self.show_page(Page.WORKSPACE)
@@ -251,9 +264,8 @@ class MainWindow(QMainWindow):
         self.sign_in.stop()
         self.cashier.detach()
         self.history.detach()
-        detach_reports = getattr(self.reports, "detach", None)
-        if detach_reports is not None:
-            detach_reports()
+        if self.built_reports is not None:
+            self.built_reports.detach()
         self.terminal = None
         self.status.show_terminal(None)
 
@@ -308,6 +320,8 @@ class MainWindow(QMainWindow):
             self._enter_sign_in(self.terminal)
 
     def on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.reports_page:
+            self.reports.setFocus()
         if self.tabs.widget(index) is self.settings_view:
             self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
 

@@ -101,7 +101,7 @@ def _all_tasks(window: MainWindow) -> list[Any]:
         window.cashier.tasks,
         window.cashier.customers.tasks,
         window.history.tasks,
-        *([window.reports.tasks] if hasattr(window.reports, "tasks") else []),
+        *([window.built_reports.tasks] if window.built_reports is not None else []),
     ]
 
 

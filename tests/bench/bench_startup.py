@@ -1,0 +1,90 @@
+"""Start-up time: process start to the cashier screen shown (token present, sandbox running),
+against a bare PySide6 window in the same run. Target: within 2.5x. Prints the figures.
+
+Usage: ``QT_QPA_PLATFORM=offscreen .venv/bin/python tests/bench/bench_startup.py [runs]``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from pos_terminal.config import Settings, save_settings
+from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer, SandboxSettings
+from pos_terminal.services.terminal import ServiceAddress, Terminal
+
+BARE = """
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication([])
+window = QMainWindow()
+window.resize(1280, 800)
+window.show()
+QTimer.singleShot(0, lambda: (print("shown", flush=True), app.quit()))
+app.exec()
+"""
+
+
+def timed(command: list[str], marker: str, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    assert process.stdout is not None
+    for line in process.stdout:
+        if marker in line:
+            elapsed = time.perf_counter() - started
+            process.wait(timeout=30)
+            return elapsed
+    raise RuntimeError(f"{command} ended without {marker!r}")
+
+
+async def sign_in(paths: Paths, url: str) -> None:
+    with httpx.Client(base_url=url) as http:
+        token = http.post("/sandbox/tokens", json={"merchantId": "mer-cafe"}).json()["access_token"]
+    service = ServiceAddress.from_root(url, name="sandbox", account=f"service:{url}", production=False)
+    terminal = Terminal(paths, Settings(terminal_id="LANE-1", allow_insecure_token_file=True), service)
+    await terminal.session.sign_in_with_token(token)
+    await terminal.aclose()
+
+
+def main(runs: int) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+    with tempfile.TemporaryDirectory() as tmp:
+        server = SandboxServer(SandboxSettings(db_path=str(Path(tmp) / "sandbox.sqlite3")))
+        server.start()
+        try:
+            paths = Paths.profile(Path(tmp) / "profile").ensure()
+            save_settings(paths.config_file, Settings(terminal_id="LANE-1", allow_insecure_token_file=True))
+            asyncio.run(sign_in(paths, server.url))
+            app_env = {**env, "POS_TERMINAL_EXIT_WHEN_READY": "1"}
+            app = [
+                sys.executable,
+                "-m",
+                "pos_terminal",
+                "--profile",
+                str(paths.config_dir.parent),
+                "--service",
+                server.url,
+            ]
+            bare, terminal = [], []
+            for _ in range(runs):
+                bare.append(timed([sys.executable, "-c", BARE], "shown", env))
+                terminal.append(timed(app, "cashier screen shown", app_env))
+        finally:
+            server.stop()
+    b, t = statistics.median(bare), statistics.median(terminal)
+    for name, median, runs_ in (("bare PySide6 window", b, bare), ("terminal to cashier screen", t, terminal)):
+        print(f"{name:<27} median {median * 1000:.0f} ms  (runs: {', '.join(f'{x * 1000:.0f}' for x in runs_)})")
+    print(f"ratio {t / b:.2f}x (target within 2.5x)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
