@@ -7,11 +7,11 @@ from typing import Any
 
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.ui.table_model import ReadOnlyTableModel
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
 
-Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Line", "Qty", "Price", "Amount")
 
 
@@ -45,45 +45,27 @@ def rows_of(check: Check, money: MoneyFormat) -> list[Row]:
     return rows
 
 
-class CheckModel(QAbstractTableModel):
+class CheckModel(ReadOnlyTableModel[Row]):
+    headers = HEADERS
+    right_aligned = frozenset({1, 2, 3})
+
     def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.money = money
-        self._rows: list[Row] = []
 
     def set_check(self, check: Check) -> None:
-        self.beginResetModel()
-        self._rows = rows_of(check, self.money)
-        self.endResetModel()
-
-    def row(self, row: int) -> Row | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        self.replace_rows(rows_of(check, self.money))
 
     def row_of(self, line_id: str) -> int | None:
-        for index, row in enumerate(self._rows):
+        for index, row in enumerate(self.rows):
             if row.line_id == line_id:
                 return index
         return None
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(self._rows)
+    def cell(self, row: Row, column: int) -> Any:
+        return (row.text, row.quantity, row.price, row.amount)[column]
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        row = self.row(index.row())
-        if row is None:
-            return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return (row.text, row.quantity, row.price, row.amount)[index.column()]
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() > 0:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    def style(self, row: Row, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and row.kind != "item":
             return QColor("#1f7a4d") if row.kind == "discount" else QColor("#2680c2")
         return None

@@ -13,15 +13,13 @@ from typing import Any
 from pos_terminal.api.models import Customer
 from pos_terminal.errors import UserError
 from pos_terminal.services.directory import Customers
+from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QEvent,
-    QModelIndex,
     QObject,
-    QPersistentModelIndex,
     Qt,
     QTimer,
     Signal,
@@ -29,7 +27,6 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Name", "Member", "Check-in", "Since")
 
 
@@ -38,14 +35,15 @@ def search_key(customer: Customer) -> str:
     return " ".join(p for p in parts if p).casefold()
 
 
-class CustomerModel(QAbstractTableModel):
-    """All checked-in customers, and the ones the filter lets through."""
+class CustomerModel(ReadOnlyTableModel[Customer]):
+    """All checked-in customers; ``rows`` are the ones the filter lets through."""
+
+    headers = HEADERS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._all: list[Customer] = []
         self._keys: list[str] = []
-        self._shown: list[Customer] = []
         self._filter = ""
 
     def set_customers(self, customers: Sequence[Customer]) -> None:
@@ -58,56 +56,37 @@ class CustomerModel(QAbstractTableModel):
         if not force and " ".join(words) == self._filter:
             return
         self._filter = " ".join(words)
-        self.beginResetModel()
         if words:
-            keys = self._keys
-            self._shown = [c for c, key in zip(self._all, keys, strict=True) if all(w in key for w in words)]
+            self.replace_rows([c for c, key in zip(self._all, self._keys, strict=True) if all(w in key for w in words)])
         else:
-            self._shown = list(self._all)
-        self.endResetModel()
+            self.replace_rows(self._all)
 
     @property
     def total(self) -> int:
         return len(self._all)
 
     def customer(self, row: int) -> Customer | None:
-        return self._shown[row] if 0 <= row < len(self._shown) else None
+        return self.row(row)
 
     def row_of(self, customer_id: str) -> int | None:
-        for row, customer in enumerate(self._shown):
+        for row, customer in enumerate(self.rows):
             if customer.customer_id == customer_id:
                 return row
         return None
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(self._shown)
+    def cell(self, customer: Customer, column: int) -> Any:
+        if column == 0:
+            return customer.display_name
+        if column == 1:
+            return customer.member_no or "—"
+        if column == 2:
+            return f"#{customer.check_in_number}" if customer.check_in_number else "—"
+        if column == 3 and customer.check_in_date is not None:
+            return customer.check_in_date.astimezone().strftime("%H:%M")
+        return ""
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        customer = self.customer(index.row())
-        if customer is None:
-            return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            column = index.column()
-            if column == 0:
-                return customer.display_name
-            if column == 1:
-                return customer.member_no or "—"
-            if column == 2:
-                return f"#{customer.check_in_number}" if customer.check_in_number else "—"
-            if column == 3 and customer.check_in_date is not None:
-                return customer.check_in_date.astimezone().strftime("%H:%M")
-            return ""
-        if role == Qt.ItemDataRole.ToolTipRole and customer.notes:
-            return customer.notes
-        return None
+    def style(self, customer: Customer, column: int, role: int) -> Any:
+        return customer.notes if role == Qt.ItemDataRole.ToolTipRole and customer.notes else None
 
 
 class _SearchKeys(QObject):

@@ -14,16 +14,13 @@ from pos_terminal.domain.lifecycle import Action, allowed_actions
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QDateTime,
-    QModelIndex,
     QObject,
-    QPersistentModelIndex,
-    Qt,
     Signal,
 )
 from PySide6.QtWidgets import (
@@ -41,59 +38,42 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Created", "State", "Customer", "Charged", "Terminal", "Transaction")
 
 
-class TransactionModel(QAbstractTableModel):
+class TransactionModel(ReadOnlyTableModel[Transaction]):
+    headers = HEADERS
+    right_aligned = frozenset({3})
+
     def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.money = money
-        self._rows: list[Transaction] = []
 
     def set_transactions(self, transactions: list[Transaction]) -> None:
-        self.beginResetModel()
-        self._rows = sorted(transactions, key=lambda t: t.created or datetime.min.replace(tzinfo=UTC), reverse=True)
-        self.endResetModel()
+        self.replace_rows(
+            sorted(transactions, key=lambda t: t.created or datetime.min.replace(tzinfo=UTC), reverse=True)
+        )
 
     def replace(self, transaction: Transaction) -> int | None:
-        for row, known in enumerate(self._rows):
+        for row, known in enumerate(self.rows):
             if known.transaction_id == transaction.transaction_id:
-                self._rows[row] = transaction
+                self.rows[row] = transaction
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(HEADERS) - 1))
                 return row
         return None
 
     def transaction(self, row: int) -> Transaction | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        return self.row(row)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        t = self.transaction(index.row())
-        if t is None:
-            return None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return (
-                t.created.astimezone().strftime("%d %b %H:%M:%S") if t.created else "",
-                t.state.value,
-                t.customer.display_name if t.customer else "",
-                self.money.format(t.amount_charged),
-                t.terminal_id or "—",
-                t.transaction_id,
-            )[index.column()]
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 3:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+    def cell(self, t: Transaction, column: int) -> Any:
+        return (
+            t.created.astimezone().strftime("%d %b %H:%M:%S") if t.created else "",
+            t.state.value,
+            t.customer.display_name if t.customer else "",
+            self.money.format(t.amount_charged),
+            t.terminal_id or "—",
+            t.transaction_id,
+        )[column]
 
 
 def detail_html(t: Transaction, money: MoneyFormat) -> str:

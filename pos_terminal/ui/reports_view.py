@@ -27,15 +27,13 @@ from pos_terminal.reports.end_of_day import Layout
 from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
+from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QDateTime,
-    QModelIndex,
     QObject,
-    QPersistentModelIndex,
     Qt,
     QTime,
 )
@@ -58,7 +56,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Terminal", "Count", "Total", "Fees", "Payout", "Tips", "Check")
 PREVIEW_DPI = 100.0
 PREVIEW_PAGES = 20  # a 10,000-transaction report has hundreds of pages; the PDF keeps them all
@@ -76,67 +73,55 @@ class NoReport(UserError):
     hint = "Press “Show report” first."
 
 
-class FiguresModel(QAbstractTableModel):
+class FiguresModel(ReadOnlyTableModel[tuple[str, FigureRow]]):
     """The report's figures, one row per terminal and a total row when there are several."""
+
+    headers = HEADERS
+    right_aligned = frozenset(range(1, len(FIGURES) + 1))
 
     def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.money = money
-        self._rows: list[tuple[str, FigureRow]] = []
 
     def set_report(self, report: EndOfDayReport | None) -> None:
-        self.beginResetModel()
-        self._rows = []
+        rows: list[tuple[str, FigureRow]] = []
         if report is not None:
             merged = report.scope.merge
             for row in report.rows:
-                name = "All terminals" if merged else (row.terminal_id or "(no terminal id)")
-                self._rows.append((name, row))
+                rows.append(("All terminals" if merged else (row.terminal_id or "(no terminal id)"), row))
             if len(report.rows) > 1 or not report.rows:
-                self._rows.append(("Total", report.total))
-        self.endResetModel()
+                rows.append(("Total", report.total))
+        self.replace_rows(rows)
 
     def figure(self, row: int, name: str) -> str:
         """The text shown for figure ``name`` of ``row`` (for tests and accessibility)."""
         return str(self.data(self.index(row, 1 + FIGURES.index(name))))
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802 (Qt's signature)
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        name, row = self._rows[index.row()]
-        column = index.column()
+    def cell(self, row: tuple[str, FigureRow], column: int) -> Any:
+        name, figures = row
         figure = FIGURES[column - 1] if 1 <= column <= len(FIGURES) else None
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            if column == 0:
-                return name
-            if figure == "count":
-                return str(row.shown.count)
-            if figure is not None:
-                return self.money.format(getattr(row.shown, figure))
-            if row.reported is None:
-                return "no summary"
-            return "matches" if row.matches else "differs: " + ", ".join(row.mismatched)
+        if column == 0:
+            return name
+        if figure == "count":
+            return str(figures.shown.count)
+        if figure is not None:
+            return self.money.format(getattr(figures.shown, figure))
+        if figures.reported is None:
+            return "no summary"
+        return "matches" if figures.matches else "differs: " + ", ".join(figures.mismatched)
+
+    def style(self, row: tuple[str, FigureRow], column: int, role: int) -> Any:
+        name, figures = row
+        figure = FIGURES[column - 1] if 1 <= column <= len(FIGURES) else None
         if role == Qt.ItemDataRole.ForegroundRole and (
-            (figure is not None and figure in row.mismatched) or (column == len(HEADERS) - 1 and not row.matches)
+            (figure is not None and figure in figures.mismatched)
+            or (column == len(HEADERS) - 1 and not figures.matches)
         ):
             return QBrush(RED)
-        if role == Qt.ItemDataRole.FontRole and name == "Total" and index.row() == len(self._rows) - 1:
+        if role == Qt.ItemDataRole.FontRole and name == "Total" and row is self.rows[-1]:
             font = QFont()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.TextAlignmentRole and 1 <= column <= len(FIGURES):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
 

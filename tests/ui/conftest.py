@@ -90,7 +90,8 @@ async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str =
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or condition}")
+            others = [_awaiting(t) for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            raise AssertionError(f"timed out waiting for {what or condition}; tasks: {others}")
         await asyncio.sleep(0.02)
 
 

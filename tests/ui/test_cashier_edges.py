@@ -167,6 +167,7 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
     register = host.terminal.register
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.CHARGING, what="charging")
+    await until(lambda: client.get("/sandbox/faults").json() == [], what="the create to reach the service")
     window.close()  # the power goes: the create is out, its answer is never read
     await finish(window, host)
 
