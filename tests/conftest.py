@@ -8,14 +8,26 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import keyring
 import pytest
 
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
+from tests.keyrings import MemoryKeyring
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 DEMO_MERCHANT = "mer-cafe"
 OTHER_MERCHANT = "mer-bistro"
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """The keychain of this test: in memory, put back as it was afterwards."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
 
 
 @pytest.fixture

@@ -8,44 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import keyring
-import keyring.errors
 import pytest
-from keyring.backend import KeyringBackend
 
 from pos_terminal.cli import main
 from pos_terminal.sandbox import SandboxServer
 from tests.api.fake_service import FakeService
-
-
-class MemoryKeyring(KeyringBackend):
-    """A real keyring backend holding secrets in a dict: the terminal sees a working keychain."""
-
-    priority = 10  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.secrets.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.secrets:
-            raise keyring.errors.PasswordDeleteError("not found")
-        del self.secrets[(service, username)]
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+from tests.keyrings import MemoryKeyring
 
 
 @dataclass(frozen=True)

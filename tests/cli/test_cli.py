@@ -19,8 +19,9 @@ import pytest
 from pos_terminal.domain.check import Check
 from pos_terminal.sandbox import SandboxServer
 from tests.api.fake_service import Answer, FakeService
-from tests.cli.conftest import CLI, MemoryKeyring, Run, write_config
+from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import mint_token, new_checked_in_customer
+from tests.keyrings import MemoryKeyring
 
 CHECK = {
     "items": [

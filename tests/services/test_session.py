@@ -9,7 +9,6 @@ from pathlib import Path
 import httpx
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
 from pos_terminal.api.errors import AccessDenied, InvalidGrant
@@ -20,39 +19,19 @@ from pos_terminal.services.session import NotSignedIn, SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal
 from pos_terminal.store.tokens import NoKeychain
 from tests.conftest import mint_token
+from tests.keyrings import MemoryKeyring
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 FAR = datetime(2100, 1, 1, tzinfo=UTC)
 
 
-class MemoryKeyring(KeyringBackend):
-    """A real keyring backend that keeps secrets in a dict, with a small value limit like some platforms."""
-
-    priority = 10  # type: ignore[assignment]
-    LIMIT = 1024
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.secrets.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        if len(password) > self.LIMIT:
-            raise keyring.errors.PasswordSetError("value too large for this keychain")
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.secrets:
-            raise keyring.errors.PasswordDeleteError("not found")
-        del self.secrets[(service, username)]
+LIMIT = 1024  # a small keychain entry limit, as some platforms have
 
 
 @pytest.fixture
 def memory_keyring() -> Iterator[MemoryKeyring]:
     previous = keyring.get_keyring()
-    backend = MemoryKeyring()
+    backend = MemoryKeyring(limit=LIMIT)
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
@@ -119,7 +98,7 @@ async def test_a_token_larger_than_the_keychain_limit_is_stored_in_chunks(
         big = "x" * 5_000
         await terminal.session.sign_in_with_token(big)
         assert len(memory_keyring.secrets) > 1
-        assert all(len(v) <= MemoryKeyring.LIMIT for v in memory_keyring.secrets.values())
+        assert all(len(v) <= LIMIT for v in memory_keyring.secrets.values())
         assert terminal.session.store.load() is not None
         terminal.session.disconnect()
         assert memory_keyring.secrets == {}

@@ -23,29 +23,7 @@ from pos_terminal.store.tokens import (
     NoTokenStore,
     open_token_store,
 )
-
-
-class MemoryKeyring(KeyringBackend):
-    """A keychain in a dict, with a per-entry size limit like the real ones."""
-
-    priority = 5
-
-    def __init__(self, limit: int = CHUNK_SIZE) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self.entries: dict[tuple[str, str], str] = {}
-        self.limit = limit
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        if len(password) > self.limit:
-            raise keyring.errors.PasswordSetError("too long")
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if self.entries.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
+from tests.keyrings import MemoryKeyring
 
 
 class BrokenKeyring(MemoryKeyring):
@@ -66,7 +44,7 @@ def use_keyring() -> Iterator[Any]:
 
 @pytest.fixture
 def memory(use_keyring: Any) -> MemoryKeyring:
-    backend = MemoryKeyring()
+    backend = MemoryKeyring(limit=CHUNK_SIZE)
     use_keyring(backend)
     return backend
 
@@ -81,10 +59,10 @@ def test_keychain_round_trip(memory: MemoryKeyring) -> None:
     assert store.load() == TOKENS
     assert not store.insecure
     assert "keychain" in store.description
-    assert list(memory.entries) == [(SERVICE, "sandbox|LANE-1")]
+    assert list(memory.secrets) == [(SERVICE, "sandbox|LANE-1")]
     store.clear()
     assert store.load() is None
-    assert memory.entries == {}
+    assert memory.secrets == {}
     store.clear()  # nothing stored is fine
 
 
@@ -93,9 +71,9 @@ def test_a_large_token_is_split_into_chunks(memory: MemoryKeyring) -> None:
     store = KeyringTokenStore(SERVICE, "acct")
     store.save(big)
     assert store.load() == big
-    names = sorted(name for _, name in memory.entries)
+    names = sorted(name for _, name in memory.secrets)
     assert names[0] == "acct" and len(names) == 1 + 6  # the head and 6 chunks of <= 1,000 characters
-    assert all(len(value) <= CHUNK_SIZE for value in memory.entries.values())
+    assert all(len(value) <= CHUNK_SIZE for value in memory.secrets.values())
     assert {f"acct#{i}" for i in range(1, 7)} <= set(names)
 
 
@@ -103,7 +81,7 @@ def test_clear_removes_every_chunk(memory: MemoryKeyring) -> None:
     store = KeyringTokenStore(SERVICE, "acct")
     store.save({"access_token": "x" * 5_000})
     store.clear()
-    assert memory.entries == {}
+    assert memory.secrets == {}
 
 
 def test_a_smaller_token_after_a_chunked_one_leaves_no_chunks(memory: MemoryKeyring) -> None:
@@ -111,15 +89,15 @@ def test_a_smaller_token_after_a_chunked_one_leaves_no_chunks(memory: MemoryKeyr
     store.save({"access_token": "x" * 5_000})
     store.save({"access_token": "x" * 1_500})
     assert store.load() == {"access_token": "x" * 1_500}
-    assert sorted(name for _, name in memory.entries) == ["acct", "acct#1", "acct#2"]
+    assert sorted(name for _, name in memory.secrets) == ["acct", "acct#1", "acct#2"]
     store.save(TOKENS)
-    assert list(memory.entries) == [(SERVICE, "acct")]
+    assert list(memory.secrets) == [(SERVICE, "acct")]
 
 
 def test_chunks_that_do_not_belong_together_are_ignored(memory: MemoryKeyring) -> None:
     store = KeyringTokenStore(SERVICE, "acct")
     store.save({"access_token": "x" * 3_000})
-    memory.entries[(SERVICE, "acct#2")] = "y" * CHUNK_SIZE  # a save cut short
+    memory.secrets[(SERVICE, "acct#2")] = "y" * CHUNK_SIZE  # a save cut short
     assert store.load() is None
 
 

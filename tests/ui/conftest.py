@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import Settings, save_settings
@@ -26,31 +24,13 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.widgets import STYLE
 from tests.conftest import mint_token
+from tests.keyrings import MemoryKeyring
 
 import qasync
 from PySide6.QtWidgets import QApplication
 
 TERMINAL_ID = "LANE-1"
 SIZE = (1280, 800)
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 10  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.secrets.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        if (service, username) not in self.secrets:
-            raise keyring.errors.PasswordDeleteError("not found")
-        del self.secrets[(service, username)]
 
 
 class QEventLoopPolicy(asyncio.DefaultEventLoopPolicy):
@@ -74,12 +54,9 @@ def event_loop_policy(qapp: QApplication) -> QEventLoopPolicy:
 
 
 @pytest.fixture(autouse=True)
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+def _in_memory_keychain(memory_keyring: MemoryKeyring) -> MemoryKeyring:
+    """Every window here keeps its sign-in in the in-memory keychain."""
+    return memory_keyring
 
 
 async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:  # noqa: ASYNC109

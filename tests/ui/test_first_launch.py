@@ -10,7 +10,8 @@ from pos_terminal.paths import Paths
 from pos_terminal.services.session import SessionState
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
-from tests.ui.conftest import MemoryKeyring, finish, screenshot, until
+from tests.keyrings import MemoryKeyring
+from tests.ui.conftest import finish, screenshot, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

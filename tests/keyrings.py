@@ -1,0 +1,30 @@
+"""A real keyring backend that keeps secrets in a dict, for every test that signs in.
+
+``limit`` caps the size of one entry, as some platforms' keychains do.
+"""
+
+from __future__ import annotations
+
+import keyring
+from keyring.backend import KeyringBackend
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 5  # type: ignore[assignment]
+
+    def __init__(self, limit: int | None = None) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.secrets: dict[tuple[str, str], str] = {}
+        self.limit = limit
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        if self.limit is not None and len(password) > self.limit:
+            raise keyring.errors.PasswordSetError("value too large for this keychain")
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if self.secrets.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError("not found")
