@@ -6,7 +6,7 @@ nested ``exec()`` inside a coroutine).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from pos_terminal.api.models import Transaction
@@ -14,19 +14,18 @@ from pos_terminal.domain.lifecycle import Action, allowed_actions
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import (
-    QDateTime,
     QObject,
     Signal,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDateTimeEdit,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
@@ -130,16 +129,7 @@ class HistoryView(QWidget):
         self.model = TransactionModel(MoneyFormat("en_AU", "AUD"), self)
         self.confirm: QMessageBox | None = None
 
-        self.preset = QComboBox()
-        self.preset.setAccessibleName("Range")
-        for text in ("Today", "Yesterday", "Last 7 days", "Custom"):
-            self.preset.addItem(text)
-        self.start = QDateTimeEdit()
-        self.end = QDateTimeEdit()
-        for edit, name in ((self.start, "From"), (self.end, "To")):
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
-            edit.setAccessibleName(name)
+        self.range = RangePicker("History")
         self.scope = QComboBox()
         self.scope.setAccessibleName("Terminal")
         self.scope.addItem("This terminal", "this")
@@ -150,7 +140,7 @@ class HistoryView(QWidget):
         self.other.setAccessibleName("Other terminal id")
         self.load_button = button("Show", name="Show transactions")
         bar = QHBoxLayout()
-        for widget in (self.preset, label("from"), self.start, label("to"), self.end, self.scope, self.other):
+        for widget in (self.range, self.scope, self.other):
             bar.addWidget(widget)
         bar.addWidget(self.load_button)
         bar.addStretch(1)
@@ -193,7 +183,6 @@ class HistoryView(QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.status)
 
-        self.preset.currentIndexChanged.connect(self.on_preset_changed)
         self.scope.currentIndexChanged.connect(lambda _: self.other.setVisible(self.scope.currentData() == "other"))
         self.load_button.clicked.connect(self.load)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.show_row(current.row()))
@@ -201,7 +190,6 @@ class HistoryView(QWidget):
         self.cancel_button.clicked.connect(lambda: self.act(Action.CANCEL))
         self.refund_button.clicked.connect(self.ask_refund)
         self.other.hide()
-        self.on_preset_changed(0)
         self.show_row(-1)
 
     def attach(self, terminal: Terminal) -> None:
@@ -215,26 +203,6 @@ class HistoryView(QWidget):
         self.model.set_transactions([])
 
     # --- range -----------------------------------------------------------------------------------
-
-    def on_preset_changed(self, index: int) -> None:
-        midnight = datetime.combine(datetime.now().date(), time()).astimezone()
-        ranges = {
-            0: (midnight, midnight + timedelta(days=1)),
-            1: (midnight - timedelta(days=1), midnight),
-            2: (midnight - timedelta(days=6), midnight + timedelta(days=1)),
-        }
-        custom = index == 3
-        self.start.setEnabled(custom)
-        self.end.setEnabled(custom)
-        if not custom:
-            start, end = ranges[index]
-            self.start.setDateTime(QDateTime.fromSecsSinceEpoch(int(start.timestamp())))
-            self.end.setDateTime(QDateTime.fromSecsSinceEpoch(int(end.timestamp())))
-
-    def selected_range(self) -> tuple[datetime, datetime]:
-        start = datetime.fromtimestamp(self.start.dateTime().toSecsSinceEpoch(), UTC)
-        end = datetime.fromtimestamp(self.end.dateTime().toSecsSinceEpoch(), UTC)
-        return start, end
 
     def selected_terminal(self) -> str | None:
         assert self.terminal is not None
@@ -252,12 +220,9 @@ class HistoryView(QWidget):
             self.tasks.run(self._load(self.terminal), key="load")
 
     async def _load(self, terminal: Terminal) -> None:
-        start, end = self.selected_range()
-        if end <= start:
-            self.messages.show_error("The end of the range is before its start. Choose the dates again.")
-            return
+        period = self.range.selected(datetime.now(UTC))
         self.status.setText("Loading…")
-        transactions = await terminal.history.list(start, end, self.selected_terminal())
+        transactions = await terminal.history.list(period.start, period.end, self.selected_terminal())
         self.model.set_transactions(transactions)
         self.status.setText(f"{len(transactions)} transaction(s)." if transactions else "No transactions in range.")
         if transactions:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import getpass
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -27,21 +26,19 @@ from pos_terminal.reports.end_of_day import Layout
 from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
+from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import (
-    QDateTime,
     QObject,
     Qt,
-    QTime,
 )
 from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDateTimeEdit,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -51,7 +48,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTableView,
-    QTimeEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -142,10 +138,6 @@ def _actor() -> str | None:
         return None
 
 
-def _utc(moment: QDateTime) -> datetime:
-    return datetime.fromtimestamp(moment.toSecsSinceEpoch(), UTC)
-
-
 class Preview(QScrollArea):
     """The PDF's pages one under the other, each scaled down to the width available (never up)."""
 
@@ -216,28 +208,7 @@ class ReportsView(QWidget):
         self.save_dialog: QFileDialog | None = None
 
         # --- what to report on -------------------------------------------------------------------
-        self.preset = QComboBox()
-        self.preset.setAccessibleName("Report range")
-        for text, kind in (
-            ("Today", "today"),
-            ("This shift", "shift"),
-            ("Yesterday", "yesterday"),
-            ("Custom", "custom"),
-        ):
-            self.preset.addItem(text, kind)
-        self.since_label = label("since")
-        self.since = QTimeEdit()
-        self.since.setDisplayFormat("HH:mm")
-        self.since.setAccessibleName("Shift started at")
-        self.since.setTime(QTime(6, 0))
-        self.from_label = label("from")
-        self.start = QDateTimeEdit()
-        self.to_label = label("to")
-        self.end = QDateTimeEdit()
-        for edit, name in ((self.start, "Report from"), (self.end, "Report to")):
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
-            edit.setAccessibleName(name)
+        self.range = RangePicker("Report")
         self.scope = QComboBox()
         self.scope.setAccessibleName("Terminals in the report")
         self.scope.addItem("This terminal", "this")
@@ -253,17 +224,8 @@ class ReportsView(QWidget):
         self.layout_choice.addItem("80 mm roll", "roll")
         self.show_button = button("Show report", name="Show report")
         range_bar = QHBoxLayout()
-        for widget in (
-            label("Range"),
-            self.preset,
-            self.since_label,
-            self.since,
-            self.from_label,
-            self.start,
-            self.to_label,
-            self.end,
-        ):
-            range_bar.addWidget(widget)
+        range_bar.addWidget(label("Range"))
+        range_bar.addWidget(self.range)
         range_bar.addStretch(1)
         scope_bar = QHBoxLayout()
         for scope_widget in (
@@ -333,14 +295,12 @@ class ReportsView(QWidget):
 
         for action_button in (self.show_button, self.save_button, self.print_button):
             action_button.setAutoDefault(True)  # Enter on the focused button presses it
-        self.preset.currentIndexChanged.connect(self.on_preset_changed)
         self.scope.currentIndexChanged.connect(self.on_scope_changed)
         self.layout_choice.currentIndexChanged.connect(self.on_layout_changed)
         self.show_button.clicked.connect(self.show_report)
         self.other.returnPressed.connect(self.show_report)
         self.save_button.clicked.connect(self.ask_save)
         self.print_button.clicked.connect(self.print_report)
-        self.on_preset_changed(0)
         self.on_scope_changed(0)
         self.show_nothing()
 
@@ -360,17 +320,6 @@ class ReportsView(QWidget):
 
     # --- choices ---------------------------------------------------------------------------------
 
-    def on_preset_changed(self, index: int) -> None:
-        kind = self.preset.itemData(index)
-        for shift_widget in (self.since_label, self.since):
-            shift_widget.setVisible(kind == "shift")
-        for custom_widget in (self.from_label, self.start, self.to_label, self.end):
-            custom_widget.setVisible(kind == "custom")
-        if kind == "custom" and self.start.dateTime() >= self.end.dateTime():
-            now = QDateTime.currentDateTime()
-            self.start.setDateTime(QDateTime(now.date(), QTime(0, 0)))
-            self.end.setDateTime(now)
-
     def on_scope_changed(self, index: int) -> None:
         self.other.setVisible(self.scope.itemData(index) == "other")
         if self.other.isVisible():
@@ -384,20 +333,7 @@ class ReportsView(QWidget):
         return "roll" if self.layout_choice.currentData() == "roll" else "a4"
 
     def selected_range(self, reports: Reports) -> TimeRange:
-        kind = self.preset.currentData()
-        if kind == "today":
-            return reports.today()
-        if kind == "yesterday":
-            return reports.yesterday()
-        if kind == "shift":
-            now = reports.now().astimezone()
-            started = now.replace(
-                hour=self.since.time().hour(), minute=self.since.time().minute(), second=0, microsecond=0
-            )
-            if started > now:  # a shift that began before midnight
-                started -= timedelta(days=1)
-            return reports.shift(started)
-        return TimeRange.custom(_utc(self.start.dateTime()), _utc(self.end.dateTime()))
+        return self.range.selected(reports.now())
 
     def selected_scope(self, terminal: Terminal) -> ReportScope:
         choice = self.scope.currentData()
