@@ -19,7 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pos_terminal.config import load_settings
+from pos_terminal.config import load_settings, with_changes
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.errors import UserError
@@ -223,7 +223,7 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
     paths = Paths.for_profile(args.profile).ensure()
     settings, _ = load_settings(paths.config_file)
     if args.terminal:
-        settings = settings.model_copy(update={"terminal_id": args.terminal})
+        settings = with_changes(settings, terminal_id=args.terminal)
     async with AsyncExitStack() as stack:
         embedded_root = None
         if not args.service and settings.region == "sandbox":

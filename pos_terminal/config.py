@@ -19,6 +19,7 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import ConfigError
 
 SCHEMA_VERSION = 1
@@ -75,6 +76,27 @@ class Settings(BaseModel):
     @classmethod
     def _upper(cls, value: str) -> str:
         return value.upper()
+
+
+def with_changes(settings: Settings, **changes: Any) -> Settings:
+    """``settings`` with ``changes`` applied and validated (``model_copy`` would skip the checks)."""
+    try:
+        return Settings.model_validate({**settings.model_dump(), **changes})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "a setting"
+        raise ConfigError(
+            f"The setting “{where}” is invalid: {first['msg']}.", hint="Correct it and try again."
+        ) from exc
+
+
+def basic_choices(terminal_id: str, locale: str, currency: str) -> dict[str, str]:
+    """What a person typed for terminal id, locale and currency, checked; one sentence when wrong."""
+    terminal_id, locale, currency = terminal_id.strip(), locale.strip(), currency.strip().upper()
+    if not terminal_id:
+        raise ConfigError("The terminal id is empty.", hint="Give this terminal a short name, like LANE-1.")
+    MoneyFormat(locale, currency)  # says which of the two is unknown
+    return {"terminal_id": terminal_id, "locale": locale, "currency": currency}
 
 
 def load_settings(path: Path) -> tuple[Settings, bool]:

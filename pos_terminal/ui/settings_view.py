@@ -3,10 +3,7 @@ auto-cancel hint, where the sign-in is kept; and Disconnect, which asks first.""
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
-from pos_terminal.config import CustomUrls, Settings
-from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.config import CustomUrls, Settings, basic_choices, with_changes
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.terminal import Terminal
@@ -159,14 +156,10 @@ class SettingsView(QWidget):
 
     def choices(self) -> Settings:
         """The settings as edited; UserError with one sentence when something is invalid."""
-        locale, currency = self.locale_box.currentText().strip(), self.currency_box.currentText().strip().upper()
-        MoneyFormat(locale, currency)
+        typed = basic_choices(self.terminal_id.text(), self.locale_box.currentText(), self.currency_box.currentText())
         catalog = self.catalog_file.text().strip() or None
         if catalog:
             load_catalog(catalog)
-        terminal_id = self.terminal_id.text().strip()
-        if not terminal_id:
-            raise UserError("The terminal id is empty.", hint="Give this terminal a short name, like LANE-1.")
         urls = CustomUrls(
             auth_url=self.auth_url.text().strip(),
             pos_url=self.pos_url.text().strip(),
@@ -177,23 +170,17 @@ class SettingsView(QWidget):
         for url in (urls.auth_url, urls.pos_url, urls.payments_url):
             if url and not url.startswith(("https://", "http://")):
                 raise UserError(f"“{url}” is not a web address.", hint="Give it like https://host/v4.")
-        try:
-            return self._settings.model_copy(
-                update={
-                    "region": self.region.currentData(),
-                    "custom_urls": urls,
-                    "terminal_id": terminal_id,
-                    "locale": locale,
-                    "currency": currency,
-                    "method_override": self.method_override.isChecked(),
-                    "printer": self.printer.currentData(),
-                    "catalog_file": catalog,
-                    "auto_cancel_hint_seconds": self.auto_cancel.value(),
-                    "allow_insecure_token_file": self.insecure.isChecked(),
-                }
-            )
-        except ValidationError as exc:
-            raise UserError(f"A setting is invalid: {exc.errors()[0]['msg']}.") from exc
+        return with_changes(
+            self._settings,
+            **typed,
+            region=self.region.currentData(),
+            custom_urls=urls,
+            method_override=self.method_override.isChecked(),
+            printer=self.printer.currentData(),
+            catalog_file=catalog,
+            auto_cancel_hint_seconds=self.auto_cancel.value(),
+            allow_insecure_token_file=self.insecure.isChecked(),
+        )
 
     def on_save_clicked(self) -> None:
         try:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from babel import Locale
-
-from pos_terminal.config import Settings, suggested_terminal_id
+from pos_terminal.config import Settings, basic_choices, suggested_terminal_id, with_changes
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.ui.widgets import button, label
@@ -83,23 +81,8 @@ class SetupView(QWidget):
 
     def choices(self) -> Settings:
         """The settings as chosen; raises UserError with one sentence when a choice is invalid."""
-        terminal_id = self.terminal_id.text().strip()
-        if not terminal_id:
-            raise UserError("The terminal id is empty.", hint="Give this terminal a short name, like LANE-1.")
-        locale, currency = self.locale_box.currentText().strip(), self.currency_box.currentText().strip().upper()
-        MoneyFormat(locale, currency)
-        try:
-            Locale.parse(locale)
-        except (ValueError, TypeError) as exc:
-            raise UserError(f"The locale “{locale}” is not known.") from exc
-        return self._settings.model_copy(
-            update={
-                "region": self.region.currentData(),
-                "terminal_id": terminal_id,
-                "locale": locale,
-                "currency": currency,
-            }
-        )
+        typed = basic_choices(self.terminal_id.text(), self.locale_box.currentText(), self.currency_box.currentText())
+        return with_changes(self._settings, region=self.region.currentData(), **typed)
 
     def on_continue_clicked(self) -> None:
         try:

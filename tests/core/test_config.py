@@ -66,3 +66,17 @@ def test_profile_puts_everything_under_one_directory(tmp_path: Path) -> None:
     for path in (paths.config_file, paths.journal_file, paths.sandbox_db, paths.log_file, paths.insecure_token_file):
         assert tmp_path / "lane1" in path.parents
     assert paths.config_dir.is_dir()
+
+
+def test_changes_are_validated_like_a_loaded_file() -> None:
+    from pos_terminal.config import Settings, basic_choices, with_changes
+    from pos_terminal.errors import ConfigError
+
+    settings = with_changes(Settings(), terminal_id="LANE-2", currency="nzd")
+    assert (settings.terminal_id, settings.currency) == ("LANE-2", "NZD")
+    with pytest.raises(ConfigError, match="terminal_id"):
+        with_changes(Settings(), terminal_id="X" * 65)
+    with pytest.raises(ConfigError, match="terminal id is empty"):
+        basic_choices("  ", "en_AU", "AUD")
+    with pytest.raises(ConfigError, match="currency"):
+        basic_choices("LANE-1", "en_AU", "XYZ")
