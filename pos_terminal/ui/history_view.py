@@ -17,7 +17,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import button, confirm, label
 
 from PySide6.QtCore import (
     QObject,
@@ -253,22 +253,14 @@ class HistoryView(QWidget):
             return
         name = transaction.customer.display_name if transaction.customer else "the customer"
         amount = self.terminal.money.format(transaction.amount_charged)
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Refund")
-        box.setText(f"Refund {amount} to {name}?")
-        box.setInformativeText(f"Transaction {transaction.transaction_id}. A refund cannot be undone.")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.setEscapeButton(QMessageBox.StandardButton.No)
-        box.finished.connect(lambda result: self._refund_answered(result, transaction.transaction_id))
-        self.confirm = box
-        box.open()
-
-    def _refund_answered(self, result: int, transaction_id: str) -> None:
-        self.confirm = None
-        if result == QMessageBox.StandardButton.Yes.value:
-            self._run_action(transaction_id, Action.REFUND)
+        transaction_id = transaction.transaction_id
+        self.confirm = confirm(
+            self,
+            "Refund",
+            f"Refund {amount} to {name}?",
+            f"Transaction {transaction_id}. A refund cannot be undone.",
+            lambda: self._run_action(transaction_id, Action.REFUND),
+        )
 
     def act(self, action: Action) -> None:
         transaction = self.current()

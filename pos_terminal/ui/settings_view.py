@@ -8,7 +8,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import button, confirm, label
 
 from PySide6.QtCore import Signal
 from PySide6.QtPrintSupport import QPrinterInfo
@@ -197,19 +197,10 @@ class SettingsView(QWidget):
         dialog.open()
 
     def ask_disconnect(self) -> None:
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Disconnect")
-        box.setText("Disconnect this terminal from the service?")
-        box.setInformativeText("The stored sign-in is removed; the terminal must be signed in again.")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.setEscapeButton(QMessageBox.StandardButton.No)
-        box.finished.connect(self._disconnect_answered)
-        self.confirm = box
-        box.open()
-
-    def _disconnect_answered(self, result: int) -> None:
-        self.confirm = None
-        if result == QMessageBox.StandardButton.Yes.value:
-            self.disconnect_confirmed.emit()
+        self.confirm = confirm(
+            self,
+            "Disconnect",
+            "Disconnect this terminal from the service?",
+            "The stored sign-in is removed; the terminal must be signed in again.",
+            self.disconnect_confirmed.emit,
+        )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy, QWidget
 
 STYLE = """
 QWidget { font-size: 15px; }
@@ -108,3 +110,19 @@ class Banner(QFrame):
         self.text.clear()
         self.hide()
         self.dismissed.emit()
+
+
+def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Callable[[], None]) -> QMessageBox:
+    """Ask before something that cannot be undone; "No" is the default and Escape. Opened with ``open()``,
+    never a nested ``exec()``, so the window's coroutines go on while it is up."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(title)
+    box.setText(question)
+    box.setInformativeText(detail)
+    box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    box.setEscapeButton(QMessageBox.StandardButton.No)
+    box.finished.connect(lambda result: on_yes() if result == QMessageBox.StandardButton.Yes.value else None)
+    box.open()
+    return box
