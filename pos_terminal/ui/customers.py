@@ -44,6 +44,7 @@ class CustomerModel(ReadOnlyTableModel[Customer]):
         super().__init__(parent)
         self._all: list[Customer] = []
         self._keys: list[str] = []
+        self._matching: list[int] = []  # indices into _all of the rows shown
         self._filter = ""
 
     def set_customers(self, customers: Sequence[Customer]) -> None:
@@ -52,14 +53,25 @@ class CustomerModel(ReadOnlyTableModel[Customer]):
         self.set_filter(self._filter, force=True)
 
     def set_filter(self, text: str, *, force: bool = False) -> None:
+        """Keep the customers whose key holds every word typed. Typing on narrows what is shown already
+        (a longer filter can only match fewer), so each keystroke searches fewer keys."""
         words = text.casefold().split()
-        if not force and " ".join(words) == self._filter:
+        wanted = " ".join(words)
+        if not force and wanted == self._filter:
             return
-        self._filter = " ".join(words)
-        if words:
-            self.replace_rows([c for c, key in zip(self._all, self._keys, strict=True) if all(w in key for w in words)])
+        narrowing = bool(self._filter) and wanted.startswith(self._filter) and not force
+        candidates = self._matching if narrowing else range(len(self._all))
+        keys = self._keys
+        if len(words) == 1:
+            word = words[0]
+            self._matching = [i for i in candidates if word in keys[i]]
+        elif words:
+            self._matching = [i for i in candidates if all(w in keys[i] for w in words)]
         else:
-            self.replace_rows(self._all)
+            self._matching = list(candidates)
+        self._filter = wanted
+        everyone = self._all
+        self.replace_rows([everyone[i] for i in self._matching])
 
     @property
     def total(self) -> int:
@@ -138,9 +150,11 @@ class CustomerPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(40)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        # Sized once per refresh, not per keystroke: ResizeToContents re-measured every row on each filter.
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
-            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+            self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
         self.table.activated.connect(lambda index: self.choose_row(index.row()))
         self.table.clicked.connect(lambda index: self.choose_row(index.row()))
         self.status = label(role="hint", wrap=True)
@@ -179,6 +193,8 @@ class CustomerPanel(QWidget):
         self.status.setText("Fetching the checked-in customers…")
         fetched = await customers.refresh()
         self.model.set_customers(fetched)
+        for column in (1, 2, 3):
+            self.table.resizeColumnToContents(column)
         self._say_count()
         self.refreshed.emit(len(fetched))
 

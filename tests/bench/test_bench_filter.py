@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from pos_terminal.api.models import Customer
-from pos_terminal.ui.customers import CustomerModel, search_key
+from pos_terminal.ui.customers import CustomerModel, CustomerPanel, search_key
+from pos_terminal.ui.tasks import Messages
 
 from PySide6.QtWidgets import QApplication, QTableView
 
@@ -30,13 +31,11 @@ def model(qapp: QApplication) -> tuple[CustomerModel, QTableView]:
         )
         for n in range(COUNT)
     ]
-    model = CustomerModel()
-    model.set_customers(customers)
-    view = QTableView()
-    view.setModel(model)
-    view.resize(400, 600)
-    view.show()
-    return model, view
+    panel = CustomerPanel(Messages())  # the cashier's real table, with its column sizing
+    panel.model.set_customers(customers)
+    panel.resize(400, 600)
+    panel.show()
+    return panel.model, panel.table
 
 
 def test_filter_5000_customers_per_keystroke(benchmark: Any, model: tuple[CustomerModel, QTableView]) -> None:

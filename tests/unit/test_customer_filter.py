@@ -1,0 +1,31 @@
+"""The customer filter narrows as the cashier types and widens back, always matching a fresh search."""
+
+from __future__ import annotations
+
+from pos_terminal.api.models import Customer
+from pos_terminal.ui.customers import CustomerModel, search_key
+
+from PySide6.QtWidgets import QApplication
+
+NAMES = [("Ava", "Nguyen", "M-1"), ("Avery", "Ng", None), ("Zoë", "Quigley", "M-12"), ("Eva", "Avon", "M-21")]
+
+
+def fresh(text: str, customers: list[Customer]) -> list[str]:
+    words = text.casefold().split()
+    return [c.customer_id for c in customers if all(w in search_key(c) for w in words)]
+
+
+def test_typing_on_and_back_matches_a_fresh_search(qapp: QApplication) -> None:
+    customers = [
+        Customer(customer_id=f"c{n}", first_name=first, last_name=last, member_no=member, check_in_number=str(10 + n))
+        for n, (first, last, member) in enumerate(NAMES * 5)
+    ]
+    model = CustomerModel()
+    model.set_customers(customers)
+    for text in ["a", "av", "ava", "ava ", "ava n", "ava ng", "ava n", "av", "", "m-1", "m-12", "1", "zoë q", "q"]:
+        model.set_filter(text)
+        shown = [model.customer(r).customer_id for r in range(model.rowCount())]  # type: ignore[union-attr]
+        assert shown == fresh(text, customers), text
+    model.set_filter("ava")
+    model.set_customers(customers[:4])
+    assert [model.customer(r).customer_id for r in range(model.rowCount())] == fresh("ava", customers[:4])  # type: ignore[union-attr]
