@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -89,8 +90,9 @@ class OpenCheck:
     message: str | None = None
     pending: bool = False  # a complete or cancel is kept in the outbox, not confirmed yet
 
-    @property
+    @cached_property
     def totals(self) -> Totals:
+        """Worked out once per state: the screen reads them several times a render."""
         return self.check.totals()
 
     @property

@@ -222,10 +222,7 @@ class MainWindow(QMainWindow):
 
     def _connect_failed(self, error: UserError) -> None:
         self.messages.show_error(error)
-        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), None)
-        self._workspace_tabs(signed_in=False)
-        self.show_page(Page.WORKSPACE)
-        self.tabs.setCurrentWidget(self.settings_view)
+        self._settings_without_sign_in()
 
     def _enter_sign_in(self, terminal: Terminal) -> None:
         self._workspace_tabs(signed_in=False)
@@ -238,7 +235,6 @@ class MainWindow(QMainWindow):
         self.history.attach(terminal)
         if self.built_reports is not None:
             self.built_reports.attach(terminal)
-        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), terminal)
         self.tabs.setCurrentWidget(self.cashier)
         self.show_page(Page.WORKSPACE)
         self.cashier.customers.focus_search()
@@ -286,10 +282,16 @@ class MainWindow(QMainWindow):
 
     def on_settings_from_sign_in(self) -> None:
         self.sign_in.stop()
-        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
+        self._settings_without_sign_in()
+
+    def _settings_without_sign_in(self) -> None:
+        """The settings alone (to change the region) while no sign-in lets the other tabs work."""
         self._workspace_tabs(signed_in=False)
         self.show_page(Page.WORKSPACE)
-        self.tabs.setCurrentWidget(self.settings_view)
+        if self.tabs.currentWidget() is self.settings_view:
+            self._show_settings()
+        else:
+            self.tabs.setCurrentWidget(self.settings_view)  # on_tab_changed fills it
 
     def on_settings_saved(self, settings: Settings) -> None:
         try:
@@ -323,7 +325,11 @@ class MainWindow(QMainWindow):
         if self.tabs.widget(index) is self.reports_page:
             self.reports.setFocus()
         if self.tabs.widget(index) is self.settings_view:
-            self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
+            self._show_settings()
+
+    def _show_settings(self) -> None:
+        """Filled when shown, not at start-up: it asks the system for its printers."""
+        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
 
     def on_find_customer(self) -> None:
         self._cashier_focus(self.cashier.customers.search)
