@@ -152,13 +152,21 @@ def make_window(qtbot: Any) -> Iterator[Callable[[AppHost], MainWindow]]:
 
 
 async def signed_in_window(
-    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    *,
+    listing: dict[str, Any] | None = None,
 ) -> MainWindow:
-    """A window whose terminal already holds a token (as after an earlier sign-in)."""
+    """A window whose terminal already holds a token (as after an earlier sign-in), showing the customers
+    (``listing`` among them, when given)."""
     terminal = await host.connect()
     await terminal.session.sign_in_with_token(mint_token(client))
     window = make_window(host)
     window.start()
     await until(lambda: window.page is Page.WORKSPACE and window.terminal is not None, what="the workspace")
     await until(lambda: window.cashier.customers.model.rowCount() > 0, what="the customer list")
+    if listing is not None:
+        model = window.cashier.customers.model
+        await until(lambda: model.row_of(listing["customerId"]) is not None, what=listing["firstName"])
     return window

@@ -83,8 +83,7 @@ async def test_dropped_create_shows_verifying_and_ends_with_one_transaction(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, pos: httpx.Client
 ) -> None:
     customer = new_checked_in_customer(client, firstName="Drop", lastName="Test", balance=20_000)
-    window = await signed_in_window(host, make_window, client)
-    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    window = await signed_in_window(host, make_window, client, listing=customer)
     choose(window, "Drop Test")
     type_item(window, "Pie", "9.00")
     client.post(
@@ -108,8 +107,7 @@ async def test_verifying_is_shown_while_the_outcome_is_unknown(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, pos: httpx.Client
 ) -> None:
     customer = new_checked_in_customer(client, firstName="Vera", lastName="Unknown", balance=20_000)
-    window = await signed_in_window(host, make_window, client)
-    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    window = await signed_in_window(host, make_window, client, listing=customer)
     choose(window, "Vera Unknown")
     type_item(window, "Tart", "7.00")
     fault = {"method": "POST", "path": "/v4/transactions", "mode": "drop_before"}
@@ -155,8 +153,7 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, pos: httpx.Client
 ) -> None:
     customer = new_checked_in_customer(client, firstName="Rita", lastName="Restart", balance=20_000)
-    window = await signed_in_window(host, make_window, client)
-    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    window = await signed_in_window(host, make_window, client, listing=customer)
     choose(window, "Rita Restart")
     type_item(window, "Quiche", "11.00")
     client.post(
@@ -187,8 +184,7 @@ async def test_refund_from_history_after_a_confirmation(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
     customer = new_checked_in_customer(client, firstName="Rolf", lastName="Refund", balance=20_000)
-    window = await signed_in_window(host, make_window, client)
-    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="customer")
+    window = await signed_in_window(host, make_window, client, listing=customer)
     choose(window, "Rolf Refund")
     type_item(window, "Lasagne", "18.00")
     assert host.terminal is not None

@@ -38,8 +38,7 @@ async def test_build_a_check_charge_and_complete(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
     customer = new_checked_in_customer(client, firstName="Zoë", lastName="Quigley", balance=50_000)
-    window = await signed_in_window(host, make_window, client)
-    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="Zoë")
+    window = await signed_in_window(host, make_window, client, listing=customer)
     cashier = window.cashier
     choose(window, "Quigley")
     assert cashier.customer_text.text().startswith("Zoë Quigley")
@@ -89,8 +88,7 @@ async def test_cancel_an_authorized_charge_returns_the_funds(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
     customer = new_checked_in_customer(client, firstName="Ada", lastName="Cancel", balance=10_000)
-    window = await signed_in_window(host, make_window, client)
-    await until(lambda: window.cashier.customers.model.row_of(customer["customerId"]) is not None, what="Ada")
+    window = await signed_in_window(host, make_window, client, listing=customer)
     choose(window, "Ada Cancel")
     type_item(window, "Tea", "4.00")
     QTest.keyClick(window, Qt.Key.Key_F8)
