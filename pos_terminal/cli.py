@@ -270,14 +270,7 @@ async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         out.note(f"or open {authorization.verification_uri_complete}")
     out.note(f"Waiting for approval (the code expires in {authorization.expires_in // 60} minutes)...")
     if args.demo:
-        if terminal.service.production:
-            raise UserError("--demo only works against a sandbox.")
-        from pos_terminal.api.sandbox_control import SandboxControl
-        from pos_terminal.embedded import DEMO_MERCHANT_ID
-
-        await SandboxControl(terminal.http, terminal.service.auth_url).approve_device(
-            authorization.user_code, DEMO_MERCHANT_ID
-        )
+        await terminal.approve_demo_sign_in(authorization.user_code)
     shown: list[str] = []
 
     def on_status(status: DeviceStatus) -> None:

@@ -7,8 +7,6 @@ from typing import Any
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 
-DEMO_MERCHANT_ID = "mer-cafe"
-
 
 def start_embedded_sandbox(paths: Paths, **overrides: Any) -> SandboxServer:
     """``overrides`` are sandbox settings (tests shorten the device polling interval)."""

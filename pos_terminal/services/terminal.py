@@ -99,6 +99,9 @@ def resolve_service(
     return ServiceAddress.from_region(settings.region, regions[settings.region])
 
 
+DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
+
+
 class Terminal:
     """Everything one running terminal holds, below the windows."""
 
@@ -145,10 +148,10 @@ class Terminal:
     def is_sandbox(self) -> bool:
         return not self.service.production
 
-    async def approve_demo_sign_in(self, user_code: str, merchant_id: str = "mer-cafe") -> None:
+    async def approve_demo_sign_in(self, user_code: str, merchant_id: str = DEMO_MERCHANT_ID) -> None:
         """Sandbox only: approve a pending device sign-in as the demo merchant, as a person on /device would."""
         if self.service.production:
-            raise UserError("Only a sandbox can approve a sign-in from the terminal.")
+            raise UserError("Only a sandbox can approve a sign-in from the terminal.", hint="Sign in in a browser.")
         await SandboxControl(self.http, self.service.auth_url).approve_device(user_code, merchant_id)
 
     def pending_changes(self) -> int:
