@@ -36,7 +36,7 @@ from pos_terminal.services.checkout import (
     new_ref_id,
 )
 from pos_terminal.services.directory import History
-from pos_terminal.store.journal import IntentStatus, Journal
+from pos_terminal.store.journal import Journal
 
 log = logging.getLogger(__name__)
 
@@ -328,8 +328,3 @@ class Register:
 
     def _pending_for(self, transaction_id: str) -> list[str]:
         return [e.target_state for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]
-
-    def intent_status(self) -> IntentStatus | None:
-        ref_id = self.current.ref_id
-        intent = self.journal.intent(ref_id) if ref_id else None
-        return intent.status if intent else None

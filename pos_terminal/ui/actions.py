@@ -55,5 +55,3 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.SETTINGS, "Settings", "Ctrl+4", "Region, terminal, locale, printer, disconnect"),
     ActionSpec(Act.QUIT, "Quit", "Ctrl+Q", "Close the terminal (nothing in progress is lost)"),
 )
-
-BY_ACT = {spec.act: spec for spec in ACTIONS}

@@ -35,9 +35,7 @@ class Messages(QObject):
 
 
 class Tasks(QObject):
-    """Background tasks of one view. Signals: ``busy_changed(bool)``."""
-
-    busy_changed = Signal(bool)
+    """Background tasks of one view."""
 
     def __init__(self, messages: Messages, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -65,7 +63,6 @@ class Tasks(QObject):
         else:
             self._anonymous.add(task)
         task.add_done_callback(self._finished)
-        self.busy_changed.emit(True)
         return task
 
     async def _guard(self, coro: Coroutine[Any, Any, Any], on_error: Callable[[UserError], None] | None) -> Any:
@@ -87,8 +84,6 @@ class Tasks(QObject):
         for key, known in list(self._tasks.items()):
             if known is task:
                 del self._tasks[key]
-        if not self.busy:
-            self.busy_changed.emit(False)
 
     def is_running(self, key: str) -> bool:
         task = self._tasks.get(key)
