@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from logging.handlers import RotatingFileHandler
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -92,8 +95,42 @@ def configure_logging(paths: Paths) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
+DISPLAY_PACKAGES = "libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxkbcommon-x11-0"
+
+
+def display_problem(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why the window could not open on this machine, as one sentence; None when nothing is in the way.
+
+    Qt aborts the process when its platform plugin cannot load, with a message a cashier cannot act on;
+    on Linux the usual causes are no screen at all and system libraries the X11 plugin needs.
+    """
+    if not sys.platform.startswith("linux") or environ.get("QT_QPA_PLATFORM", "xcb") != "xcb":
+        return None
+    if not environ.get("DISPLAY"):
+        if environ.get("WAYLAND_DISPLAY"):
+            return None
+        return "There is no screen to open the window on. Run it on a desktop, or set QT_QPA_PLATFORM=offscreen."
+    import PySide6
+
+    plugin = Path(PySide6.__file__).parent / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+    try:
+        linked = subprocess.run(["ldd", str(plugin)], capture_output=True, text=True, timeout=10, check=False)  # noqa: S603, S607
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    missing = [line.split()[0] for line in linked.stdout.splitlines() if "not found" in line]
+    if not missing:
+        return None
+    return (
+        f"The window cannot open: this system lacks {', '.join(missing)}. "
+        f"On Debian or Ubuntu: sudo apt install {DISPLAY_PACKAGES}"
+    )
+
+
 def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     """Open the cashier's window; returns the exit code when it closes."""
+    if (problem := display_problem()) is not None:
+        print(problem, file=sys.stderr)
+        return 1
     from pos_terminal.ui.main_window import MainWindow
     from pos_terminal.ui.widgets import STYLE
 
