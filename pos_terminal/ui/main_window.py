@@ -11,7 +11,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pos_terminal.config import Settings
+from pos_terminal.config import Settings, with_changes
 from pos_terminal.errors import UserError
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
@@ -25,14 +25,14 @@ from pos_terminal.ui.setup_view import SetupView
 from pos_terminal.ui.signin_view import SignInView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Banner, label
+from pos_terminal.ui.widgets import Banner, confirm, label
 
 if TYPE_CHECKING:
     from pos_terminal.ui.reports_view import ReportsView
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QMainWindow, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         self.help = HelpOverlay(central)
         self.actions_by_act: dict[Act, QAction] = {}
+        self.confirmation: QMessageBox | None = None
         self._make_actions()
         self._connect_signals()
 
@@ -172,6 +173,7 @@ class MainWindow(QMainWindow):
         self.setup.done.connect(self.on_setup_done)
         self.sign_in.signed_in.connect(self.on_signed_in)
         self.sign_in.open_settings.connect(self.on_settings_from_sign_in)
+        self.sign_in.file_store_requested.connect(self.on_file_store_requested)
         self.settings_view.saved.connect(self.on_settings_saved)
         self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
         # status bar
@@ -279,6 +281,26 @@ class MainWindow(QMainWindow):
         if self.terminal is not None:
             self.status.show_terminal(self.terminal)
             self.tasks.run(self._enter_workspace(self.terminal), key="enter")
+
+    def on_file_store_requested(self) -> None:
+        """No keychain: keep the sign-in in a file, once the person has accepted what that means."""
+
+        def accepted() -> None:
+            try:
+                self.host.save_settings(with_changes(self.host.settings, allow_insecure_token_file=True))
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self.connect_terminal()
+
+        self.confirmation = confirm(
+            self,
+            "Keep the sign-in in a file",
+            "Keep the sign-in in an unencrypted file on this computer?",
+            "Anyone who can read this computer's files could act for the merchant with it. "
+            "The settings show the sign-in as insecure; Disconnect removes the file.",
+            accepted,
+        )
 
     def on_settings_from_sign_in(self) -> None:
         self.sign_in.stop()

@@ -10,6 +10,7 @@ from pos_terminal.api.errors import AccessDenied, ExpiredToken
 from pos_terminal.api.models import DeviceAuthorization
 from pos_terminal.errors import UserError
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.store.tokens import NoKeychain
 from pos_terminal.ui.qr import QrCode
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, label, set_role
@@ -38,10 +39,12 @@ _PHASES = {
 
 
 class SignInView(QWidget):
-    """Signals: ``signed_in()`` once the tokens are stored; ``open_settings()`` to change the region."""
+    """Signals: ``signed_in()`` once the tokens are stored; ``open_settings()`` to change the region;
+    ``file_store_requested()`` when, with no keychain, the person asks to keep the sign-in in a file."""
 
     signed_in = Signal()
     open_settings = Signal()
+    file_store_requested = Signal()
 
     def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -72,6 +75,9 @@ class SignInView(QWidget):
         self.demo_button = button("&Approve as demo merchant", name="Approve as demo merchant")
         self.retry_button = button("&Get a new code", role="primary", name="Get a new code")
         self.settings_button = button("Change &region…", name="Change region")
+        self.file_store_button = button("&Keep the sign-in in a file…", name="Keep the sign-in in a file")
+        self.file_store_button.hide()
+        self.file_store_button.clicked.connect(self.file_store_requested)
         self.copy_button.clicked.connect(self.on_copy_clicked)
         self.open_button.clicked.connect(self.on_open_clicked)
         self.demo_button.clicked.connect(self.on_demo_clicked)
@@ -91,6 +97,7 @@ class SignInView(QWidget):
         buttons.addStretch(1)
         text.addLayout(buttons)
         text.addWidget(self.retry_button)
+        text.addWidget(self.file_store_button)
         text.addStretch(1)
         text.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignLeft)
         grid = QGridLayout(self)
@@ -143,7 +150,16 @@ class SignInView(QWidget):
         self.signed_in.emit()
 
     def _failed(self, error: UserError) -> None:
-        self._finished(SignInState.FAILED, error.text())
+        no_keychain = isinstance(error, NoKeychain)
+        text = error.text()
+        if no_keychain:
+            text = f"{error.sentence} Unlock or install a keychain (GNOME Keyring, KWallet) and restart, or keep it in a file."
+        self._finished(SignInState.FAILED, text)
+        if no_keychain:
+            # Asking for a new code cannot help; keeping the sign-in in a file can, if the person accepts it.
+            self.retry_button.hide()
+            self.file_store_button.show()
+            self.file_store_button.setFocus()
 
     def _finished(self, state: SignInState, text: str) -> None:
         self._tick.stop()
@@ -160,8 +176,10 @@ class SignInView(QWidget):
         has_code = authorization is not None
         for widget in (self.copy_button, self.open_button, self.demo_button):
             widget.setEnabled(has_code)
+        self.user_code.setVisible(has_code)
+        self.qr.setVisible(has_code)
         if authorization is None:
-            self.user_code.setText("…")
+            self.user_code.clear()
             self.url.clear()
             self.qr.set_text("")
             self.instructions.setText("")
@@ -178,8 +196,9 @@ class SignInView(QWidget):
     def _show_state(self, state: SignInState, text: str) -> None:
         self.state = state
         self.status.setText(text)
-        set_role(self.status, "phase" if state not in (SignInState.DENIED, SignInState.EXPIRED) else "reason")
         ended = state in (SignInState.DENIED, SignInState.EXPIRED, SignInState.FAILED)
+        set_role(self.status, "reason" if ended else "phase")
+        self.file_store_button.hide()
         self.retry_button.setVisible(ended)
         if ended:
             for widget in (self.copy_button, self.open_button, self.demo_button):

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
+import keyring
+from keyring.backends import fail
+
 from pos_terminal.app import AppHost
 from pos_terminal.paths import Paths
 from pos_terminal.services.session import SessionState
@@ -61,11 +65,8 @@ async def test_first_launch_to_signed_in_and_disconnect(
 
 
 async def test_denied_sign_in_offers_a_new_code(
-    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], sandbox: object, client: object
+    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
-    import httpx
-
-    assert isinstance(client, httpx.Client)
     host = AppHost(Paths.profile(tmp_path / "p"), service_url=str(client.base_url).rstrip("/"))
     window = make_window(host)
     window.start()
@@ -80,4 +81,31 @@ async def test_denied_sign_in_offers_a_new_code(
     client.post("/sandbox/clock", json={"advanceSeconds": 601}).raise_for_status()
     await until(lambda: sign_in.state is SignInState.EXPIRED, what="expired")
     assert "expired" in sign_in.status.text()
+    await finish(window, host)
+
+
+async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepted(
+    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    keyring.set_keyring(fail.Keyring())  # a machine with no keychain (the fixture puts its own back after)
+    host = AppHost(Paths.profile(tmp_path / "p"), service_url=str(client.base_url).rstrip("/"))
+    window = make_window(host)
+    window.start()
+    sign_in = window.sign_in
+    await until(lambda: sign_in.state is SignInState.FAILED, what="the refusal to sign in with nowhere to keep it")
+    assert sign_in.status.text().startswith("No keychain is available")
+    assert sign_in.file_store_button.isVisible() and not sign_in.retry_button.isVisible()
+    assert not sign_in.user_code.isVisible() and not sign_in.qr.isVisible()
+    screenshot(window, "sign-in-no-keychain", tmp_path)
+
+    QTest.mouseClick(sign_in.file_store_button, Qt.MouseButton.LeftButton)
+    box = window.confirmation
+    assert isinstance(box, QMessageBox) and "unencrypted file" in box.text()
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    await until(lambda: sign_in.state is SignInState.PENDING, what="a code, now that the sign-in can be kept")
+    assert host.settings.allow_insecure_token_file
+    client.post("/sandbox/device/approve", json={"userCode": sign_in.user_code.text(), "merchantId": "mer-cafe"})
+    await until(lambda: window.page is Page.WORKSPACE, what="signed in")
+    assert host.paths.insecure_token_file.exists()
+    assert window.terminal is not None and window.terminal.session.store.insecure
     await finish(window, host)
