@@ -153,7 +153,8 @@ class SignInView(QWidget):
         no_keychain = isinstance(error, NoKeychain)
         text = error.text()
         if no_keychain:
-            text = f"{error.sentence} Unlock or install a keychain (GNOME Keyring, KWallet) and restart, or keep it in a file."
+            hint = "Unlock or install a keychain (GNOME Keyring, KWallet) and restart, or keep it in a file."
+            text = f"{error.sentence} {hint}"
         self._finished(SignInState.FAILED, text)
         if no_keychain:
             # Asking for a new code cannot help; keeping the sign-in in a file can, if the person accepts it.
