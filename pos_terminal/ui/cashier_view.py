@@ -344,14 +344,13 @@ class CashierView(QWidget):
         self.changed.emit()
 
     def _render_charge_button(self, state: OpenCheck) -> None:
-        totals = state.totals
-        name = state.customer.display_name if state.customer else "…"
-        self.charge_button.setText(f"Charge {self.money.format(max(0, totals.charge_amount))}\nto {name}")
+        """Shown while the check is being built; once charged, the charge panel says where it stands."""
+        self.charge_button.setVisible(state.editable)
+        amount = self.money.format(max(0, state.totals.charge_amount))
+        self.charge_button.setText(f"Charge {amount}\nto {state.customer.display_name}" if state.customer else "Charge")
         reason = ""
-        if state.phase in LOCKED:
+        if not state.editable:
             reason = ""
-        elif state.phase in FINISHED:
-            reason = "This check is finished. Start a new check (Ctrl+N)."
         elif not state.check.items:
             reason = "Add an item to the check."
         elif problems := state.check.problems():

@@ -103,18 +103,18 @@ class SettingsView(QWidget):
         inner_layout = QVBoxLayout(inner)
         inner_layout.addWidget(label("Settings", role="heading"))
         inner_layout.addLayout(form)
-        inner_layout.addWidget(self.error)
-        buttons = QHBoxLayout()
+        inner_layout.addStretch(1)
+        buttons = QHBoxLayout()  # below the scrolling form: always in sight, even at 1024×768
         buttons.addWidget(self.save_button, 2)
         buttons.addWidget(self.disconnect_button, 1)
-        inner_layout.addLayout(buttons)
-        inner_layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(inner)
         scroll.setWidgetResizable(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
-        layout.addWidget(scroll)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.error)
+        layout.addLayout(buttons)
 
     def show_settings(self, settings: Settings, regions: list[tuple[str, str]], terminal: Terminal | None) -> None:
         self._settings = settings
