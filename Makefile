@@ -1,6 +1,7 @@
 # Two commands for a fresh machine with Python 3.11 and make:
 #   make run    creates .venv, installs, launches against the embedded sandbox
 #   make test   creates .venv, installs the test extras, runs lint, types, import contracts and the suite offscreen
+#   (make soak  the GUI suite ten times and a long compressed shift; not part of CI)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +12,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-$(DEPS)
 TEST_STAMP    := $(VENV)/.test-$(DEPS)
 PYTEST_ARGS   ?=
 
-.PHONY: run test lint check-format types contracts format clean
+.PHONY: run test soak lint check-format types contracts format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,10 +29,21 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUNTIME_STAMP)
 	$(BIN)/pos-terminal
 
-# The GUI tests run one process each (tests/ui/isolated.py); everything else in one pytest run.
+# One pytest run, GUI tests included, in random order; every test has a time limit (pyproject.toml).
 test: lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --ignore=tests/ui $(PYTEST_ARGS)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/ui/isolated.py $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The GUI suite ten times in a row (a new random order each time), then a long compressed shift
+# (tests/soak) whose figures are printed and kept in soak-report.json.
+SOAK_RUNS    ?= 10
+SOAK_CHARGES ?= 2000
+soak: $(TEST_STAMP)
+	for run in $$(seq $(SOAK_RUNS)); do \
+		echo "GUI suite, run $$run of $(SOAK_RUNS)"; \
+		QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/ui -q $(PYTEST_ARGS) || exit 1; \
+	done
+	POS_SOAK_CHARGES=$(SOAK_CHARGES) POS_SOAK_REPORT=soak-report.json QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest tests/soak -q -s -p no:randomly $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
@@ -44,4 +56,4 @@ format: $(TEST_STAMP)
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis soak-report.json

@@ -1,6 +1,7 @@
 """Composition root of the GUI: settings, the embedded sandbox, the terminal's services, the window, the loop.
 
-Started as ``asyncio``'s loop on qasync; shutdown is tied to the window closing.
+Runs on :class:`pos_terminal.ui.loop.EventLoop` (asyncio over Qt); shutdown is tied to the
+window closing, which SIGTERM and SIGINT do too (a session logout, a service manager, Ctrl+C).
 Logging goes to the profile's log file with secrets masked; an unexpected error
 is logged with its traceback and shown as one sentence naming the log file.
 """
@@ -8,8 +9,10 @@ is logged with its traceback and shown as one sentence naming the log file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -28,6 +31,7 @@ from pos_terminal.services.terminal import Terminal, resolve_service
 
 if TYPE_CHECKING:
     from pos_terminal.sandbox import SandboxServer
+    from pos_terminal.ui.main_window import MainWindow
 
 log = logging.getLogger("pos_terminal")
 
@@ -84,6 +88,13 @@ class AppHost:
             self._sandbox = None
 
 
+async def close_down(window: MainWindow, host: AppHost) -> None:
+    """What closing the window leads to: every view's work canceled and ended, then the terminal
+    (its connections and journal) and the embedded sandbox closed."""
+    await window.wind_down()
+    await host.aclose()
+
+
 def configure_logging(paths: Paths) -> None:
     handler = RotatingFileHandler(paths.log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -131,10 +142,10 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     if (problem := display_problem()) is not None:
         print(problem, file=sys.stderr)
         return 1
+    from pos_terminal.ui.loop import run
     from pos_terminal.ui.main_window import MainWindow
     from pos_terminal.ui.widgets import STYLE
 
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     paths = paths.ensure()
@@ -162,6 +173,10 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
             )
 
         sys.excepthook = crashed
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # no POSIX signals on Windows
+                loop.add_signal_handler(signum, window.close)
         if os.environ.get("POS_TERMINAL_EXIT_WHEN_READY"):
             # Start-up benchmark: report the time to the cashier screen, then close.
             def ready() -> None:
@@ -172,7 +187,7 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
         window.show()
         window.start()
         await closed.wait()
-        await host.aclose()
+        await close_down(window, host)
         return 0
 
-    return int(qasync.run(main()))
+    return int(run(main(), app))

@@ -6,6 +6,7 @@ Wiring sits in ``_connect_signals``; the function keys come from the one table i
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from enum import StrEnum
@@ -368,6 +369,24 @@ class MainWindow(QMainWindow):
 
     def quit(self) -> None:
         self.close()
+
+    def background_work(self) -> list[asyncio.Task[object]]:
+        """Every view's coroutines still running."""
+        return [task for tasks in self.findChildren(Tasks) for task in tasks.running()]
+
+    async def wind_down(self, timeout: float = 1.5) -> None:  # noqa: ASYNC109 (a bound on what closing waits for)
+        """Cancel every view's work and let it end, so the terminal closes its journal after the last write.
+
+        A charge canceled here stays in the journal as it stood (its intent, its outbox), and the next
+        start resumes it; ``timeout`` bounds the wait for work that ignores its cancellation.
+        """
+        running = self.background_work()
+        for task in running:
+            task.cancel()
+        if running:
+            _, stuck = await asyncio.wait(running, timeout=timeout)
+            for task in stuck:
+                log.warning("still running at shutdown: %r", task)
 
     def _show_pending(self) -> None:
         if self.terminal is not None:

@@ -1,7 +1,8 @@
-"""GUI tests: real widgets (offscreen) on qasync's loop, against a real sandbox over loopback HTTP.
+"""GUI tests: real widgets (offscreen) on the application's loop, against a real sandbox over loopback HTTP.
 
-Each async test runs inside a qasync event loop, so the window's coroutines run
-exactly as in the application. Tests wait on conditions (``until``), never on
+Each async test runs on a fresh :class:`~pos_terminal.ui.loop.EventLoop`, so the window's
+coroutines run exactly as in the application; all GUI tests share one process and pass in
+any order. Tests wait on conditions (``until``), never on
 a fixed sleep. Sign-ins are kept in an in-memory keyring backend.
 """
 
@@ -17,40 +18,33 @@ from typing import Any
 import httpx
 import pytest
 
-from pos_terminal.app import AppHost
+from pos_terminal.app import AppHost, close_down
 from pos_terminal.config import Settings, save_settings
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
+from pos_terminal.ui.loop import EventLoop
 from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.widgets import STYLE
 from tests.conftest import mint_token
 from tests.keyrings import MemoryKeyring
 
-import qasync
 from PySide6.QtWidgets import QApplication
 
 TERMINAL_ID = "LANE-1"
 SIZE = (1280, 800)
 
 
-class QEventLoopPolicy(asyncio.DefaultEventLoopPolicy):
-    def new_event_loop(self) -> asyncio.AbstractEventLoop:
-        app = QApplication.instance() or QApplication([])
-        return qasync.QEventLoop(app)
+def _application() -> QApplication:
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    app.setStyleSheet(STYLE)
+    app.setQuitOnLastWindowClosed(False)  # as the application: closing a window must not stop the loop
+    return app
 
 
-@pytest.fixture
-def event_loop_policy(qapp: QApplication) -> QEventLoopPolicy:
-    """pytest-asyncio runs the async tests of this folder on qasync's loop.
-
-    (pytest-asyncio 1.x prefers its loop-factory hook, which older releases in our range lack.)
-    Each GUI test runs in a process of its own (``tests/ui/isolated.py``): Qt and qasync keep state
-    across loops (socket notifiers, timers of closed loops) that made later tests in one process hang
-    or crash, never a test run alone.
-    """
-    qapp.setStyleSheet(STYLE)
-    qapp.setQuitOnLastWindowClosed(False)  # as the application: closing a window must not stop the loop
-    return QEventLoopPolicy()
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Callable[[], EventLoop]]:
+    """The async tests of this folder run on the application's own loop, one per test, in one process."""
+    return {"qt": lambda: EventLoop(_application())}
 
 
 @pytest.fixture(autouse=True)
@@ -72,17 +66,6 @@ async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str =
         await asyncio.sleep(0.02)
 
 
-def _all_tasks(window: MainWindow) -> list[Any]:
-    return [
-        window.tasks,
-        window.sign_in.tasks,
-        window.cashier.tasks,
-        window.cashier.customers.tasks,
-        window.history.tasks,
-        *([window.built_reports.tasks] if window.built_reports is not None else []),
-    ]
-
-
 def _awaiting(task: asyncio.Task[Any]) -> str:
     """Where a stuck task waits: its chain of awaited coroutines."""
     chain, coro = [], task.get_coro()
@@ -97,9 +80,9 @@ def _awaiting(task: asyncio.Task[Any]) -> str:
 async def idle(window: MainWindow, timeout: float = 15.0) -> None:  # noqa: ASYNC109
     """Wait until none of the window's coroutines is running."""
     try:
-        await until(lambda: not any(t.busy for t in _all_tasks(window)), timeout, "the window to be idle")
+        await until(lambda: not window.background_work(), timeout, "the window to be idle")
     except AssertionError as exc:
-        running = [_awaiting(task) for tasks in _all_tasks(window) for task in tasks.running()]
+        running = [_awaiting(task) for task in window.background_work()]
         raise AssertionError(f"{exc}: still running {running}") from None
 
 
@@ -108,8 +91,8 @@ async def finish(window: MainWindow, host: AppHost, *, wait: bool = True) -> Non
     if wait:
         await idle(window)
     window.close()
-    await host.aclose()
-    await idle(window, timeout=5)  # what closing canceled has ended
+    await close_down(window, host)
+    assert not window.background_work(), "closing the window ends its work"
 
 
 def screenshot(window: MainWindow, name: str, tmp_path: Path) -> Path:
