@@ -241,7 +241,6 @@ class CashierView(QWidget):
         self.cancel_button.clicked.connect(self.cancel_transaction)
         self.new_check_button.clicked.connect(self.new_check)
 
-        self.verify_waiting = False  # between two reconciliations of a charge whose outcome is unknown
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self.on_tick)
@@ -562,11 +561,7 @@ class CashierView(QWidget):
             self.show_check()
             verifying = self.terminal is not None and state.phase is Phase.VERIFYING
             if verifying:
-                self.verify_waiting = True
-                try:
-                    await asyncio.sleep(delay)
-                finally:
-                    self.verify_waiting = False
+                await asyncio.sleep(delay)
             delay = min(delay * 2, VERIFY_MAX_DELAY)
 
     def complete(self) -> None:

@@ -120,7 +120,12 @@ async def test_verifying_is_shown_while_the_outcome_is_unknown(
     assert "No second charge" in window.cashier.transaction_text.text()
     assert not window.cashier.charge_button.isEnabled()
     assert transactions_of(client, pos, customer["customerId"]) == []
-    await until(lambda: window.cashier.verify_waiting, what="a pause between two reconciliations")
+    probe = {"method": "GET", "path": "/v4/transactions", "mode": "delay", "delayMs": 1}
+    client.post("/sandbox/faults", json=probe).raise_for_status()
+    await until(lambda: client.get("/sandbox/faults").json() == [], what="a reconciliation by refId after a pause")
+    assert register.current.phase is Phase.VERIFYING
+    assert not window.cashier.charge_button.isEnabled()
+    assert transactions_of(client, pos, customer["customerId"]) == []
     await finish(window, host, wait=False)  # it goes on verifying until its window ends
 
 
