@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pos_terminal.api.client import SecretsFilter
 from pos_terminal.api.regions import load_regions
@@ -41,12 +41,9 @@ STARTED = time.monotonic()
 class AppHost:
     """What the windows need from around them (see :class:`pos_terminal.ui.host.Host`)."""
 
-    def __init__(
-        self, paths: Paths, *, service_url: str | None = None, sandbox_overrides: dict[str, Any] | None = None
-    ) -> None:
+    def __init__(self, paths: Paths, *, service_url: str | None = None) -> None:
         self.paths = paths.ensure()
         self.service_url = service_url
-        self.sandbox_overrides = sandbox_overrides or {}
         self.settings, existed = load_settings(paths.config_file)
         self.first_launch = not existed and service_url is None
         self.terminal: Terminal | None = None
@@ -73,7 +70,7 @@ class AppHost:
             if self._sandbox is None:
                 from pos_terminal.embedded import start_embedded_sandbox  # the emulated service only when used
 
-                self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths, **self.sandbox_overrides)
+                self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths)
             embedded_root = self._sandbox.url
         service = resolve_service(self.settings, self.paths, service_url=self.service_url, embedded_root=embedded_root)
         self.terminal = Terminal(self.paths, self.settings, service)
@@ -177,13 +174,9 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
         for signum in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):  # no POSIX signals on Windows
                 loop.add_signal_handler(signum, window.close)
-        if os.environ.get("POS_TERMINAL_EXIT_WHEN_READY"):
-            # Start-up benchmark: report the time to the cashier screen, then close.
-            def ready() -> None:
-                print(f"cashier screen shown after {time.monotonic() - STARTED:.3f} s", flush=True)
-                window.close()
-
-            window.workspace_ready.connect(ready)
+        window.workspace_ready.connect(
+            lambda: log.info("cashier screen shown %.3f s after start", time.monotonic() - STARTED)
+        )
         window.show()
         window.start()
         await closed.wait()

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 
 
-def start_embedded_sandbox(paths: Paths, **overrides: Any) -> SandboxServer:
-    """``overrides`` are sandbox settings (tests shorten the device polling interval)."""
-    server = SandboxServer(SandboxSettings(db_path=str(paths.ensure().sandbox_db), **overrides))
+def start_embedded_sandbox(paths: Paths) -> SandboxServer:
+    server = SandboxServer(SandboxSettings(db_path=str(paths.ensure().sandbox_db)))
     server.start()
     return server

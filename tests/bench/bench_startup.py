@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from pos_terminal.services.terminal import ServiceAddress, Terminal
 
+SHOWN = "cashier screen shown"
 BARE = """
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
@@ -46,6 +48,23 @@ def timed(command: list[str], marker: str, env: dict[str, str]) -> float:
     raise RuntimeError(f"{command} ended without {marker!r}")
 
 
+def timed_window(command: list[str], log_file: Path, env: dict[str, str]) -> float:
+    """Until the window logs its cashier screen, then closed as a service manager closes it (SIGTERM)."""
+    logged = log_file.read_text(encoding="utf-8").count(SHOWN) if log_file.exists() else 0
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env)
+    deadline = started + 60
+    while time.perf_counter() < deadline and process.poll() is None:
+        if log_file.exists() and log_file.read_text(encoding="utf-8").count(SHOWN) > logged:
+            elapsed = time.perf_counter() - started
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+            return elapsed
+        time.sleep(0.002)
+    process.kill()
+    raise RuntimeError(f"{command} did not log {SHOWN!r}")
+
+
 async def sign_in(paths: Paths, url: str) -> None:
     with httpx.Client(base_url=url) as http:
         token = http.post("/sandbox/tokens", json={"merchantId": "mer-cafe"}).json()["access_token"]
@@ -64,7 +83,6 @@ def main(runs: int) -> None:
             paths = Paths.profile(Path(tmp) / "profile").ensure()
             save_settings(paths.config_file, Settings(terminal_id="LANE-1", allow_insecure_token_file=True))
             asyncio.run(sign_in(paths, server.url))
-            app_env = {**env, "POS_TERMINAL_EXIT_WHEN_READY": "1"}
             app = [
                 sys.executable,
                 "-m",
@@ -77,7 +95,7 @@ def main(runs: int) -> None:
             bare, terminal = [], []
             for _ in range(runs):
                 bare.append(timed([sys.executable, "-c", BARE], "shown", env))
-                terminal.append(timed(app, "cashier screen shown", app_env))
+                terminal.append(timed_window(app, paths.log_file, env))
         finally:
             server.stop()
     b, t = statistics.median(bare), statistics.median(terminal)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QMessageBox
 async def test_first_launch_to_signed_in_and_disconnect(
     tmp_path: Path, make_window: Callable[[AppHost], MainWindow], memory_keyring: MemoryKeyring
 ) -> None:
-    host = AppHost(Paths.profile(tmp_path / "fresh"), sandbox_overrides={"device_interval": 1})
+    host = AppHost(Paths.profile(tmp_path / "fresh"))
     assert host.first_launch
     window = make_window(host)
     window.start()
