@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,17 @@ from tests.keyrings import MemoryKeyring
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# After the last test, the run must end too: a stuck thread or a Qt object that blocks the
+# interpreter's exit dumps every thread's stack and ends the process (pytest-timeout covers tests).
+EXIT_LIMIT_SECONDS = 60
+
 DEMO_MERCHANT = "mer-cafe"
 OTHER_MERCHANT = "mer-bistro"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    faulthandler.dump_traceback_later(EXIT_LIMIT_SECONDS, exit=True, file=sys.__stderr__)
 
 
 @pytest.fixture
