@@ -399,12 +399,6 @@ async def _tx_get(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
 def _state_command(action: Action) -> Handler:
     async def run(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-        if action is Action.COMPLETE:
-            readiness = await terminal.checkout.before_complete(args.transaction_id)
-            if readiness.warn:
-                out.note(
-                    f"Warning: about {readiness.seconds_left} s left before this transaction is canceled automatically."
-                )
         if action is Action.REFUND and not args.yes:
             transaction = await terminal.history.get(args.transaction_id)
             amount = terminal.money.format(transaction.charged_amount)
@@ -421,6 +415,8 @@ def _state_command(action: Action) -> Handler:
         if outcome.message:
             record["message"] = outcome.message
         out.data(record)
+        if outcome.close_call_seconds is not None:
+            out.note(f"Only about {outcome.close_call_seconds} s were left before automatic cancellation.")
         if outcome.status.value == "done":
             state = outcome.transaction.state if outcome.transaction else outcome.target
             out.line(f"{args.transaction_id} is {state.value}.")

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -96,15 +96,8 @@ class StateChangeOutcome:
     status: ChangeStatus
     transaction: Transaction | None = None
     message: str | None = None
-
-
-@dataclass(frozen=True)
-class CompleteReadiness:
-    """What the cashier should know before completing: the state read just now, and time left."""
-
-    transaction: Transaction
-    seconds_left: int | None
-    warn: bool
+    # a complete sent with less than the warning margin left before automatic cancellation: the seconds left
+    close_call_seconds: int | None = None
 
 
 @dataclass
@@ -290,24 +283,28 @@ class Checkout:
 
     # --- state changes ----------------------------------------------------------------------
 
-    async def before_complete(self, transaction_id: str) -> CompleteReadiness:
-        """Read the transaction now, and how long it has before automatic cancellation."""
-        transaction = await self.client.get_transaction(transaction_id)
-        self._remember(transaction)
-        seconds_left: int | None = None
-        if transaction.state is TxState.AUTHORIZED and transaction.created is not None:
-            deadline = transaction.created + self.auto_cancel_hint
-            seconds_left = max(0, int((deadline - self.now()).total_seconds()))
-        warn = seconds_left is not None and seconds_left < self.warn_before_auto_cancel.total_seconds()
-        return CompleteReadiness(transaction, seconds_left, warn)
-
     async def change_state(self, transaction_id: str, action: Action) -> StateChangeOutcome:
-        """Complete, cancel or refund through the outbox; pending when the service cannot confirm yet."""
+        """Complete, cancel or refund: kept in the outbox first, then sent; pending when the service cannot
+        confirm yet, and re-sent until it does. Nothing read before the request can lose the change."""
         entry = self.journal.enqueue_state_change(transaction_id, str(action.target))
         self.journal.audit(
             str(action), actor=self.actor, terminal_id=self.terminal_id, detail={"transactionId": transaction_id}
         )
-        return await self._deliver(entry)
+        close_call = await self._close_call(transaction_id) if action is Action.COMPLETE else None
+        return replace(await self._deliver(entry), close_call_seconds=close_call)
+
+    async def _close_call(self, transaction_id: str) -> int | None:
+        """Seconds left before automatic cancellation when under the warning margin; None when not, or unknown."""
+        try:
+            transaction = await self.client.get_transaction(transaction_id)
+        except (*TRANSIENT, ApiError) as exc:
+            log.info("could not read %s before completing it: %s", transaction_id, exc.sentence)
+            return None
+        self._remember(transaction)
+        if transaction.state is not TxState.AUTHORIZED or transaction.created is None:
+            return None
+        seconds_left = max(0, int((transaction.created + self.auto_cancel_hint - self.now()).total_seconds()))
+        return seconds_left if seconds_left < self.warn_before_auto_cancel.total_seconds() else None
 
     async def flush_outbox(self) -> list[StateChangeOutcome]:
         """Re-send every pending state change, oldest first; stop a transaction's queue at its first pending."""

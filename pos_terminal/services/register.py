@@ -318,9 +318,10 @@ class Register:
         outcome = await self.checkout.change_state(state.transaction_id, action)
         if outcome.status is ChangeStatus.DONE:
             phase = _PHASE_OF_STATE[outcome.transaction.state if outcome.transaction else action.target]
-            return self._keep(
-                replace(state, phase=phase, transaction=outcome.transaction or state.transaction, pending=False)
-            )
+            close_call = outcome.close_call_seconds
+            message = None if close_call is None else f"Only {close_call} s were left before automatic cancellation."
+            transaction = outcome.transaction or state.transaction
+            return self._keep(replace(state, phase=phase, transaction=transaction, pending=False, message=message))
         if outcome.status is ChangeStatus.PENDING:
             return self._keep(replace(state, pending=True, message=outcome.message))
         refreshed = await self.refresh_transaction(replace(state, message=outcome.message))

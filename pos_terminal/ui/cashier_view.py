@@ -572,13 +572,6 @@ class CashierView(QWidget):
         self.tasks.run(self._complete(), key="state", on_error=self._charge_refused)
 
     async def _complete(self) -> None:
-        state = self.register.current
-        if state.transaction_id:
-            readiness = await self.register.checkout.before_complete(state.transaction_id)
-            if readiness.warn:
-                self.messages.show_info(
-                    f"Only {readiness.seconds_left} s were left before automatic cancellation; completing now."
-                )
         await self.register.complete()
         self.show_check()
         if self.register.current.phase is Phase.COMPLETE:

@@ -228,6 +228,30 @@ def test_an_unknown_transaction_is_one_sentence(signed_in: CLI) -> None:
     assert refused.err_lines == [assert_refused(refused, says="The service does not know that transaction.")]
 
 
+def test_tx_complete_is_kept_when_the_transaction_cannot_be_read(
+    signed_in: CLI, tmp_path: Path, client: httpx.Client
+) -> None:
+    """A complete read the transaction first; when that read failed, nothing was journaled and the
+    service canceled the sale automatically five minutes later."""
+    customer = new_checked_in_customer(client)
+    charged = signed_in(
+        "charge", "--customer", customer["customerId"], "--check", str(write_check(tmp_path)), json=True
+    )
+    transaction_id = charged.data["transactionId"]
+    for method in ("GET", "PATCH"):
+        fault = {"method": method, "path": f"/v4/transactions/{transaction_id}", "mode": "error_before", "times": 5}
+        client.post("/sandbox/faults", json=fault).raise_for_status()
+    unsettled = signed_in("tx", "complete", transaction_id)
+    assert unsettled.code == 3, unsettled
+    assert "kept and will be sent again" in unsettled.err
+    assert signed_in("status", json=True).data["pendingStateChanges"] == 1
+
+    client.delete("/sandbox/faults").raise_for_status()
+    assert signed_in("tx", "list").code == 0  # every command first sends what is waiting
+    assert signed_in("status", json=True).data["pendingStateChanges"] == 0
+    assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
+
+
 def test_refund_without_yes_needs_a_confirmation_when_nobody_can_answer(
     signed_in: CLI, tmp_path: Path, client: httpx.Client
 ) -> None:

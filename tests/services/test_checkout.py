@@ -70,11 +70,9 @@ async def test_charge_complete_refund_happy_path(terminal: Terminal, client: htt
     assert record["refId"] == outcome.ref_id
     assert record["terminalId"] == "LANE-1"
 
-    readiness = await terminal.checkout.before_complete(outcome.transaction_id)
-    assert readiness.transaction.state is TxState.AUTHORIZED
-    assert readiness.seconds_left is not None and not readiness.warn
     done = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
     assert done.status is ChangeStatus.DONE
+    assert done.close_call_seconds is None, "five minutes were left"
     refunded = await terminal.checkout.change_state(outcome.transaction_id, Action.REFUND)
     assert refunded.status is ChangeStatus.DONE
     assert refunded.transaction is not None and refunded.transaction.state is TxState.REFUNDED
@@ -239,9 +237,29 @@ async def test_completing_close_to_auto_cancel_warns(
     outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
     assert outcome.transaction_id
     terminal_clock.advance(290)
-    readiness = await terminal.checkout.before_complete(outcome.transaction_id)
-    assert readiness.warn
-    assert readiness.seconds_left is not None and readiness.seconds_left <= 10
+    done = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
+    assert done.status is ChangeStatus.DONE
+    assert done.close_call_seconds is not None and done.close_call_seconds <= 10
+
+
+async def test_a_complete_is_kept_when_the_transaction_cannot_be_read(terminal: Terminal, client: httpx.Client) -> None:
+    """The read before the complete used to come first: three failed reads and the sale was never completed."""
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    path = f"/v4/transactions/{outcome.transaction_id}"
+    for method in ("GET", "PATCH"):  # the read and the complete itself, each past every retry
+        fault = {"method": method, "path": path, "mode": "error_before", "times": 5}
+        client.post("/sandbox/faults", json=fault).raise_for_status()
+    result = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
+    assert result.status is ChangeStatus.PENDING
+    assert [e.target_state for e in terminal.journal.pending_state_changes()] == ["complete"]
+
+    client.delete("/sandbox/faults").raise_for_status()  # the service is back
+    [flushed] = await terminal.checkout.flush_outbox()
+    assert flushed.status is ChangeStatus.DONE
+    assert client.get(f"/sandbox/transactions/{outcome.transaction_id}").json()["state"] == "complete"
+    assert terminal.journal.pending_state_changes() == []
 
 
 def wait_for(condition: Callable[[], bool], timeout: float) -> None:
