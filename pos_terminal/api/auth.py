@@ -28,11 +28,13 @@ from pos_terminal.api.errors import (
     OAuthError,
     ResponseInvalid,
     ServerError,
+    ServiceTooSlow,
     ServiceUnreachable,
     SlowDown,
     error_from_response,
 )
 from pos_terminal.api.models import DeviceAuthorization, TokenResponse
+from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +140,13 @@ class AuthClient:
         if self.client_secret:
             form["client_secret"] = self.client_secret
         try:
-            response = await self.http.post(f"{self.auth_url}{path}", data=form, headers={"Accept": "application/json"})
+            response = await bounded_request(
+                self.http, "POST", f"{self.auth_url}{path}", data=form, headers={"Accept": "application/json"}
+            )
+        except AnswerTooSlow as exc:
+            raise ServiceTooSlow(detail=str(exc)) from exc
+        except AnswerTooLarge as exc:
+            raise ResponseInvalid(detail=str(exc)) from exc
         except httpx.TransportError as exc:
             raise ServiceUnreachable(detail=type(exc).__name__) from exc
         if not response.is_success:

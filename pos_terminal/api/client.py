@@ -25,6 +25,7 @@ from pos_terminal.api.errors import (
     RateLimited,
     ResponseInvalid,
     ServerError,
+    ServiceTooSlow,
     ServiceUnreachable,
     Unauthorized,
     error_from_response,
@@ -32,6 +33,7 @@ from pos_terminal.api.errors import (
 from pos_terminal.api.models import CreateAnswer, CreateTransactionRequest, Customer, Summary, Transaction
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
+from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request
 from pos_terminal.domain.lifecycle import TxState
 
 log = logging.getLogger(__name__)
@@ -194,7 +196,9 @@ class PosClient:
                 headers["Content-Type"] = "application/json"
                 content = json.dumps(body, separators=(",", ":")).encode()
             try:
-                response = await self.http.request(wire_method, url, params=params, content=content, headers=headers)
+                response = await bounded_request(
+                    self.http, wire_method, url, params=params, content=content, headers=headers
+                )
             except CONNECT_FAILURES as exc:
                 # nothing reached the service: safe to try again, whatever the call
                 if self.retry.may_retry(attempt):
@@ -202,12 +206,18 @@ class PosClient:
                     continue
                 raise ServiceUnreachable(detail=type(exc).__name__) from exc
             except httpx.TransportError as exc:
-                if idempotent and self.retry.may_retry(attempt):
+                # an answer past its deadline or its size already took all the patience it gets
+                bounded = isinstance(exc, AnswerTooSlow | AnswerTooLarge)
+                if idempotent and not bounded and self.retry.may_retry(attempt):
                     await asyncio.sleep(self.retry.delay(attempt))
                     continue
-                if idempotent:
-                    raise ServiceUnreachable(detail=type(exc).__name__) from exc
-                raise OutcomeUnknown(detail=type(exc).__name__) from exc
+                if not idempotent:
+                    raise OutcomeUnknown(detail=str(exc) if bounded else type(exc).__name__) from exc
+                if isinstance(exc, AnswerTooLarge):
+                    raise ResponseInvalid(detail=str(exc)) from exc
+                if isinstance(exc, AnswerTooSlow):
+                    raise ServiceTooSlow(detail=str(exc)) from exc
+                raise ServiceUnreachable(detail=type(exc).__name__) from exc
             if response.status_code == 401 and not refreshed:
                 refreshed = True
                 renewed = await self.credentials.after_unauthorized(header)

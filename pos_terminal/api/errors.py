@@ -133,6 +133,13 @@ class ServiceUnreachable(ApiError):
     hint = "Check the network connection and try again."
 
 
+class ServiceTooSlow(ServiceUnreachable):
+    """The whole answer did not arrive within the request's deadline (a trickling or stalled server)."""
+
+    sentence = "The service did not answer in time."
+    hint = "Try again in a moment; if it keeps happening, check the network or tell support."
+
+
 class OutcomeUnknown(ApiError):
     """A request that changes something got no clear answer: it may or may not have taken effect."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import httpx
 
 from pos_terminal.api.errors import ServiceUnreachable, error_from_response
+from pos_terminal.api.transport import bounded_request
 
 
 class SandboxControl:
@@ -17,7 +18,7 @@ class SandboxControl:
 
     async def _post(self, path: str, body: dict[str, str]) -> httpx.Response:
         try:
-            response = await self.http.post(f"{self.root}/sandbox{path}", json=body)
+            response = await bounded_request(self.http, "POST", f"{self.root}/sandbox{path}", json=body)
         except httpx.TransportError as exc:
             raise ServiceUnreachable(detail=type(exc).__name__) from exc
         if not response.is_success:
