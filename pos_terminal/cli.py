@@ -78,7 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     login = commands.add_parser("login", help="sign in with a device code (or a token created by hand)")
     _common(login)
-    login.add_argument("--token", help="store a token created by hand instead of the device flow")
+    login.add_argument(
+        "--token",
+        help="store a token created by hand instead of the device flow; - reads it from standard input "
+        "(a token in the arguments is visible to every user of this computer)",
+    )
     login.add_argument("--legacy", action="store_true", help="send the token as X-Api-Token")
     login.add_argument("--demo", action="store_true", help="sandbox only: approve at once as the demo merchant")
     for name, text in (("logout", "disconnect: remove the stored sign-in"), ("status", "connection and journal")):
@@ -260,7 +264,13 @@ Handler = Callable[[Any, argparse.Namespace, Output], Awaitable[int]]
 async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     session = terminal.session
     if args.token:
-        await session.sign_in_with_token(args.token, legacy=args.legacy)
+        from_stdin = args.token == "-"  # noqa: S105 (the conventional name of standard input, not a secret)
+        token = (await asyncio.to_thread(sys.stdin.readline)).strip() if from_stdin else args.token
+        if not token:
+            raise UserError(
+                "No token came on standard input.", hint="Pipe the token into “pos-terminal login --token -”."
+            )
+        await session.sign_in_with_token(token, legacy=args.legacy)
         out.line("Signed in with the token given.")
         out.data({"state": session.state.value})
         return EXIT_OK

@@ -8,6 +8,7 @@ stderr, never a traceback.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 from pathlib import Path
@@ -226,6 +227,22 @@ def test_a_declined_card_is_one_sentence_and_nothing_is_charged(
 def test_an_unknown_transaction_is_one_sentence(signed_in: CLI) -> None:
     refused = signed_in("tx", "get", "no-such-transaction")
     assert refused.err_lines == [assert_refused(refused, says="The service does not know that transaction.")]
+
+
+def test_login_reads_the_token_from_standard_input(
+    cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token given in the arguments is readable by anyone on the machine (/proc/PID/cmdline)."""
+    token = mint_token(client)
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{token}\n"))
+    signed = cli("login", "--token", "-")
+    assert signed.code == 0, signed.err
+    assert any(token in secret for secret in memory_keyring.secrets.values())
+    assert cli("customers").code == 0
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    refused = cli("login", "--token", "-")
+    assert_refused(refused, says="No token came on standard input.")
 
 
 def test_tx_complete_is_kept_when_the_transaction_cannot_be_read(
