@@ -28,6 +28,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from pos_terminal.domain.money import in_int32
+from pos_terminal.domain.text import text_problem
 from pos_terminal.errors import UserError
 
 MAX_RATE_BP = 10000  # a tax rate or discount percent of at most 100 %
@@ -137,6 +138,7 @@ class CheckRule(StrEnum):
     OVERPAID = "overpaid"
     NOTHING_TO_CHARGE = "nothing_to_charge"
     OUT_OF_INT32 = "out_of_int32"
+    BAD_TEXT = "bad_text"
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,6 +309,15 @@ class Check:
 
         def fail(rule: CheckRule, where: str, sentence: str) -> None:
             found.append(CheckProblem(rule, where, sentence))
+
+        texts = [(f"items[{i}].name", "Item", i, item.name) for i, item in enumerate(self.items)]
+        texts += [(f"discounts[{i}].name", "Discount", i, d.name) for i, d in enumerate(self.discounts)]
+        texts += [(f"payments[{i}].method", "Payment", i, p.method) for i, p in enumerate(self.payments)]
+        for where, kind, i, text in texts:
+            if (problem := text_problem(text)) is not None:
+                fail(CheckRule.BAD_TEXT, where, f"The name of {kind.lower()} {i + 1} {problem}.")
+        if found:
+            return found  # a name that cannot be sent would also garble every sentence below
 
         for i, item in enumerate(self.items):
             label = _label("Item", i, item.name)
@@ -561,6 +572,8 @@ def _text(data: Mapping[str, Any], key: str, *, allow_empty: bool = False, where
     value = data.get(key)
     if not isinstance(value, str) or not (allow_empty or value.strip()):
         raise _Malformed(f'{where or "the field "}"{key}" must be some text')
+    if (problem := text_problem(value)) is not None:
+        raise _Malformed(f'{where or "the field "}"{key}" {problem}')
     return value
 
 

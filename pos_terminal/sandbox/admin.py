@@ -20,11 +20,12 @@ from pos_terminal.sandbox.problems import ProblemError, not_found
 from pos_terminal.sandbox.security import KNOWN_SCOPES, issue_tokens, sandbox_of
 from pos_terminal.sandbox.server_guard import loopback_only
 from pos_terminal.sandbox.state import Sandbox, move_funds, new_id
+from pos_terminal.sandbox.text import TextChecked
 
 router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
 
 
-class _In(BaseModel):
+class _In(TextChecked):
     model_config = ConfigDict(extra="forbid")
 
 

@@ -15,7 +15,7 @@ import sqlite3
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import ConfigDict, Field, StrictBool, StrictInt
 
 from pos_terminal.sandbox.clock import iso
 from pos_terminal.sandbox.pos import problems
@@ -31,6 +31,7 @@ from pos_terminal.sandbox.security import (
 )
 from pos_terminal.sandbox.server_guard import loopback_only
 from pos_terminal.sandbox.state import Sandbox, move_funds, new_id, new_secret
+from pos_terminal.sandbox.text import TextChecked
 
 router = APIRouter(prefix="/v5", tags=["Payments API v5"])
 control_router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
@@ -42,7 +43,7 @@ AUTH_PROBLEMS = (401, 403, 429)
 DEFAULT_CUSTOMER = "cus-ava"
 
 
-class _Wire(BaseModel):
+class _Wire(TextChecked):
     model_config = ConfigDict(extra="ignore")
 
 

@@ -14,6 +14,7 @@ from pos_terminal.sandbox.problems import PROBLEM_JSON, Problem, ProblemError, n
 from pos_terminal.sandbox.rules import check_errors
 from pos_terminal.sandbox.security import pos_merchant, sandbox_of
 from pos_terminal.sandbox.state import Sandbox, move_funds, new_id
+from pos_terminal.sandbox.text import TextChecked
 
 Int32 = Annotated[StrictInt, Field(json_schema_extra={"format": "int32"})]
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
@@ -31,7 +32,7 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
 AUTH_PROBLEMS = (400, 401, 403, 429)
 
 
-class _Wire(BaseModel):
+class _Wire(TextChecked):
     model_config = ConfigDict(extra="ignore")
 
 

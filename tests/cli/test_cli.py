@@ -229,6 +229,17 @@ def test_an_unknown_transaction_is_one_sentence(signed_in: CLI) -> None:
     assert refused.err_lines == [assert_refused(refused, says="The service does not know that transaction.")]
 
 
+def test_a_check_file_with_a_lone_surrogate_is_one_sentence(
+    signed_in: CLI, tmp_path: Path, client: httpx.Client
+) -> None:
+    """It used to crash the terminal with a traceback while writing its journal."""
+    customer = new_checked_in_customer(client)
+    text = json.dumps(CHECK).replace("Banana bread", "Banana \\ud800bread")
+    refused = signed_in("charge", "--customer", customer["customerId"], "--check", str(write_check(tmp_path, text)))
+    assert_refused(refused, says="holds a character that is not valid text")
+    assert signed_in("status", json=True).data["unfinishedCharges"] == 0
+
+
 def test_login_reads_the_token_from_standard_input(
     cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
 ) -> None:

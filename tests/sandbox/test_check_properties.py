@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from tests.sandbox.helpers import Shop, assert_problem, running_sandbox
 
+TEXT = st.characters(exclude_categories=("Cs", "Cc"))  # text, as the sandbox takes it: no surrogates, no controls
+
 INT32_MAX = 2**31 - 1
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -72,8 +74,8 @@ def valid_checks(draw: st.DrawFn) -> dict[str, Any]:
         payments.append({"method": draw(st.sampled_from(["cash", "voucher", "card"])), "amount": paid})
     balance = total - sum(p["amount"] for p in payments)
     body: dict[str, Any] = {
-        "refId": draw(st.text(min_size=1, max_size=64)),
-        "terminalId": draw(st.none() | st.text(max_size=64)),
+        "refId": draw(st.text(TEXT, min_size=1, max_size=64)),
+        "terminalId": draw(st.none() | st.text(TEXT, max_size=64)),
         "chargeAmount": balance,
         "itemTotal": item_total,
         "total": total,

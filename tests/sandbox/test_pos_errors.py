@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -509,3 +510,18 @@ def test_rate_limited_answer_carries_retry_after(shop: Shop) -> None:
     assert_problem(response, 429, "RATE_LIMITED")
     assert response.headers["retry-after"] == "1"
     assert shop.pos.get("/customers").status_code == 200
+
+
+@pytest.mark.parametrize(("text", "says"), [("Tart \ud800", "lone surrogate"), ("Bell\x07", "control character")])
+def test_text_that_is_not_text_is_refused_naming_the_field(
+    shop: Shop, customer: dict[str, Any], text: str, says: str
+) -> None:
+    """A lone surrogate was stored with 201, and every later list that included it answered 500."""
+    body = check_body(customer)
+    body["items"][0]["name"] = text
+    raw = json.dumps(body).encode()  # "\ud800" travels as its JSON escape, as any client may send it
+    refused = shop.pos.post("/transactions", content=raw, headers={"Content-Type": "application/json"})
+    problem = assert_problem(refused, 400, "BAD_REQUEST", field="items[0].name")
+    assert says in problem["detail"]
+    listed = shop.pos.get("/transactions", params={"from": "2000-01-01T00:00:00Z", "to": "2100-01-01T00:00:00Z"})
+    assert listed.status_code == 200

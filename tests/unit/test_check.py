@@ -350,6 +350,11 @@ def _out_of_int32(check: Check, draw: Draw) -> Check:
     return broken
 
 
+def _bad_text(check: Check, draw: Draw) -> Check:
+    name = draw(st.sampled_from(["Tart \ud800", "\udfffPie", "Bell\x07", "Null\x00"]))
+    return check.add_item(Item(name, 1, 100)) if draw(st.booleans()) else check.add_discount(Discount(name, -1))
+
+
 BREAKAGES: dict[CheckRule, Breakage] = {
     CheckRule.NO_ITEMS: _no_items,
     CheckRule.BAD_QUANTITY: _bad_quantity,
@@ -362,6 +367,7 @@ BREAKAGES: dict[CheckRule, Breakage] = {
     CheckRule.OVERPAID: _overpaid,
     CheckRule.NOTHING_TO_CHARGE: _nothing_to_charge,
     CheckRule.OUT_OF_INT32: _out_of_int32,
+    CheckRule.BAD_TEXT: _bad_text,
 }
 
 
@@ -393,6 +399,18 @@ def test_problem_fields_name_the_wire_field() -> None:
     check = coffee_check().set_quantity(1, 0)
     assert [(p.rule, p.field) for p in check.problems()] == [(CheckRule.BAD_QUANTITY, "items[1].quantity")]
     assert "Croissant" in check.problems()[0].sentence
+
+
+def test_a_name_that_is_not_text_is_named_and_refused_from_a_file() -> None:
+    """A lone surrogate (JSON "\\ud800") cannot be journaled, sent or printed."""
+    check = coffee_check().add_item(Item("Tart \ud800", 1, 450))
+    assert [(p.rule, p.field) for p in check.problems()] == [(CheckRule.BAD_TEXT, "items[2].name")]
+    assert check.problems()[0].sentence == "The name of item 3 holds a character that is not valid text."
+    data = json.loads('{"items": [{"name": "Tart \\ud800", "quantity": 1, "unitPrice": 450, "taxRate": 10}]}')
+    with pytest.raises(CheckFileError) as refused:
+        Check.from_file(data)
+    assert "holds a character that is not valid text" in refused.value.text()
+    assert "\ud800" not in refused.value.text()
 
 
 # --- journal and check files --------------------------------------------------------------------

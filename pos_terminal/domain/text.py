@@ -1,0 +1,21 @@
+"""What counts as text on a check: valid Unicode, without control characters but tab and line ends.
+
+A lone surrogate (JSON ``"\\ud800"``) cannot be encoded as UTF-8: it cannot be journaled,
+sent or printed, so the check refuses it before it leaves, naming the field.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NOT_TEXT = re.compile("[\ud800-\udfff]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot go on a check, as the end of a sentence ("… holds a control character"), or None."""
+    found = _NOT_TEXT.search(value)
+    if found is None:
+        return None
+    if "\ud800" <= found.group() <= "\udfff":
+        return "holds a character that is not valid text"
+    return "holds a control character"
