@@ -114,8 +114,10 @@ class Banner(QFrame):
 
 def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Callable[[], None]) -> QMessageBox:
     """Ask before something that cannot be undone; "No" is the default and Escape. Opened with ``open()``,
-    never a nested ``exec()``, so the window's coroutines go on while it is up."""
+    never a nested ``exec()``, so the window's coroutines go on while it is up. Deleted once answered: a day
+    of refunds otherwise keeps every box it asked, hidden, as a child of ``parent``."""
     box = QMessageBox(parent)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle(title)
     box.setText(question)
