@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -135,6 +135,7 @@ class Checkout:
         self.warn_before_auto_cancel = warn_before_auto_cancel
         self.now = now
         self._lock = asyncio.Lock()
+        self._sending: set[int] = set()  # outbox entries whose request is out now
 
     # --- charging ---------------------------------------------------------------------------
 
@@ -311,7 +312,7 @@ class Checkout:
         outcomes: list[StateChangeOutcome] = []
         blocked: set[str] = set()
         for entry in self.journal.pending_state_changes():
-            if entry.transaction_id in blocked:
+            if entry.transaction_id in blocked or entry.id in self._sending:
                 continue
             outcome = await self._deliver(entry)
             outcomes.append(outcome)
@@ -319,7 +320,29 @@ class Checkout:
                 blocked.add(entry.transaction_id)
         return outcomes
 
+    async def resend_until_confirmed(
+        self, *, first_delay: float = 2.0, max_delay: float = 30.0
+    ) -> AsyncIterator[list[StateChangeOutcome]]:
+        """Re-send the outbox, backing off, until the service has confirmed or refused every change in it;
+        yields what each pass sent.
+
+        A complete kept pending must not wait for the next start: the service cancels an authorized
+        transaction on its own after a few minutes, and the customer would walk out uncharged.
+        """
+        delay = first_delay
+        while self.journal.pending_state_changes():
+            await asyncio.sleep(delay)
+            yield await self.flush_outbox()
+            delay = min(delay * 2, max_delay)
+
     async def _deliver(self, entry: OutboxEntry) -> StateChangeOutcome:
+        self._sending.add(entry.id)
+        try:
+            return await self._send(entry)
+        finally:
+            self._sending.discard(entry.id)
+
+    async def _send(self, entry: OutboxEntry) -> StateChangeOutcome:
         target = TxState(entry.target_state)
         try:
             transaction = await self.client.set_state(entry.transaction_id, target)

@@ -401,6 +401,11 @@ class CashierView(QWidget):
         self._render_countdown()
         self._ticks += 1
         if self.terminal is not None and self.register.current.phase is Phase.AUTHORIZED and self._ticks % 15 == 0:
+            self.refresh_transaction()
+
+    def refresh_transaction(self) -> None:
+        """Read the open check's transaction again (its state may have moved) and show it."""
+        if self.terminal is not None:
             self.tasks.run(self._refresh_transaction(), key="refresh-tx", on_error=lambda _: None)
 
     async def _refresh_transaction(self) -> None:

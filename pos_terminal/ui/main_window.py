@@ -260,6 +260,7 @@ class MainWindow(QMainWindow):
             self.tabs.setTabEnabled(index, signed_in)
 
     def _detach(self) -> None:
+        self.tasks.cancel("resend")
         self.sign_in.stop()
         self.cashier.detach()
         self.history.detach()
@@ -389,8 +390,21 @@ class MainWindow(QMainWindow):
                 log.warning("still running at shutdown: %r", task)
 
     def _show_pending(self) -> None:
-        if self.terminal is not None:
-            self.status.show_pending(self.terminal.pending_changes())
+        """The status bar's count of changes waiting; while there are any, they are sent again."""
+        if self.terminal is None:
+            return
+        pending = self.terminal.pending_changes()
+        self.status.show_pending(pending)
+        if pending and self.page is Page.WORKSPACE and not self.tasks.is_running("resend"):
+            self.tasks.run(
+                self._resend(self.terminal), key="resend", on_error=lambda e: log.info("resend: %s", e.text())
+            )
+
+    async def _resend(self, terminal: Terminal) -> None:
+        async for outcomes in terminal.checkout.resend_until_confirmed():
+            self.status.show_pending(terminal.pending_changes())
+            if any(o.transaction_id == terminal.register.current.transaction_id for o in outcomes):
+                self.cashier.refresh_transaction()
 
     # --- Qt events -------------------------------------------------------------------------------
 

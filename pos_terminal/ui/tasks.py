@@ -92,6 +92,10 @@ class Tasks(QObject):
     def running(self) -> list[asyncio.Task[Any]]:
         return [t for t in (*self._tasks.values(), *self._anonymous) if not t.done()]
 
+    def cancel(self, key: str) -> None:
+        if (task := self._tasks.get(key)) is not None:
+            task.cancel()
+
     def cancel_all(self) -> None:
         for task in (*self._tasks.values(), *self._anonymous):
             task.cancel()

@@ -234,3 +234,29 @@ async def test_refund_from_history_after_a_confirmation(
     QTest.keyClick(window.help, Qt.Key.Key_Escape)
     assert not window.help.isVisible()
     await finish(window, host)
+
+
+async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_window_is_open(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """It waited for the next start, and the service canceled the sale on its own in the meantime."""
+    customer = new_checked_in_customer(client, firstName="Petra", lastName="Pending", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    choose(window, "Petra Pending")
+    type_item(window, "Scone", "4.00")
+    assert host.terminal is not None
+    register = host.terminal.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    transaction_id = register.current.transaction_id
+    fault = {"method": "PATCH", "path": f"/v4/transactions/{transaction_id}", "mode": "error_before", "times": 3}
+    client.post("/sandbox/faults", json=fault).raise_for_status()
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: "will be sent again" in window.cashier.charge_message.text(), what="kept pending")
+    assert register.current.pending
+    assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "authorized"
+
+    await until(lambda: register.current.phase is Phase.COMPLETE, timeout=20, what="the complete sent again")
+    assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
+    assert not register.current.pending and host.terminal.pending_changes() == 0
+    await finish(window, host)
