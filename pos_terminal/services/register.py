@@ -285,11 +285,15 @@ class Register:
         state = state or self.current
         if not state.transaction_id:
             return state
+        before = self.current
         try:
             transaction = await self.history.get(state.transaction_id)
         except (*TRANSIENT, ApiError) as exc:
             log.info("could not read %s: %s", state.transaction_id, exc.sentence)
             return state
+        if self.current is not before:
+            # the check moved on while the read was out (a complete landed): what was read is older than that
+            return self.current
         phase = _PHASE_OF_STATE.get(transaction.state, state.phase)
         pending = bool(self._pending_for(state.transaction_id))
         message = state.message

@@ -8,6 +8,7 @@ sandbox's, never slept away.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.errors import UserError
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import ChangeStatus, ChargeFailed, ChargeInProgress, ChargeStatus
+from pos_terminal.services.register import Phase
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import IntentStatus
 from tests.conftest import new_checked_in_customer
@@ -271,3 +273,33 @@ def wait_for(condition: Callable[[], bool], timeout: float) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         time.sleep(0.05)
+
+
+async def test_a_read_that_was_out_while_the_check_completed_does_not_reopen_it(
+    terminal: Terminal, client: httpx.Client
+) -> None:
+    """The periodic read answered "authorized" before the complete landed, was applied after it, and
+    showed a finished sale as open again. The read is real; only its answer is held back."""
+    who = new_checked_in_customer(client)
+    register = terminal.register
+    register.choose_customer(await customer_model(terminal, who["customerId"]))
+    register.edit(lambda _: coffee_check())
+    assert (await register.charge()).phase is Phase.AUTHORIZED
+
+    read_done, release = asyncio.Event(), asyncio.Event()
+    real_get = terminal.history.get
+
+    async def slow_get(transaction_id: str) -> Any:
+        transaction = await real_get(transaction_id)  # read while still authorized ...
+        read_done.set()
+        await release.wait()  # ... and answered only after the complete
+        return transaction
+
+    terminal.history.get = slow_get  # type: ignore[method-assign]
+    refresh = asyncio.ensure_future(register.refresh_transaction())
+    await read_done.wait()
+    terminal.history.get = real_get  # type: ignore[method-assign]
+    assert (await register.complete()).phase is Phase.COMPLETE
+    release.set()
+    await refresh
+    assert register.current.phase is Phase.COMPLETE
