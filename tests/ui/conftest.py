@@ -53,26 +53,33 @@ def _in_memory_keychain(memory_keyring: MemoryKeyring) -> MemoryKeyring:
     return memory_keyring
 
 
-async def until(condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:  # noqa: ASYNC109
-    """Let the loop run until ``condition()`` is truthy; fail with ``what`` after ``timeout`` seconds."""
+async def until(
+    condition: Callable[[], Any],
+    timeout: float = 15.0,  # noqa: ASYNC109
+    what: str = "",
+    poll: float = 0.02,
+) -> Any:
+    """Let the loop run until ``condition()`` is truthy; fail with ``what`` and where every task waits after
+    ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            others = [_awaiting(t) for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            others = [describe(t) for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             raise AssertionError(f"timed out waiting for {what or condition}; tasks: {others}")
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(poll)
 
 
-def _awaiting(task: asyncio.Task[Any]) -> str:
-    """Where a stuck task waits: its chain of awaited coroutines."""
-    chain, coro = [], task.get_coro()
+def describe(task: asyncio.Task[Any]) -> str:
+    """Where a task waits: its chain of awaited coroutines, down to the future it is parked on."""
+    chain: list[str] = []
+    coro: Any = task.get_coro()
     while coro is not None:
         frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
         if frame is not None:
-            chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+            chain.append(f"{frame.f_code.co_qualname}:{frame.f_lineno}")
         coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
     return " > ".join(chain) + f" ({task!r})"
 
@@ -82,7 +89,7 @@ async def idle(window: MainWindow, timeout: float = 15.0) -> None:  # noqa: ASYN
     try:
         await until(lambda: not window.background_work(), timeout, "the window to be idle")
     except AssertionError as exc:
-        running = [_awaiting(task) for task in window.background_work()]
+        running = [describe(task) for task in window.background_work()]
         raise AssertionError(f"{exc}: still running {running}") from None
 
 
