@@ -13,7 +13,7 @@ from pos_terminal.services.register import Phase
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
-from tests.ui.test_cashier_flow import choose, type_item
+from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
@@ -188,14 +188,7 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
 async def test_refund_from_history_after_a_confirmation(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
-    customer = new_checked_in_customer(client, firstName="Rolf", lastName="Refund", balance=20_000)
-    window = await signed_in_window(host, make_window, client, listing=customer)
-    choose(window, "Rolf Refund")
-    type_item(window, "Lasagne", "18.00")
-    assert host.terminal is not None
-    register = host.terminal.register
-    QTest.keyClick(window, Qt.Key.Key_F8)
-    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    window, register, customer = await authorized_sale(host, make_window, client, "Rolf Refund", "Lasagne", "18.00")
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
     charged = client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"]
@@ -240,14 +233,8 @@ async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
     """It waited for the next start, and the service canceled the sale on its own in the meantime."""
-    customer = new_checked_in_customer(client, firstName="Petra", lastName="Pending", balance=20_000)
-    window = await signed_in_window(host, make_window, client, listing=customer)
-    choose(window, "Petra Pending")
-    type_item(window, "Scone", "4.00")
+    window, register, _ = await authorized_sale(host, make_window, client, "Petra Pending", "Scone", "4.00")
     assert host.terminal is not None
-    register = host.terminal.register
-    QTest.keyClick(window, Qt.Key.Key_F8)
-    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
     transaction_id = register.current.transaction_id
     fault = {"method": "PATCH", "path": f"/v4/transactions/{transaction_id}", "mode": "error_before", "times": 3}
     client.post("/sandbox/faults", json=fault).raise_for_status()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from pos_terminal.app import AppHost
-from pos_terminal.services.register import Phase
+from pos_terminal.services.register import Phase, Register
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
@@ -32,6 +33,23 @@ def type_item(window: MainWindow, name: str, price: str, quantity: int = 1, tax:
     cashier.item_quantity.setValue(quantity)
     cashier.item_tax.setText(tax)
     QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+
+
+async def authorized_sale(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, name: str, item: str, price: str
+) -> tuple[MainWindow, Register, dict[str, Any]]:
+    """A signed-in window whose open check (one ``item`` for a new customer ``name``) was charged by F8 and is
+    authorized; with its register and the customer."""
+    first, last = name.split(" ", 1)
+    customer = new_checked_in_customer(client, firstName=first, lastName=last, balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    choose(window, name)
+    type_item(window, item, price)
+    assert host.terminal is not None
+    register = host.terminal.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    return window, register, customer
 
 
 async def test_build_a_check_charge_and_complete(
@@ -87,16 +105,10 @@ async def test_build_a_check_charge_and_complete(
 async def test_cancel_an_authorized_charge_returns_the_funds(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
-    customer = new_checked_in_customer(client, firstName="Ada", lastName="Cancel", balance=10_000)
-    window = await signed_in_window(host, make_window, client, listing=customer)
-    choose(window, "Ada Cancel")
-    type_item(window, "Tea", "4.00")
-    QTest.keyClick(window, Qt.Key.Key_F8)
-    register = host.terminal.register  # type: ignore[union-attr]
-    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
-    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 10_000 - 400
+    window, register, customer = await authorized_sale(host, make_window, client, "Ada Cancel", "Tea", "4.00")
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000 - 400
     QTest.keyClick(window, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
     await until(lambda: register.current.phase is Phase.CANCELED, what="canceled")
-    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 10_000
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
     assert window.cashier.phase.text() == "Canceled"
     await finish(window, host)
