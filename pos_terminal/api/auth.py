@@ -28,13 +28,12 @@ from pos_terminal.api.errors import (
     OAuthError,
     ResponseInvalid,
     ServerError,
-    ServiceTooSlow,
     ServiceUnreachable,
     SlowDown,
     error_from_response,
 )
 from pos_terminal.api.models import DeviceAuthorization, TokenResponse
-from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request
+from pos_terminal.api.transport import bounded_request, unanswered
 
 log = logging.getLogger(__name__)
 
@@ -143,12 +142,8 @@ class AuthClient:
             response = await bounded_request(
                 self.http, "POST", f"{self.auth_url}{path}", data=form, headers={"Accept": "application/json"}
             )
-        except AnswerTooSlow as exc:
-            raise ServiceTooSlow(detail=str(exc)) from exc
-        except AnswerTooLarge as exc:
-            raise ResponseInvalid(detail=str(exc)) from exc
         except httpx.TransportError as exc:
-            raise ServiceUnreachable(detail=type(exc).__name__) from exc
+            raise unanswered(exc) from exc
         if not response.is_success:
             raise error_from_response(response.status_code, response.headers, response.text)
         try:

@@ -25,7 +25,6 @@ from pos_terminal.api.errors import (
     RateLimited,
     ResponseInvalid,
     ServerError,
-    ServiceTooSlow,
     ServiceUnreachable,
     Unauthorized,
     error_from_response,
@@ -33,7 +32,7 @@ from pos_terminal.api.errors import (
 from pos_terminal.api.models import CreateAnswer, CreateTransactionRequest, Customer, Summary, Transaction
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
-from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request
+from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request, unanswered
 from pos_terminal.domain.lifecycle import TxState
 
 log = logging.getLogger(__name__)
@@ -213,11 +212,7 @@ class PosClient:
                     continue
                 if not idempotent:
                     raise OutcomeUnknown(detail=str(exc) if bounded else type(exc).__name__) from exc
-                if isinstance(exc, AnswerTooLarge):
-                    raise ResponseInvalid(detail=str(exc)) from exc
-                if isinstance(exc, AnswerTooSlow):
-                    raise ServiceTooSlow(detail=str(exc)) from exc
-                raise ServiceUnreachable(detail=type(exc).__name__) from exc
+                raise unanswered(exc) from exc
             if response.status_code == 401 and not refreshed:
                 refreshed = True
                 renewed = await self.credentials.after_unauthorized(header)

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from pos_terminal.api.errors import ApiError, ResponseInvalid, ServiceTooSlow, ServiceUnreachable
+
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a busy merchant's week of transactions is a few MB
 
 
@@ -24,6 +26,15 @@ class AnswerTooSlow(httpx.ReadTimeout):
 
 class AnswerTooLarge(httpx.ReadError):
     """The answer's body passed the size cap."""
+
+
+def unanswered(exc: httpx.TransportError) -> ApiError:
+    """The sentence for a request that got no usable answer and is certainly safe to repeat."""
+    if isinstance(exc, AnswerTooSlow):
+        return ServiceTooSlow(detail=str(exc))
+    if isinstance(exc, AnswerTooLarge):
+        return ResponseInvalid(detail=str(exc))
+    return ServiceUnreachable(detail=type(exc).__name__)
 
 
 def deadline_of(http: httpx.AsyncClient) -> float:

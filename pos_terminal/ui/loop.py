@@ -79,10 +79,6 @@ class _Scheduler(QObject):
         self._arm()
         return handle
 
-    def pending(self) -> int:
-        """Callbacks waiting to run (canceled ones included until their turn)."""
-        return len(self._ready) + len(self._timed)
-
     def _arm(self) -> None:
         """Arm the timer for the next due callback; while one runs, its end re-arms."""
         if self._running or self._stopped:
