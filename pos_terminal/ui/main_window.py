@@ -178,8 +178,8 @@ class MainWindow(QMainWindow):
         self.settings_view.saved.connect(self.on_settings_saved)
         self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
         # status bar
-        self.cashier.changed.connect(self._show_pending)
-        self.history.changed.connect(self._show_pending)
+        self.cashier.changed.connect(self._on_pending_changed)
+        self.history.changed.connect(self._on_pending_changed)
         self.tabs.currentChanged.connect(self.on_tab_changed)
 
     # --- pages -----------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ class MainWindow(QMainWindow):
                 f"Canceled {len(report.late_duplicates_canceled)} transaction(s) that landed after their charge "
                 "was reported as failed; nobody was charged twice."
             )
-        self._show_pending()
+        self._on_pending_changed()
 
     def _workspace_tabs(self, *, signed_in: bool) -> None:
         for index in range(3):
@@ -389,8 +389,9 @@ class MainWindow(QMainWindow):
             for task in stuck:
                 log.warning("still running at shutdown: %r", task)
 
-    def _show_pending(self) -> None:
-        """The status bar's count of changes waiting; while there are any, they are sent again."""
+    def _on_pending_changed(self) -> None:
+        """After anything that may add to the outbox: the status bar counts what waits, and while anything
+        does, it is sent again."""
         if self.terminal is None:
             return
         pending = self.terminal.pending_changes()
