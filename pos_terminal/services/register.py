@@ -296,7 +296,8 @@ class Register:
             return self.current
         phase = _PHASE_OF_STATE.get(transaction.state, state.phase)
         pending = bool(self._pending_for(state.transaction_id))
-        message = state.message
+        # "kept and will be sent again" says nothing true any more once the kept change went through
+        message = None if state.pending and not pending else state.message
         if phase is Phase.CANCELED and state.phase is Phase.AUTHORIZED:
             message = "The transaction was canceled (it was left open too long, or canceled elsewhere)."
         return self._keep(replace(state, transaction=transaction, phase=phase, pending=pending, message=message))

@@ -246,4 +246,6 @@ async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_
     await until(lambda: register.current.phase is Phase.COMPLETE, timeout=20, what="the complete sent again")
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
     assert not register.current.pending and host.terminal.pending_changes() == 0
+    await until(lambda: window.cashier.phase.text() == "Complete", what="the screen showing it complete")
+    assert not window.cashier.charge_message.isVisible(), window.cashier.charge_message.text()
     await finish(window, host)
