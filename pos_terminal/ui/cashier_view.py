@@ -20,7 +20,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.check_model import CheckModel
 from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, label, set_role
+from pos_terminal.ui.widgets import button, empty, label, set_role
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -442,8 +442,8 @@ class CashierView(QWidget):
             return
         item = Item(name, quantity=self.item_quantity.value(), unit_price=price, tax_rate_bp=rate)
         if self._edit(lambda check: check.add_item(item), select=item.id):
-            self.item_name.clear()
-            self.item_price.clear()
+            empty(self.item_name)
+            empty(self.item_price)
             self.item_quantity.setValue(1)
             self.item_name.setFocus()
 
@@ -462,7 +462,7 @@ class CashierView(QWidget):
             self.messages.show_error(exc)
             return
         if self._edit(lambda check: check.add_discount(discount), select=discount.id):
-            self.discount_input.clear()
+            empty(self.discount_input)
 
     def on_add_cash_clicked(self) -> None:
         try:
@@ -474,7 +474,7 @@ class CashierView(QWidget):
             return
         payment = Payment("cash", amount)
         if self._edit(lambda check: check.add_payment(payment), select=payment.id):
-            self.cash_input.clear()
+            empty(self.cash_input)
 
     def _selected_row(self) -> str | None:
         index = self.table.currentIndex()
@@ -521,7 +521,7 @@ class CashierView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc)
             return
-        self.customers.search.clear()
+        empty(self.customers.search)
         self.show_check()
         self.customers.focus_search()
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QSizePolicy, QWidget
 
 STYLE = """
 QWidget { font-size: 15px; }
@@ -53,6 +53,16 @@ def button(text: str, *, role: str | None = None, name: str | None = None, short
         widget.setToolTip(f"{text.replace('&', '')} ({shortcut})")
     widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     return widget
+
+
+def empty(field: QLineEdit) -> None:
+    """Empty a field and forget its undo history.
+
+    ``QLineEdit.clear()`` is an edit that can be undone: every character it removes goes on the
+    field's undo stack, which nothing ever trims. On fields emptied after every item of every sale
+    that stack grew for the whole day. ``setText`` starts the history afresh.
+    """
+    field.setText("")
 
 
 def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLabel:

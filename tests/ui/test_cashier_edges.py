@@ -249,3 +249,25 @@ async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_
     await until(lambda: window.cashier.phase.text() == "Complete", what="the screen showing it complete")
     assert not window.cashier.charge_message.isVisible(), window.cashier.charge_message.text()
     await finish(window, host)
+
+
+async def test_fields_emptied_after_each_entry_keep_no_undo_history(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Each field the cashier types into is emptied once its entry is on the check, and forgets what it held:
+    ``clear()`` kept every removed character on the undo stack, which grew all day (seen in the soak)."""
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    choose(window, "Nguyen")
+    for _ in range(3):
+        type_item(window, "Cappuccino", "4.50")
+        QTest.keyClicks(cashier.discount_input, "0.10")
+        QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+        QTest.keyClicks(cashier.cash_input, "1")
+        QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    for field in (cashier.item_name, cashier.item_price, cashier.discount_input, cashier.cash_input):
+        assert field.text() == "", field.accessibleName()
+        assert not field.isUndoAvailable(), f"{field.accessibleName()} keeps an undo history"
+    cashier.new_check()
+    assert not cashier.customers.search.isUndoAvailable()
+    await finish(window, host)
