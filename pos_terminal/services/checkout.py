@@ -288,11 +288,15 @@ class Checkout:
         """Complete, cancel or refund: kept in the outbox first, then sent; pending when the service cannot
         confirm yet, and re-sent until it does. Nothing read before the request can lose the change."""
         entry = self.journal.enqueue_state_change(transaction_id, str(action.target))
-        self.journal.audit(
-            str(action), actor=self.actor, terminal_id=self.terminal_id, detail={"transactionId": transaction_id}
-        )
-        close_call = await self._close_call(transaction_id) if action is Action.COMPLETE else None
-        return replace(await self._deliver(entry), close_call_seconds=close_call)
+        self._sending.add(entry.id)  # from now on: the outbox's re-sending passes leave it to this call
+        try:
+            self.journal.audit(
+                str(action), actor=self.actor, terminal_id=self.terminal_id, detail={"transactionId": transaction_id}
+            )
+            close_call = await self._close_call(transaction_id) if action is Action.COMPLETE else None
+            return replace(await self._send(entry), close_call_seconds=close_call)
+        finally:
+            self._sending.discard(entry.id)
 
     async def _close_call(self, transaction_id: str) -> int | None:
         """Seconds left before automatic cancellation when under the warning margin; None when not, or unknown."""
@@ -313,6 +317,8 @@ class Checkout:
         blocked: set[str] = set()
         for entry in self.journal.pending_state_changes():
             if entry.transaction_id in blocked or entry.id in self._sending:
+                continue
+            if not self.journal.is_pending(entry.id):  # another pass finished it while this one was sending
                 continue
             outcome = await self._deliver(entry)
             outcomes.append(outcome)

@@ -369,6 +369,10 @@ class Journal:
         rows = self._read("SELECT * FROM outbox WHERE outcome IS NULL ORDER BY id")
         return [_outbox(row) for row in rows]
 
+    def is_pending(self, entry_id: int) -> bool:
+        """Whether the change is still neither confirmed nor dropped."""
+        return bool(self._read("SELECT 1 FROM outbox WHERE id = ? AND outcome IS NULL", (entry_id,)))
+
     def record_attempt(self, entry_id: int, error: str) -> OutboxEntry:
         """One more failed delivery; the entry stays pending."""
         self._finish_or_touch(

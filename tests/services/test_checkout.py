@@ -264,6 +264,25 @@ async def test_a_complete_is_kept_when_the_transaction_cannot_be_read(terminal: 
     assert terminal.journal.pending_state_changes() == []
 
 
+async def test_a_change_is_sent_once_while_the_outbox_is_being_resent(terminal: Terminal, client: httpx.Client) -> None:
+    """A complete waits on its read while the window's re-sending pass runs: that pass used to send the new
+    entry too, and the second confirmation found nothing pending (KeyError in the soak)."""
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    path = f"/v4/transactions/{outcome.transaction_id}"
+    arm(client, "GET", path, "delay", delayMs=800)  # the read before the complete
+    complete = asyncio.ensure_future(terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE))
+    await asyncio.sleep(0)  # the call runs up to its read: the change is in the outbox
+    assert [e.target_state for e in terminal.journal.pending_state_changes()] == ["complete"]
+    passes = [await terminal.checkout.flush_outbox(), await terminal.checkout.flush_outbox()]
+    done = await complete
+    assert done.status is ChangeStatus.DONE, done.message
+    assert passes == [[], []], "the re-sending pass sent a change another call was sending"
+    assert terminal.journal.pending_state_changes() == []
+    assert ledger_kinds(client, who["customerId"]).count("charge") == 1
+
+
 def wait_for(condition: Callable[[], bool], timeout: float) -> None:
     """Wait on a condition of the sandbox (a delayed request landing), with a deadline."""
     import time
