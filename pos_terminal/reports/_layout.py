@@ -45,6 +45,9 @@ A4_MARGIN = 15 * mm
 FOOTER = 10 * mm
 
 
+Fit = Callable[[str, str, float, float], str]  # text, font, size, available points -> the text that fits
+
+
 @dataclass(frozen=True)
 class Styles:
     body: ParagraphStyle
@@ -94,10 +97,11 @@ def para(text: str, style: ParagraphStyle) -> Paragraph:
     return Paragraph(fonts.markup(text), style)
 
 
-def cell(text: str, style: ParagraphStyle, available: float | None = None) -> str | Paragraph:
-    """A table cell: the plain (fast) string, cut to ``available`` points; a paragraph if it needs the fallback."""
+def cell(text: str, style: ParagraphStyle, available: float | None = None, *, fit: Fit = fonts.fit) -> str | Paragraph:
+    """A table cell: the plain (fast) string, cut to ``available`` points (by ``fit``: a rendering passes its
+    cached one); a paragraph if it needs the fallback."""
     if available is not None:
-        text = fonts.fit(text, style.fontName, style.fontSize, available)
+        text = fit(text, style.fontName, style.fontSize, available)
     return text if fonts.covered(text) else Paragraph(fonts.markup(text), style)
 
 

@@ -62,6 +62,8 @@ class _Paper:
         self.report = report
         # the same amounts come back thousands of times in a day; Babel takes a while for each
         self.money = functools.lru_cache(maxsize=8192)(money.format)
+        # names, terminals and labels come back on every page; the cache goes with the rendering
+        self.fit = functools.lru_cache(maxsize=None)(fonts.fit)
         self.tz = tz
         self.layout = layout
         self.size = 9.0 if layout == "a4" else 8.0
@@ -116,7 +118,9 @@ class _Paper:
             ("Generated", f"{L.local(r.generated_at, self.tz, '%Y-%m-%d %H:%M:%S')}"),
         ]
         label_width = 22 * mm if self.layout == "a4" else 17 * mm
-        rows = [[label, L.cell(value, self.s.cell, self.width - label_width - 4)] for label, value in facts]
+        rows = [
+            [label, L.cell(value, self.s.cell, self.width - label_width - 4, fit=self.fit)] for label, value in facts
+        ]
         table = Table(rows, colWidths=[label_width, self.width - label_width], hAlign="LEFT")
         table.setStyle(
             TableStyle(
@@ -236,7 +240,7 @@ class _Paper:
             shown = row.shown
             rows.append(
                 [
-                    L.cell(label, self.s.cell_bold if bold else self.s.cell, col[0] - 6),
+                    L.cell(label, self.s.cell_bold if bold else self.s.cell, col[0] - 6, fit=self.fit),
                     *self._numbers(shown),
                     "✓ matches" if row.matches else "✗ MISMATCH",
                 ]
@@ -273,7 +277,7 @@ class _Paper:
         return table
 
     def _fit(self, text: str, available: float) -> str:
-        return fonts.fit(text, fonts.REGULAR, self.size - 2, available)
+        return self.fit(text, fonts.REGULAR, self.size - 2, available)
 
     def _numbers(self, f: SummaryFigures) -> list[object]:
         return [str(f.count), *(self.money(getattr(f, name)) for name in _MONEY_NAMES)]
@@ -399,7 +403,7 @@ class _Paper:
     def _roll_figures(self, row: FigureRow, label: str, *, bold: bool) -> Table:
         shown = row.shown
         check = "✓" if row.matches else "✗ MISMATCH"
-        lines: list[list[object]] = [[L.cell(label, self.s.cell_bold, self.width * 0.6), check]]
+        lines: list[list[object]] = [[L.cell(label, self.s.cell_bold, self.width * 0.6, fit=self.fit), check]]
         style: list[tuple[object, ...]] = [
             ("FONT", (0, 0), (-1, -1), fonts.REGULAR, self.size),
             ("FONT", (0, 0), (-1, 0), fonts.BOLD, self.size),
@@ -438,7 +442,7 @@ class _Paper:
             amount = self.money(t.charged_amount if t.state.value == "refunded" else t.charge_amount)
             lines = [
                 [f"{L.local(moment, self.tz, self.time_pattern)}  {_terminal(t.terminal_id)}", amount],
-                [L.cell(t.customer, self.s.cell, self.width - 4), ""],
+                [L.cell(t.customer, self.s.cell, self.width - 4, fit=self.fit), ""],
                 [L.cell(t.transaction_id, self.s.cell, self.width - 4), ""],
             ]
             table = Table(lines, colWidths=[self.width * 0.65, self.width * 0.35])

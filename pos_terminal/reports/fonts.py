@@ -9,7 +9,7 @@ fallback font.
 from __future__ import annotations
 
 import threading
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from xml.sax.saxutils import escape
 
@@ -90,9 +90,13 @@ def width(text: str, font: str, size: float) -> float:
     return float(sum(pdfmetrics.stringWidth(piece, f, size) for f, piece in runs(text, font)))
 
 
-@lru_cache(maxsize=16384)
 def fit(text: str, font: str, size: float, available: float) -> str:
-    """``text``, shortened with "…" when it would be wider than ``available`` points."""
+    """``text``, shortened with "…" when it would be wider than ``available`` points.
+
+    Not cached here: a cache that outlives a rendering fills with every transaction id and ref id ever
+    printed, and in a long shift its entries, made while a report's pages were being built, kept the
+    interpreter's memory arenas from being handed back. A rendering caches it for itself.
+    """
     if width(text, font, size) <= available:
         return text
     low, high = 0, len(text)
