@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import httpx
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from pos_terminal.api.errors import (
     OutcomeUnknown,
@@ -293,10 +293,15 @@ _LIST_ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
 
 
 def _list_adapter(model: type[Model]) -> TypeAdapter[list[Model]]:
-    """One adapter per model, built on first use (building one costs far more than a read)."""
+    """One adapter per model, built on first use (building one costs far more than a read).
+
+    Only keys go in pydantic's process-wide string cache: with values too, every listing left up to
+    16,384 of its ids and names alive, made while the whole list was in memory, and the interpreter
+    could not hand those arenas back (the resident memory of a long shift rose with the day's size).
+    """
     adapter = _LIST_ADAPTERS.get(model)
     if adapter is None:
-        adapter = _LIST_ADAPTERS[model] = TypeAdapter(list[model])  # type: ignore[valid-type]
+        adapter = _LIST_ADAPTERS[model] = TypeAdapter(list[model], config=ConfigDict(cache_strings="keys"))  # type: ignore[valid-type]
     return adapter
 
 

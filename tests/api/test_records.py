@@ -8,12 +8,16 @@ from ``tx get``, state changes and, worst, reconciliation by ``refId``.
 
 from __future__ import annotations
 
+import gc
+import json
+import tracemalloc
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from pos_terminal.api.client import PosClient
-from pos_terminal.api.models import CreateTransactionRequest
+from pos_terminal.api.client import PosClient, _list_adapter
+from pos_terminal.api.models import CreateTransactionRequest, Transaction
 from pos_terminal.domain.check import Check, Item
 from pos_terminal.domain.lifecycle import TxState
 from tests.conftest import new_checked_in_customer
@@ -41,3 +45,35 @@ async def test_a_check_without_discounts_or_payments_is_readable_at_every_step(
     assert [t.ref_id for t in listed] == ["plain-check"], "reconciliation by refId must see it"
     completed = await pos_client.set_state(created.transaction_id, TxState.COMPLETE)
     assert completed.state is TxState.COMPLETE
+
+
+def test_reading_a_listing_keeps_none_of_its_strings() -> None:
+    """A long listing, read and let go, leaves nothing behind: pydantic's string cache kept up to 16,384 of
+    its ids and names, and with them the memory the whole list had used (the soak's resident memory)."""
+    body = json.dumps(
+        [
+            {
+                "transactionId": uuid.uuid4().hex,
+                "refId": f"pos-{uuid.uuid4().hex}",
+                "state": "complete",
+                "terminalId": "LANE-1",
+                "customer": {"customerId": uuid.uuid4().hex, "firstName": f"First {n}", "lastName": f"Last {n}"},
+                "items": [{"name": f"Item {n}", "quantity": 1, "unitPrice": 450, "amount": 450}],
+            }
+            for n in range(5000)
+        ]
+    ).encode()
+    adapter = _list_adapter(Transaction)
+    adapter.validate_json(b"[]")  # built before measuring
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        listed = adapter.validate_json(body)
+        assert len(listed) == 5000 and listed[0].customer is not None
+        del listed
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 64 * 1024, f"{kept} bytes of the listing stayed alive"
