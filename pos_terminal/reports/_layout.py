@@ -305,15 +305,15 @@ class RowTable(Flowable):  # type: ignore[misc]  # reportlab has no type hints
         canvas.setLineWidth(0.6)
         canvas.line(0, top - self.row_height - 0.5, self.width, top - self.row_height - 0.5)
         canvas.setFillColor(colors.black)
-        encode = _encoder(canvas)
+        encode, measure = _encoder(canvas), _measurer(canvas)
         code = ["BT"]
         baseline = top - self.row_height + self.size * 0.45
         header_sizes = [self.size] * len(self.widths)
-        self._line(code, encode, self.header, lefts, header_sizes, baseline, fonts.BOLD)
+        self._line(code, encode, measure, self.header, lefts, header_sizes, baseline, fonts.BOLD)
         sizes = [self.sizes.get(column, self.size) for column in range(len(self.widths))]
         for row in self.rows:
             baseline -= self.row_height
-            self._line(code, encode, row, lefts, sizes, baseline, fonts.REGULAR)
+            self._line(code, encode, measure, row, lefts, sizes, baseline, fonts.REGULAR)
         code.append("ET")
         canvas._code.append("\n".join(code))
         canvas.restoreState()
@@ -322,6 +322,7 @@ class RowTable(Flowable):  # type: ignore[misc]  # reportlab has no type hints
         self,
         code: list[str],
         encode: Callable[[str, str], list[tuple[str, str]]],
+        measure: Callable[[str, str, float], float],
         cells: Sequence[str],
         lefts: Sequence[float],
         sizes: Sequence[float],
@@ -334,7 +335,7 @@ class RowTable(Flowable):  # type: ignore[misc]  # reportlab has no type hints
                 continue
             size = sizes[column]
             if column in right:
-                x = lefts[column] + widths[column] - pad - _width(value, font, size)
+                x = lefts[column] + widths[column] - pad - measure(value, font, size)
             else:
                 x = lefts[column] + pad
             append(f"1 0 0 1 {x:.2f} {y:.2f} Tm")
@@ -383,15 +384,19 @@ def _encoder(canvas: Canvas) -> Callable[[str, str], list[tuple[str, str]]]:
     return encode
 
 
-_widths: dict[tuple[str, str, float], float] = {}
+def _measurer(canvas: Canvas) -> Callable[[str, str, float], float]:
+    """Width of a text, remembered for the canvas's document: the same amounts come back on every page.
 
+    Kept with the document, not the process: a process-wide cache filled with every amount and id of
+    every report, made while a report's pages were in memory, and held on to the interpreter's arenas.
+    """
+    cache: dict[tuple[str, str, float], float] = canvas.__dict__.setdefault("_pos_widths", {})
 
-def _width(text: str, font: str, size: float) -> float:
-    """Width of ``text``, remembered: the same amounts come back on every page."""
-    key = (text, font, size)
-    found = _widths.get(key)
-    if found is None:
-        if len(_widths) > 50_000:
-            _widths.clear()
-        found = _widths[key] = fonts.width(text, font, size)
-    return found
+    def width(text: str, font: str, size: float) -> float:
+        key = (text, font, size)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = fonts.width(text, font, size)
+        return found
+
+    return width
