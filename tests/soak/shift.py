@@ -23,6 +23,7 @@ import random
 import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections import Counter
@@ -294,6 +295,7 @@ class Sample:
     rss_mb: float
     anon_mb: float  # of rss_mb, the process's own memory (heap, stacks) without mapped files such as libraries
     rss_full_mb: float
+    py_arenas: int  # the interpreter's small-object arenas (1 MiB each), part of anon_mb
     widgets: int  # live widgets, less the confirmations left behind (next column)
     boxes_left: int  # confirmations answered and hidden but never deleted, with their child widgets
     sandbox_rss_mb: float
@@ -345,6 +347,31 @@ def settled_rss() -> float:
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
     return rss_mb()
+
+
+def python_arenas() -> int:
+    """How many arenas the interpreter's small-object allocator holds (``sys._debugmallocstats``, CPython).
+
+    Objects live in arenas of 1 MiB, and an arena goes back to the system only once every object in it is
+    gone: a few survivors of a large, passing peak keep theirs. Growth here with flat object counts is that.
+    """
+    stats = getattr(sys, "_debugmallocstats", None)
+    if stats is None:
+        return 0
+    with tempfile.TemporaryFile() as captured:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)  # the statistics go to the C-level standard error
+        try:
+            stats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        for line in captured.read().decode(errors="replace").splitlines():
+            if line.startswith("# arenas allocated current"):
+                return int(line.partition("=")[2].replace(",", ""))
+    return 0
 
 
 def open_sockets() -> int:
@@ -550,6 +577,7 @@ class Shift:
                 rss_mb=round(resident, 1),
                 anon_mb=round(anonymous, 1),
                 rss_full_mb=round(full, 1),
+                py_arenas=python_arenas(),
                 widgets=shown,
                 boxes_left=left,
                 sandbox_rss_mb=round(rss_mb(self.sandbox_pid), 1) if self.sandbox_pid else 0.0,
