@@ -15,12 +15,10 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from datetime import UTC, datetime, time, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pos_terminal.config import load_settings, with_changes
-from pos_terminal.domain.check import Check
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.errors import UserError
 from pos_terminal.paths import Paths
@@ -338,22 +336,10 @@ async def _customers(terminal: Any, args: argparse.Namespace, out: Output) -> in
     return EXIT_OK
 
 
-def _read_check(path: Path) -> Check:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
-    except FileNotFoundError:
-        raise UserError(f"The check file {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"The check file {path} cannot be read ({exc}).") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"The check file {path} is not valid JSON (line {exc.lineno}: {exc.msg}).") from exc
-    if not isinstance(data, dict):
-        raise UserError(f"The check file {path} must hold one JSON object with items.")
-    return Check.from_file(data)
-
-
 async def _charge(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-    check = _read_check(args.check)
+    from pos_terminal.services.check_file import read_check_file
+
+    check = read_check_file(args.check)
     customer = await terminal.customers.find(args.customer)
     totals = check.validate()
     out.note(f"Charging {terminal.money.format(totals.charge_amount)} to {customer.display_name}...")

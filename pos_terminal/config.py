@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pos_terminal.domain.decode import MAX_BYTES, decode_toml
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import ConfigError
 
@@ -69,7 +69,7 @@ class Settings(BaseModel):
     legacy_api_token: bool = False
     printer: str | None = None
     catalog_file: str | None = None
-    auto_cancel_hint_seconds: int = Field(default=300, ge=1)
+    auto_cancel_hint_seconds: int = Field(default=300, ge=1, le=86_400)  # a day, as the settings view allows
     request_timeout_seconds: float = Field(default=15.0, gt=0, le=300)
 
     @field_validator("currency")
@@ -102,15 +102,13 @@ def basic_choices(terminal_id: str, locale: str, currency: str) -> dict[str, str
 def load_settings(path: Path) -> tuple[Settings, bool]:
     """The settings in ``path`` and whether they existed (False: first launch, defaults)."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return Settings(), False
     except OSError as exc:
         raise ConfigError(f"The settings file {path} cannot be read ({exc.strerror}).") from exc
-    try:
-        data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"The settings file {path} is not valid TOML: {exc}.") from exc
+    data = decode_toml(raw, f"The settings file {path}", ConfigError)
     version = data.get("schema_version", 1)
     if not isinstance(version, int) or version < 1:
         raise ConfigError(f"The settings file {path} has no valid schema_version.")

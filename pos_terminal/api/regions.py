@@ -6,13 +6,13 @@ known only once it has started (:meth:`Region.for_embedded_sandbox`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.errors import ConfigError
 
 EMBEDDED = "sandbox"
@@ -32,18 +32,29 @@ class Region:
         return cls("Embedded sandbox", root, f"{root}/v4", root, production=False)
 
 
+def address_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a service's base address, as the end of a sentence ("… has no host"), or None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (reading it is the check: out of range or not a number raises)
+    except ValueError:
+        return "is not a valid web address"
+    if parts.scheme not in ("http", "https"):
+        return "does not start with http:// or https://"
+    if not parts.hostname:
+        return "has no host"
+    return None
+
+
 def _url(entry: dict[str, Any], key: str, where: str) -> str:
     value = entry.get(key)
-    if not isinstance(value, str) or urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).netloc:
+    if not isinstance(value, str) or address_problem(value) is not None:
         raise ConfigError(f"The region file {where} has no valid “{key}”.")
     return value.rstrip("/")
 
 
-def parse_regions(text: str, where: str) -> dict[str, Region]:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"The region file {where} is not valid JSON (line {getattr(exc, 'lineno', '?')}).") from None
+def parse_regions(raw: bytes | str, where: str) -> dict[str, Region]:
+    data = decode_json(raw, f"The region file {where}", ConfigError)
     entries = data.get("regions") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ConfigError(f"The region file {where} has no “regions” object.")
@@ -54,12 +65,15 @@ def parse_regions(text: str, where: str) -> dict[str, Region]:
         if not isinstance(entry, dict):
             raise ConfigError(f"The region “{key}” in {where} is not an object.")
         spot = f"{where} (region “{key}”)"
+        name, production = entry.get("name") or key, entry.get("production", True)
+        if not isinstance(name, str) or not isinstance(production, bool):
+            raise ConfigError(f"The region “{key}” in {where} needs a text “name” and a true or false “production”.")
         regions[key] = Region(
-            name=str(entry.get("name") or key),
+            name=name,
             auth_url=_url(entry, "authUrl", spot),
             pos_url=_url(entry, "posUrl", spot),
             payments_url=_url(entry, "paymentsUrl", spot),
-            production=bool(entry.get("production", True)),
+            production=production,
         )
     return regions
 
@@ -73,8 +87,9 @@ def load_regions(path: Path | None = None) -> dict[str, Region]:
     regions = parse_regions(shipped_regions_text(), "shipped with the terminal")
     if path is not None:
         try:
-            text = path.read_text(encoding="utf-8")
+            with path.open("rb") as handle:
+                raw = handle.read(MAX_BYTES + 1)
         except OSError as exc:
             raise ConfigError(f"The region file {path} cannot be read ({exc.strerror}).") from None
-        regions.update(parse_regions(text, str(path)))
+        regions.update(parse_regions(raw, str(path)))
     return regions

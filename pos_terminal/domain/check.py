@@ -521,20 +521,21 @@ class Check:
     # --- check files (CLI) --------------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, data: Mapping[str, Any]) -> Check:
+    def from_file(cls, data: Mapping[str, Any], source: str | None = None) -> Check:
         """A check from the CLI's JSON file; amounts in cents, ``taxRate`` and ``percent`` in percent.
 
         ``{"items": [{"name", "quantity", "unitPrice", "taxRate" | "tax"}],
         "discounts": [{"name", "amount" | "percent"}], "payments": [{"method", "amount"}]}``.
         Rules on the figures are left to :meth:`problems`; this only refuses what cannot be read.
+        ``source`` ("The check file /tmp/c.json") starts the sentence of a :class:`CheckFileError`.
         """
         try:
-            _known_keys(data, {"items", "discounts", "payments"}, "The check file")
+            _known_keys(data, {"items", "discounts", "payments"}, "the check")
             items = tuple(_file_item(i, raw) for i, raw in enumerate(_list(data, "items", required=True)))
             discounts = tuple(_file_discount(i, raw) for i, raw in enumerate(_list(data, "discounts")))
             payments = tuple(_file_payment(i, raw) for i, raw in enumerate(_list(data, "payments")))
         except _Malformed as exc:
-            raise CheckFileError(f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
+            raise CheckFileError(f"{source}: {exc}." if source else f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
         return cls(items, discounts, payments)
 
 
@@ -585,6 +586,8 @@ def _decimal(value: int | Decimal | float, key: str, where: str) -> Decimal:
         raise _Malformed(f'{where}"{key}" must be a number') from None
     if not number.is_finite():
         raise _Malformed(f'{where}"{key}" must be a number')
+    if number and number.adjusted() >= 18:  # before any arithmetic: 1e999999999 as an int would never finish
+        raise _Malformed(f'{where}"{key}" is too large')
     return number
 
 

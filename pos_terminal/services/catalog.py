@@ -7,7 +7,6 @@ cashier can still enter items by hand.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from importlib import resources
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pos_terminal.domain.check import MAX_RATE_BP, Item
+from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.domain.money import in_int32
 from pos_terminal.errors import UserError
 
@@ -33,49 +33,61 @@ class CatalogEntry:
         return Item(self.name, quantity=quantity, unit_price=self.price, tax_rate_bp=self.tax_rate_bp)
 
 
-def _entry(index: int, raw: Any) -> CatalogEntry:
-    where = f"entry {index + 1}"
+def _entry(index: int, raw: Any, source: str) -> CatalogEntry:
+    where = f"entry {index + 1} of the catalog {source}"
     if not isinstance(raw, dict):
-        raise CatalogError(f"The catalog's {where} is not an object.")
+        raise CatalogError(f"The {where} is not an object.")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise CatalogError(f"The catalog's {where} has no name.")
+        raise CatalogError(f"The {where} has no name.")
+    where = f"“{name.strip()[:40]}” in the catalog {source}"
     price = raw.get("price")
     if isinstance(price, bool) or not isinstance(price, int) or price < 0 or not in_int32(price):
-        raise CatalogError(f"The price of “{name}” in the catalog must be a whole number of cents.")
+        raise CatalogError(f"The price of {where} must be a whole number of cents.")
     rate = raw.get("taxRate")
     rate_bp: int | None = None
     if rate is not None:
-        try:
-            points = Decimal(str(rate)) * 100
-        except InvalidOperation:
-            points = Decimal(-1)
-        if isinstance(rate, bool) or points != points.to_integral_value() or not 0 <= points <= MAX_RATE_BP:
-            raise CatalogError(f"The tax rate of “{name}” in the catalog must be a percent from 0 to 100.")
+        points = _points(rate)
+        if points is None or points % 1 or not 0 <= points <= MAX_RATE_BP:
+            raise CatalogError(f"The tax rate of {where} must be a percent from 0 to 100.")
         rate_bp = int(points)
     return CatalogEntry(name.strip(), price, rate_bp)
 
 
-def parse_catalog(text: str, source: str) -> tuple[CatalogEntry, ...]:
+def _points(rate: Any) -> Decimal | None:
+    """A percent (a number, or text holding one, like "10") in basis points; None when it is neither.
+
+    Bounded before any arithmetic: "1e999999" times 100 would overflow the decimal context.
+    """
+    if isinstance(rate, bool) or not isinstance(rate, int | float | Decimal | str) or len(str(rate)) > 24:
+        return None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"The catalog {source} is not valid JSON (line {exc.lineno}: {exc.msg}).") from exc
+        percent = Decimal(str(rate).strip())
+    except InvalidOperation:
+        return None
+    return percent * 100 if percent.is_finite() and -1000 < percent < 1000 else None
+
+
+def parse_catalog(raw: bytes | str, source: str) -> tuple[CatalogEntry, ...]:
+    data = decode_json(raw, f"The catalog {source}", CatalogError, decimals=True)
     entries = data.get("items") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise CatalogError(f"The catalog {source} has no list of items.")
-    return tuple(_entry(index, raw) for index, raw in enumerate(entries))
+    return tuple(_entry(index, raw, source) for index, raw in enumerate(entries))
 
 
 def load_catalog(path: str | Path | None) -> tuple[CatalogEntry, ...]:
     """The catalog at ``path``, or the shipped one."""
     if path is None:
-        text = resources.files("pos_terminal").joinpath("resources/catalog.json").read_text(encoding="utf-8")
-        return parse_catalog(text, "shipped with the terminal")
+        raw = resources.files("pos_terminal").joinpath("resources/catalog.json").read_bytes()
+        return parse_catalog(raw, "shipped with the terminal")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise CatalogError(f"The catalog file {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"The catalog file {path} cannot be read ({exc}).") from exc
-    return parse_catalog(text, str(path))
+    except (OSError, ValueError) as exc:  # ValueError: a name holding a NUL character
+        raise CatalogError(
+            f"The catalog file {path} cannot be read ({getattr(exc, 'strerror', None) or exc})."
+        ) from exc
+    return parse_catalog(raw, f"file {path}")
