@@ -93,7 +93,13 @@ async def close_down(window: MainWindow, host: AppHost) -> None:
 
 
 def configure_logging(paths: Paths) -> None:
-    handler = RotatingFileHandler(paths.log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+    try:
+        handler = RotatingFileHandler(paths.log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(
+            f"The log file {paths.log_file} cannot be opened ({exc.strerror or exc}).",
+            hint="Choose a profile folder this user can write to (--profile DIR), or check the disk.",
+        ) from exc
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(SecretsFilter())
     root = logging.getLogger()
@@ -145,8 +151,12 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    paths = paths.ensure()
-    configure_logging(paths)
+    try:
+        paths = paths.ensure()
+        configure_logging(paths)
+    except UserError as exc:
+        print(exc.text(), file=sys.stderr)
+        return 1
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("pos-terminal")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import platformdirs
 
+from pos_terminal.errors import ConfigError
+
 APP_NAME = "pos-terminal"
 
 
@@ -65,6 +67,13 @@ class Paths:
         return self.log_dir / "pos-terminal.log"
 
     def ensure(self) -> Paths:
+        """Create the directories; :class:`ConfigError` when the disk refuses (read-only, no permission, full)."""
         for directory in (self.config_dir, self.data_dir, self.log_dir):
-            directory.mkdir(parents=True, exist_ok=True)
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(
+                    f"The folder {directory} cannot be created ({exc.strerror or exc}).",
+                    hint="Choose a profile folder this user can write to (--profile DIR), or check the disk.",
+                ) from exc
         return self

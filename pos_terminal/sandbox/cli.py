@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,13 +44,17 @@ def settings_from(args: argparse.Namespace) -> SandboxSettings:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pos_terminal.sandbox.server import SandboxServer
+    from pos_terminal.sandbox.server import CannotListen, SandboxServer
     from pos_terminal.sandbox.server_guard import is_loopback
 
     if not args.public and not is_loopback(args.host):
         print(f"refusing to listen on {args.host}: not a loopback address (add --public to insist)")
         return 2
-    server = SandboxServer(settings_from(args), host=args.host, port=args.port)
+    try:
+        server = SandboxServer(settings_from(args), host=args.host, port=args.port)
+    except CannotListen as exc:
+        print(exc, file=sys.stderr)
+        return 1
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
     return 0

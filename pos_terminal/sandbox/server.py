@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 
@@ -12,11 +13,40 @@ from pos_terminal.sandbox.app import create_app
 from pos_terminal.sandbox.state import Sandbox, SandboxSettings
 
 
+class CannotListen(Exception):
+    """The address cannot be had (a port in use, an address not of this machine); the message is one sentence."""
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (0: a free port), so a refusal is one sentence instead of uvicorn's exit."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a restart may follow a crash
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        raise CannotListen(
+            f"The sandbox cannot listen on {shown}:{port} ({exc.strerror or exc}). "
+            "Choose another --port, or --port 0 for a free one."
+        ) from None
+    return sock
+
+
 class SandboxServer:
-    """A uvicorn server for one sandbox; ``start()`` returns once it accepts connections."""
+    """A uvicorn server for one sandbox; ``start()`` returns once it accepts connections.
+
+    The socket is bound here, when the server is made: :class:`CannotListen` says why it cannot be.
+    """
 
     def __init__(self, settings: SandboxSettings | None = None, *, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.sandbox = Sandbox(settings)
+        self._socket = listening_socket(host, port)
+        try:
+            self.sandbox = Sandbox(settings)
+        except BaseException:
+            self._socket.close()
+            raise
         self.host = host
         config = uvicorn.Config(
             create_app(self.sandbox),
@@ -32,10 +62,7 @@ class SandboxServer:
 
     @property
     def port(self) -> int:
-        servers = getattr(self._server, "servers", [])
-        if not servers:
-            raise RuntimeError("the sandbox is not listening")
-        return int(servers[0].sockets[0].getsockname()[1])
+        return int(self._socket.getsockname()[1])
 
     @property
     def url(self) -> str:
@@ -44,7 +71,9 @@ class SandboxServer:
 
     def start(self, timeout: float = 15.0) -> str:
         """Serve on a daemon thread; returns the base URL."""
-        self._thread = threading.Thread(target=self._server.run, name="sandbox", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, name="sandbox", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:
@@ -57,13 +86,14 @@ class SandboxServer:
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
+        self._socket.close()
         self.sandbox.close()
 
     def run(self) -> None:
         """Serve in the foreground until interrupted; prints the ready line of contract section 8."""
 
         async def serve() -> None:
-            task = asyncio.create_task(self._server.serve())
+            task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
             while not self._server.started:
                 if task.done():
                     await task
@@ -75,6 +105,7 @@ class SandboxServer:
         try:
             asyncio.run(serve())
         finally:
+            self._socket.close()
             self.sandbox.close()
 
     def __enter__(self) -> SandboxServer:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pos_terminal.api.auth import AuthClient
 from pos_terminal.api.client import PosClient, make_http_client
-from pos_terminal.api.regions import Region, load_regions
+from pos_terminal.api.regions import Region, address_problem, load_regions
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
@@ -71,9 +71,10 @@ def resolve_service(
 ) -> ServiceAddress:
     """The service to talk to: ``--service URL``, else the configured region (the embedded sandbox by default)."""
     if service_url:
-        if urlsplit(service_url).scheme not in ("http", "https"):
+        if (problem := address_problem(service_url)) is not None:
             raise ConfigError(
-                f"“{service_url}” is not a web address.", hint="Give it like https://host or http://127.0.0.1:8000."
+                f"The service address “{service_url}” given with --service {problem}.",
+                hint="Give it like https://host or http://127.0.0.1:8000.",
             )
         loopback = _is_loopback(service_url)
         return ServiceAddress.from_root(
@@ -92,6 +93,9 @@ def resolve_service(
             raise ConfigError(
                 "The custom region has no addresses.", hint="Set the auth and POS addresses in the settings."
             )
+        for key, url in (("auth_url", urls.auth_url), ("pos_url", urls.pos_url), ("payments_url", urls.payments_url)):
+            if url and (problem := address_problem(url)) is not None:
+                raise ConfigError(f"The custom address “{key}” in the settings {problem}.", hint="Correct it.")
         return ServiceAddress("custom", urls.auth_url, urls.pos_url, urls.payments_url, True, f"custom:{urls.auth_url}")
     regions = load_regions(paths.regions_file if paths.regions_file.exists() else None)
     if settings.region not in regions:

@@ -337,3 +337,49 @@ def test_a_bad_settings_file_is_one_sentence(cli: CLI, profile: Path) -> None:
     write_config(profile, routes={"refunds": "/refunds"})
     refused = cli("status")
     assert refused.err_lines == [assert_refused(refused, says="unknown routes: refunds")]
+
+
+def test_the_sandbox_on_a_port_in_use_says_so_in_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    from pos_terminal.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["sandbox", "--memory", "--port", str(port)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert captured.err.strip() == (
+        f"The sandbox cannot listen on 127.0.0.1:{port} (Address already in use). "
+        "Choose another --port, or --port 0 for a free one."
+    )
+
+
+@pytest.mark.parametrize(
+    ("service", "says"),
+    [
+        ("http://127.0.0.1:99999", "The service address “http://127.0.0.1:99999” given with --service is not a valid"),
+        ("http://[::1", "The service address “http://[::1” given with --service is not a valid web address."),
+        ("ftp://host", "does not start with http:// or https://"),
+    ],
+)
+def test_a_service_address_that_cannot_be_one_gets_one_sentence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, memory_keyring: MemoryKeyring, service: str, says: str
+) -> None:
+    from pos_terminal.cli import main
+
+    code = main(["status", "--profile", str(tmp_path / "lane"), "--service", service])
+    run = Run(code, *capsys.readouterr())
+    assert_refused(run, says=says)
+
+
+def test_a_profile_that_cannot_be_made_gets_one_sentence(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    from pos_terminal.cli import main
+
+    (tmp_path / "a-file").write_text("not a folder")
+    for command in (["status"], ["customers"], ["report"]):
+        code = main([*command, "--profile", str(tmp_path / "a-file" / "lane")])
+        run = Run(code, *capsys.readouterr())
+        assert_refused(run, says="cannot be created (Not a directory). Choose a profile folder")
