@@ -26,9 +26,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pos_terminal.store.sqlite import connect, migrate, transaction, user_errors
+from pos_terminal.domain.decode import decode_json
+from pos_terminal.domain.lifecycle import TxState, normalize_state
+from pos_terminal.store.sqlite import StorageError, connect, migrate, transaction, user_errors
+
+Choice = TypeVar("Choice")
 
 JsonObject = dict[str, Any]
 
@@ -99,6 +103,12 @@ class IntentStatus(StrEnum):
 
 
 UNFINISHED = (IntentStatus.RECORDED, IntentStatus.VERIFYING)
+TABLES = ("open_check", "charge_intent", "known_transaction", "outbox", "audit")
+
+
+class DamagedJournal(StorageError):
+    """The file is a journal, but a table or a row holds what the terminal never writes
+    (a hand edit, a restore from elsewhere, another program)."""
 
 
 @dataclass(frozen=True)
@@ -158,19 +168,64 @@ def _when(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _moment(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(UTC)
-
-
 def _dump(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-def _load(text: str) -> JsonObject:
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise TypeError(f"expected a JSON object, found {type(value).__name__}")
-    return value
+@dataclass(frozen=True)
+class _Cells:
+    """One row read back: each cell checked for what the terminal writes there, or one sentence naming it."""
+
+    row: sqlite3.Row
+    path: Path
+    entry: str  # "charge pos-…", "state change 12": the row, as a person would look for it
+
+    def damaged(self, column: str, problem: str) -> DamagedJournal:
+        return DamagedJournal(f"The journal file {self.path} has a damaged {self.entry}: {column} {problem}.")
+
+    def text(self, column: str) -> str:
+        value = self.row[column]
+        if not isinstance(value, str):
+            raise self.damaged(column, "is not text")
+        return value
+
+    def optional_text(self, column: str) -> str | None:
+        return None if self.row[column] is None else self.text(column)
+
+    def count(self, column: str) -> int:
+        value = self.row[column]
+        if not isinstance(value, int):
+            raise self.damaged(column, "is not a whole number")
+        return value
+
+    def json(self, column: str) -> JsonObject:
+        """Bounded like every file the terminal reads (size, nesting, numbers); control characters are kept."""
+        raw = self.row[column]
+        if not isinstance(raw, str | bytes):
+            raise self.damaged(column, "is not JSON")
+        error = self.damaged(column, "")  # the decoder finishes the sentence ("is not valid JSON …")
+        value = decode_json(raw, error.sentence[:-2], DamagedJournal, strict_text=False)
+        if not isinstance(value, dict):
+            raise self.damaged(column, "is not a JSON object")
+        return value
+
+    def optional_json(self, column: str) -> JsonObject | None:
+        return None if self.row[column] is None else self.json(column)
+
+    def time(self, column: str) -> datetime:
+        try:
+            moment = datetime.fromisoformat(self.text(column))
+        except ValueError:
+            raise self.damaged(column, "is not a time") from None
+        if moment.tzinfo is None:
+            raise self.damaged(column, "is a time without its time zone")
+        return moment.astimezone(UTC)
+
+    def choice(self, column: str, read: Callable[[str], Choice]) -> Choice:
+        try:
+            return read(self.text(column))
+        except ValueError:
+            raise self.damaged(column, "is not one the terminal knows") from None
 
 
 class Journal:
@@ -188,10 +243,19 @@ class Journal:
         self._conn.row_factory = sqlite3.Row
         try:
             migrate(self._conn, MIGRATIONS)
+            self._check_tables()
         except BaseException:
             self._conn.close()
             self._conn = None
             raise
+
+    def _check_tables(self) -> None:
+        """Every table the schema made is there: a file with one dropped fails here, not at the first sale."""
+        with user_errors(self.path):
+            present = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table in TABLES:
+            if table not in present:
+                raise DamagedJournal(f"The journal file {self.path} has lost its table “{table}”.")
 
     # --- plumbing -----------------------------------------------------------------------------
 
@@ -249,7 +313,7 @@ class Journal:
 
     def load_open_check(self) -> JsonObject | None:
         rows = self._read("SELECT body FROM open_check WHERE id = 1")
-        return _load(rows[0]["body"]) if rows else None
+        return _Cells(rows[0], self.path, "open check").json("body") if rows else None
 
     def clear_open_check(self) -> None:
         self._write("DELETE FROM open_check")
@@ -298,14 +362,14 @@ class Journal:
 
     def intent(self, ref_id: str) -> ChargeIntent | None:
         rows = self._read("SELECT * FROM charge_intent WHERE ref_id = ?", (ref_id,))
-        return _intent(rows[0]) if rows else None
+        return self._intent(rows[0]) if rows else None
 
     def unfinished_intents(self) -> list[ChargeIntent]:
         """Intents whose outcome is not settled (recorded or verifying), oldest first."""
         rows = self._read(
             "SELECT * FROM charge_intent WHERE status IN (?, ?) ORDER BY created_at, ref_id", tuple(UNFINISHED)
         )
-        return [_intent(row) for row in rows]
+        return [self._intent(row) for row in rows]
 
     def failed_intents(self, *, since: datetime) -> list[ChargeIntent]:
         """Failed intents created at or after ``since``, oldest first (candidates for a late landing)."""
@@ -313,7 +377,7 @@ class Journal:
             "SELECT * FROM charge_intent WHERE status = ? AND created_at >= ? ORDER BY created_at, ref_id",
             (IntentStatus.FAILED, _when(since)),
         )
-        return [_intent(row) for row in rows]
+        return [self._intent(row) for row in rows]
 
     # --- transactions -------------------------------------------------------------------------
 
@@ -342,14 +406,14 @@ class Journal:
         rows = self._read("SELECT * FROM known_transaction WHERE transaction_id = ?", (transaction_id,))
         if not rows:
             return None
-        row = rows[0]
+        cells = _Cells(rows[0], self.path, f"transaction {transaction_id}")
         return KnownTransaction(
-            transaction_id=row["transaction_id"],
-            ref_id=row["ref_id"],
-            state=row["state"],
-            record=None if row["record"] is None else _load(row["record"]),
-            first_seen=_moment(row["first_seen"]),
-            updated_at=_moment(row["updated_at"]),
+            transaction_id=cells.text("transaction_id"),
+            ref_id=cells.optional_text("ref_id"),
+            state=str(cells.choice("state", normalize_state)),
+            record=cells.optional_json("record"),
+            first_seen=cells.time("first_seen"),
+            updated_at=cells.time("updated_at"),
         )
 
     # --- the outbox ---------------------------------------------------------------------------
@@ -367,7 +431,7 @@ class Journal:
     def pending_state_changes(self) -> list[OutboxEntry]:
         """Changes not yet confirmed or dropped, in the order they were queued."""
         rows = self._read("SELECT * FROM outbox WHERE outcome IS NULL ORDER BY id")
-        return [_outbox(row) for row in rows]
+        return [self._outbox(row) for row in rows]
 
     def is_pending(self, entry_id: int) -> bool:
         """Whether the change is still neither confirmed nor dropped."""
@@ -407,7 +471,7 @@ class Journal:
         rows = self._read("SELECT * FROM outbox WHERE id = ?", (entry_id,))
         if not rows:
             raise KeyError(f"no state change {entry_id}")
-        return _outbox(rows[0])
+        return self._outbox(rows[0])
 
     # --- the audit log ------------------------------------------------------------------------
 
@@ -449,39 +513,50 @@ class Journal:
             sql += " AND terminal_id = ?"
             params.append(terminal_id)
         rows = self._read(sql + " ORDER BY at, id", tuple(params))
-        return [
-            AuditEntry(
-                at=_moment(row["at"]),
-                action=row["action"],
-                actor=row["actor"],
-                terminal_id=row["terminal_id"],
-                detail=_load(row["detail"]),
-            )
-            for row in rows
-        ]
+        return [self._audit(row) for row in rows]
+
+    # --- rows read back -----------------------------------------------------------------------
+
+    def _intent(self, row: sqlite3.Row) -> ChargeIntent:
+        cells = _Cells(row, self.path, f"charge {row['ref_id']}")
+        return ChargeIntent(
+            ref_id=cells.text("ref_id"),
+            terminal_id=cells.optional_text("terminal_id"),
+            customer=cells.json("customer"),
+            check=cells.json("check_body"),
+            request=cells.json("request"),
+            status=cells.choice("status", IntentStatus),
+            transaction_id=cells.optional_text("transaction_id"),
+            error=cells.optional_text("error"),
+            created_at=cells.time("created_at"),
+            updated_at=cells.time("updated_at"),
+        )
+
+    def _outbox(self, row: sqlite3.Row) -> OutboxEntry:
+        cells = _Cells(row, self.path, f"state change {row['id']}")
+        return OutboxEntry(
+            id=cells.count("id"),
+            transaction_id=cells.text("transaction_id"),
+            target_state=str(cells.choice("target_state", _target_state)),
+            attempts=cells.count("attempts"),
+            last_error=cells.optional_text("last_error"),
+            created_at=cells.time("created_at"),
+        )
+
+    def _audit(self, row: sqlite3.Row) -> AuditEntry:
+        cells = _Cells(row, self.path, f"audit entry {row['id']}")
+        return AuditEntry(
+            at=cells.time("at"),
+            action=cells.text("action"),
+            actor=cells.optional_text("actor"),
+            terminal_id=cells.optional_text("terminal_id"),
+            detail=cells.json("detail"),
+        )
 
 
-def _intent(row: sqlite3.Row) -> ChargeIntent:
-    return ChargeIntent(
-        ref_id=row["ref_id"],
-        terminal_id=row["terminal_id"],
-        customer=_load(row["customer"]),
-        check=_load(row["check_body"]),
-        request=_load(row["request"]),
-        status=IntentStatus(row["status"]),
-        transaction_id=row["transaction_id"],
-        error=row["error"],
-        created_at=_moment(row["created_at"]),
-        updated_at=_moment(row["updated_at"]),
-    )
-
-
-def _outbox(row: sqlite3.Row) -> OutboxEntry:
-    return OutboxEntry(
-        id=row["id"],
-        transaction_id=row["transaction_id"],
-        target_state=row["target_state"],
-        attempts=row["attempts"],
-        last_error=row["last_error"],
-        created_at=_moment(row["created_at"]),
-    )
+def _target_state(text: str) -> TxState:
+    """A state a change can ask for (the request enum: complete, canceled, refunded)."""
+    state = TxState(text)
+    if state is TxState.AUTHORIZED:
+        raise ValueError("a transaction is never asked to become authorized")
+    return state

@@ -238,3 +238,76 @@ def test_close_twice_is_harmless(tmp_path: Path) -> None:
     journal.close()
     with pytest.raises(RuntimeError):
         journal.pending_state_changes()
+
+
+# --- a journal someone or something damaged: one sentence, never a traceback -------------------------------
+
+
+def tamper(path: Path, *statements: str) -> None:
+    """Change the file behind the terminal's back (a hand edit, a bad restore, another program)."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA ignore_check_constraints = ON")
+    for statement in statements:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+
+
+def test_a_journal_missing_a_table_is_refused_when_opened(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    Journal(path).close()
+    tamper(path, "DROP TABLE outbox")
+    with pytest.raises(StorageError, match=r"journal\.sqlite3 has lost its table “outbox”") as caught:
+        Journal(path)
+    assert "move the file aside" in caught.value.text()
+
+
+@pytest.mark.parametrize(
+    ("statement", "says"),
+    [
+        ("UPDATE charge_intent SET customer = '{not json'", "customer is not valid JSON"),
+        ("UPDATE charge_intent SET check_body = '[1, 2]'", "check_body is not a JSON object"),
+        ("UPDATE charge_intent SET created_at = 'yesterday'", "created_at is not a time"),
+        ("UPDATE charge_intent SET status = 'lost'", "status is not one the terminal knows"),
+        ("UPDATE charge_intent SET request = '" + "[" * 5000 + "]" * 5000 + "'", "request nests"),
+    ],
+    ids=["bad-json", "not-an-object", "bad-time", "bad-status", "deep-nesting"],
+)
+def test_a_damaged_intent_is_named_in_one_sentence(journal: Journal, tmp_path: Path, statement: str, says: str) -> None:
+    record(journal, "pos-1")
+    tamper(journal.path, statement)
+    with pytest.raises(StorageError) as caught:
+        journal.intent("pos-1")
+    sentence = caught.value.sentence
+    assert "journal.sqlite3" in sentence and "charge pos-1" in sentence and says in sentence, sentence
+
+
+@pytest.mark.parametrize(
+    ("statement", "read", "says"),
+    [
+        ("UPDATE outbox SET target_state = 'shipped'", "pending", "target_state is not one the terminal knows"),
+        ("UPDATE outbox SET created_at = '2026-13-45'", "pending", "created_at is not a time"),
+        ("UPDATE known_transaction SET state = 'weird'", "known", "state is not one the terminal knows"),
+        ("UPDATE known_transaction SET record = 'null'", "known", "record is not a JSON object"),
+        ("UPDATE audit SET detail = '\"text\"'", "audit", "detail is not a JSON object"),
+        ("UPDATE open_check SET body = x'ff00'", "check", "body is not UTF-8 text"),
+    ],
+    ids=["bad-target", "bad-time", "bad-state", "null-record", "text-detail", "binary-body"],
+)
+def test_a_damaged_row_is_named_in_one_sentence(
+    journal: Journal, clock: Clock, statement: str, read: str, says: str
+) -> None:
+    journal.save_open_check({"items": []})
+    journal.enqueue_state_change("tx-1", "complete")
+    journal.remember_transaction("tx-1", ref_id="pos-1", state="authorized", record={"state": "authorized"})
+    journal.audit("charge", detail={"refId": "pos-1"})
+    tamper(journal.path, statement)
+    reads = {
+        "pending": journal.pending_state_changes,
+        "known": lambda: journal.known_transaction("tx-1"),
+        "audit": lambda: journal.audit_entries(clock.at - timedelta(hours=1), clock.at + timedelta(hours=1)),
+        "check": journal.load_open_check,
+    }
+    with pytest.raises(StorageError) as caught:
+        reads[read]()
+    assert "journal.sqlite3" in caught.value.sentence and says in caught.value.sentence, caught.value.sentence
