@@ -296,7 +296,11 @@ class CashierView(QWidget):
         try:
             entries = load_catalog(path)
         except CatalogError as exc:
+            # said in the banner, and kept where the buttons would be: a later message must not hide it
             self.messages.show_error(exc)
+            problem = label(exc.text(), role="hint", wrap=True)
+            problem.setAccessibleName("Catalog problem")
+            self.catalog_grid.addWidget(problem, 0, 0, 1, CATALOG_COLUMNS)
             entries = ()
         for index, entry in enumerate(entries):
             quick = button(f"{entry.name}\n{self.money.format(entry.price)}", role="catalog", name=f"Add {entry.name}")

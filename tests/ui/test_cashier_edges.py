@@ -17,7 +17,7 @@ from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel, QMessageBox
 
 
 def transactions_of(client: httpx.Client, pos: httpx.Client, customer_id: str) -> list[dict[str, object]]:
@@ -271,3 +271,29 @@ async def test_fields_emptied_after_each_entry_keep_no_undo_history(
     cashier.new_check()
     assert not cashier.customers.search.isUndoAvailable()
     await finish(window, host)
+
+
+async def test_a_broken_catalog_file_gets_one_sentence_and_the_open_check_comes_back(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    from pos_terminal.config import with_changes
+
+    customer = new_checked_in_customer(client, firstName="Cato", lastName="Catalog", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    choose(window, "Cato Catalog")
+    type_item(window, "Quiche", "11.00")
+    await finish(window, host)
+
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text('{"items": [{"name": "Tea", "price": 400, "taxRate": "1e999999"}]}' + " " + "[" * 50_000)
+    host.save_settings(with_changes(host.settings, catalog_file=str(catalog)))
+    again = AppHost(host.paths, service_url=host.service_url)
+    second = make_window(again)
+    second.start()
+    await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
+    problem = second.cashier.catalog_box.findChild(QLabel)
+    assert problem is not None and problem.accessibleName() == "Catalog problem"
+    assert str(catalog) in problem.text() and "items can still be typed" in problem.text(), problem.text()
+    assert "Something unexpected" not in second.banner.text.text()
+    assert second.cashier.customer_text.text().startswith("Cato Catalog")
+    await finish(second, again)
