@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _range(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="start", type=_moment, help="start (ISO 8601, local time unless offset)")
-    parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default now)")
+    parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default: now; tx list: end of today)")
     parser.add_argument("--today", action="store_true", help="since local midnight (the default)")
 
 
@@ -375,7 +375,8 @@ def _tx_line(terminal: Any, t: Any) -> str:
 
 async def _tx_list(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     start = args.start or _today_start()
-    end = args.end or datetime.now(UTC) + timedelta(seconds=1)
+    # to the end of today, not to now: a service whose clock runs ahead stamps what it made just now later
+    end = args.end or _today_start() + timedelta(days=1)
     terminal_id = None if args.all else terminal.settings.terminal_id
     transactions = await terminal.history.list(start, end, terminal_id)
     out.data([t.model_dump(by_alias=True, mode="json") for t in transactions])

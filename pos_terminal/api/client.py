@@ -13,7 +13,8 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
 from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -113,6 +114,8 @@ class PosClient:
         self.routes = routes or Routes()
         self.method_override = method_override
         self.retry = retry or RetryPolicy()
+        # the service's clock less this machine's, from the last answer's Date header; None until one is read
+        self.clock_offset: timedelta | None = None
 
     # --- calls ----------------------------------------------------------------------------------
 
@@ -213,6 +216,7 @@ class PosClient:
                 if not idempotent:
                     raise OutcomeUnknown(detail=str(exc) if bounded else type(exc).__name__) from exc
                 raise unanswered(exc) from exc
+            self._read_clock(response)
             if response.status_code == 401 and not refreshed:
                 refreshed = True
                 renewed = await self.credentials.after_unauthorized(header)
@@ -236,6 +240,19 @@ class PosClient:
             if isinstance(error, Unauthorized):
                 log.info("%s %s answered 401 after a refresh", method, path)
             raise error
+
+    def _read_clock(self, response: httpx.Response) -> None:
+        """Keep how far the service's clock is from ours (RFC 9110 §6.6.1 ``Date``; whole seconds)."""
+        stamp = response.headers.get("date")
+        if not stamp:
+            return
+        try:
+            said = parsedate_to_datetime(stamp)
+        except (TypeError, ValueError, IndexError):
+            return  # a proxy's odd Date says nothing about the service's clock
+        if said.tzinfo is None:
+            return
+        self.clock_offset = said - datetime.now(UTC)
 
     # --- reading ----------------------------------------------------------------------------------
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from email.utils import format_datetime
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pos_terminal.sandbox import admin, auth, payments, pos
+from pos_terminal.sandbox.clock import Clock
 from pos_terminal.sandbox.faults import FaultMiddleware
 from pos_terminal.sandbox.problems import PROBLEM_JSON, install_handlers
 from pos_terminal.sandbox.seed import seed_demo_data
@@ -38,6 +40,29 @@ class MethodOverride:
         await self.app(scope, receive, send)
 
 
+class ServiceDate:
+    """Every answer's ``Date`` (RFC 9110 §6.6.1) is the sandbox's clock, as a real service's would be its own:
+    moved forward by ``/sandbox/clock``, it is how a client sees a service whose clock runs ahead."""
+
+    def __init__(self, app: ASGIApp, clock: Clock) -> None:
+        self.app = app
+        self.clock = clock
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_dated(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
+                headers.append((b"date", format_datetime(self.clock.now(), usegmt=True).encode("latin-1")))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_dated)
+
+
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """FastAPI's document, with its 422 validation shape replaced by our 400 problem details."""
     if app.openapi_schema:
@@ -61,7 +86,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
-def create_app(sandbox: Sandbox) -> FaultMiddleware:
+def create_app(sandbox: Sandbox) -> ServiceDate:
     """The whole service for one :class:`Sandbox`; demo data is created on first start."""
     with sandbox.db.tx() as conn:
         seed_demo_data(conn, sandbox.clock.now_ms())
@@ -93,7 +118,7 @@ def create_app(sandbox: Sandbox) -> FaultMiddleware:
     api.include_router(admin.router)
     api.include_router(payments.control_router)
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
-    return FaultMiddleware(MethodOverride(api), sandbox.faults)
+    return ServiceDate(FaultMiddleware(MethodOverride(api), sandbox.faults), sandbox.clock)
 
 
 async def _sweep(sandbox: Sandbox) -> None:

@@ -56,6 +56,7 @@ class SandboxServer:
             access_log=False,
             lifespan="on",
             timeout_graceful_shutdown=2,
+            date_header=False,  # the application dates every answer by the sandbox's clock (app.ServiceDate)
         )
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None

@@ -43,6 +43,11 @@ from pos_terminal.store.journal import ChargeIntent, IntentStatus, Journal, Outb
 log = logging.getLogger(__name__)
 
 TRANSIENT = (OutcomeUnknown, ServiceUnreachable, ServerError, RateLimited)
+SEARCH_MARGIN = timedelta(hours=1)  # around a search window, for clocks that drift and answers that take long
+NOT_FOUND_YET = (
+    "The service has not shown this charge after waiting for it. If it arrives later, the terminal cancels it, "
+    "so the customer is never charged twice; charge again to take the payment."
+)
 
 
 def utcnow() -> datetime:
@@ -219,9 +224,10 @@ class Checkout:
             return ChargeOutcome(
                 ref_id, ChargeStatus.VERIFYING, message="The charge is being verified with the service."
             )
-        message = "The charge did not reach the service; nothing was charged."
-        self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=message)
-        return ChargeOutcome(ref_id, ChargeStatus.FAILED, message=message)
+        # Not found is all the terminal knows: the create may still land. Resumes keep looking for it until the
+        # service would have canceled it on its own, and cancel it if it comes (_cancel_late_landings).
+        self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=NOT_FOUND_YET)
+        return ChargeOutcome(ref_id, ChargeStatus.FAILED, message=NOT_FOUND_YET)
 
     async def _created(
         self,
@@ -270,11 +276,30 @@ class Checkout:
 
     async def _find_by_ref(self, intent: ChargeIntent) -> list[Transaction]:
         """This terminal's transactions carrying the intent's ``refId``, oldest first."""
-        start = intent.created_at - timedelta(hours=1)
-        end = self.now() + timedelta(hours=1)
-        listed = await self.client.list_transactions(start, end, terminal_id=intent.terminal_id)
+        listed = await self._list_since(intent.created_at, intent.terminal_id)
         matches = [t for t in listed if t.ref_id == intent.ref_id]
         return sorted(matches, key=lambda t: (t.created or intent.created_at, t.transaction_id))
+
+    def _search_window(self, since: datetime) -> tuple[datetime, datetime]:
+        """From ``since`` to now, by this terminal's clock and by the service's, whichever reaches further.
+
+        The service stamps ``created`` by its own clock and lists by it: a service an hour or more ahead would
+        hide a transaction from a window built from the terminal's clock alone. Its clock is known from the
+        ``Date`` of its answers.
+        """
+        skew = self.client.clock_offset or timedelta(0)
+        now = self.now()
+        return min(since, since + skew) - SEARCH_MARGIN, max(now, now + skew) + SEARCH_MARGIN
+
+    async def _list_since(self, since: datetime, terminal_id: str | None) -> list[Transaction]:
+        """The transactions of ``terminal_id`` over :meth:`_search_window`; when the listing's own answer shows
+        the service's clock further off than the window allowed for, once more over the corrected window."""
+        start, end = self._search_window(since)
+        listed = await self.client.list_transactions(start, end, terminal_id=terminal_id)
+        wider_start, wider_end = self._search_window(since)
+        if wider_start < start or wider_end > end:
+            listed = await self.client.list_transactions(wider_start, wider_end, terminal_id=terminal_id)
+        return listed
 
     def _intent(self, ref_id: str) -> ChargeIntent:
         intent = self.journal.intent(ref_id)
@@ -411,9 +436,8 @@ class Checkout:
         failed = [i for i in self.journal.failed_intents(since=horizon) if i.transaction_id is None]
         if not failed:
             return []
-        start = min(i.created_at for i in failed) - timedelta(hours=1)
         try:
-            listed = await self.client.list_transactions(start, self.now() + timedelta(hours=1), self.terminal_id)
+            listed = await self._list_since(min(i.created_at for i in failed), self.terminal_id)
         except (*TRANSIENT, ApiError) as exc:
             log.warning("could not look for late landings: %s", exc.sentence)
             return []

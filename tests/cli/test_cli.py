@@ -21,7 +21,7 @@ from pos_terminal.domain.check import Check
 from pos_terminal.sandbox import SandboxServer
 from tests.api.fake_service import Answer, FakeService
 from tests.cli.conftest import CLI, Run, write_config
-from tests.conftest import mint_token, new_checked_in_customer
+from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
 from tests.keyrings import MemoryKeyring
 
 CHECK = {
@@ -383,3 +383,17 @@ def test_a_profile_that_cannot_be_made_gets_one_sentence(
         code = main([*command, "--profile", str(tmp_path / "a-file" / "lane")])
         run = Run(code, *capsys.readouterr())
         assert_refused(run, says="cannot be created (Not a directory). Choose a profile folder")
+
+
+def test_tx_list_finds_what_a_service_with_its_clock_hours_ahead_made_just_now(
+    cli: CLI, client: httpx.Client, sandbox: SandboxServer
+) -> None:
+    token = mint_token(client, expiresIn=0)
+    assert cli("login", f"--token={token}").code == 0
+    client.post("/sandbox/clock", json={"advanceSeconds": 3 * 3600}).raise_for_status()
+    who = new_checked_in_customer(client)
+    with httpx.Client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
+        made = create_transaction(pos, check_body(who, terminalId="LANE-CLI", refId="ahead-1"))
+    listed = cli("tx", "list", json=True)
+    assert listed.code == 0, listed.err
+    assert made in [t["transactionId"] for t in listed.data]

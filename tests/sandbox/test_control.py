@@ -292,6 +292,16 @@ def test_clock_drives_the_times_the_api_writes(shop: Shop) -> None:
     assert abs(parse(customer["checkInDate"]) - shop.now()) < timedelta(seconds=5)
 
 
+def test_every_answer_is_dated_by_the_sandbox_clock(shop: Shop) -> None:
+    from email.utils import parsedate_to_datetime
+
+    shop.advance(2 * 3600)
+    for response in (shop.control.get("/sandbox/clock"), shop.control.get("/v4/customers"), shop.control.get("/x")):
+        dated = response.headers.get_list("date")
+        assert len(dated) == 1, response.headers
+        assert abs(parsedate_to_datetime(dated[0]) - shop.now()) < timedelta(seconds=5), dated
+
+
 # --- settings ---------------------------------------------------------------------------------------
 
 

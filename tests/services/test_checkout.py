@@ -137,9 +137,38 @@ async def test_create_that_never_landed_fails_after_the_verify_window(
     terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
     settled = await terminal.checkout.verify(outcome.ref_id)
     assert settled.status is ChargeStatus.FAILED
-    assert settled.message and "nothing was charged" in settled.message
+    # the terminal cannot know the create will never land: it says what it knows, and keeps looking
+    assert settled.message and "has not shown this charge" in settled.message
+    assert "nothing was charged" not in settled.message
     assert transactions_of(client, who["customerId"]) == []
     assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
+
+
+@pytest.mark.parametrize("mode", ["drop_after", "error_after"])
+async def test_a_service_clock_hours_ahead_does_not_hide_a_charge_that_landed(
+    mode: str, terminal: Terminal, client: httpx.Client
+) -> None:
+    client.post("/sandbox/clock", json={"advanceSeconds": 3 * 3600}).raise_for_status()
+    who = new_checked_in_customer(client)
+    customer = await customer_model(terminal, who["customerId"])  # an answer dated by the service's clock
+    assert terminal.client.clock_offset is not None and terminal.client.clock_offset.total_seconds() > 3 * 3600 - 5
+    arm(client, "POST", "/v4/transactions", mode)
+    outcome = await terminal.checkout.charge(coffee_check(), customer)
+    assert outcome.status is ChargeStatus.AUTHORIZED, outcome.message
+    assert [t["transactionId"] for t in transactions_of(client, who["customerId"])] == [outcome.transaction_id]
+
+
+async def test_a_service_clock_that_moves_ahead_mid_charge_is_followed(
+    terminal: Terminal, client: httpx.Client
+) -> None:
+    who = new_checked_in_customer(client)
+    customer = await customer_model(terminal, who["customerId"])
+    assert terminal.client.clock_offset is not None and abs(terminal.client.clock_offset.total_seconds()) < 5
+    client.post("/sandbox/clock", json={"advanceSeconds": 5 * 3600}).raise_for_status()
+    arm(client, "POST", "/v4/transactions", "drop_after")
+    outcome = await terminal.checkout.charge(coffee_check(), customer)
+    # the first listing, over the terminal's hours, shows the service's clock: the second one finds it
+    assert outcome.status is ChargeStatus.AUTHORIZED, outcome.message
 
 
 async def test_delayed_create_is_verified_once_it_lands(
