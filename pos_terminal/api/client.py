@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 Model = TypeVar("Model", bound=BaseModel)
 USER_AGENT = "pos-terminal/0.1"
+CLOCK_RESOLUTION = timedelta(seconds=2)  # what an answer's Date can tell of the service's clock
 
 
 class Credentials(Protocol):
@@ -252,7 +253,9 @@ class PosClient:
             return  # a proxy's odd Date says nothing about the service's clock
         if said.tzinfo is None:
             return
-        self.clock_offset = said - datetime.now(UTC)
+        offset = said - datetime.now(UTC)
+        # Date carries whole seconds, cut down, and the answer took a while: less than that is no skew at all
+        self.clock_offset = offset if abs(offset) > CLOCK_RESOLUTION else timedelta(0)
 
     # --- reading ----------------------------------------------------------------------------------
 

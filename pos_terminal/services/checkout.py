@@ -318,23 +318,38 @@ class Checkout:
             self.journal.audit(
                 str(action), actor=self.actor, terminal_id=self.terminal_id, detail={"transactionId": transaction_id}
             )
-            close_call = await self._close_call(transaction_id) if action is Action.COMPLETE else None
+            close_call = self._close_call(transaction_id) if action is Action.COMPLETE else None
             return replace(await self._send(entry), close_call_seconds=close_call)
         finally:
             self._sending.discard(entry.id)
 
-    async def _close_call(self, transaction_id: str) -> int | None:
+    def service_now(self) -> datetime:
+        """Now by the service's clock, as far as its answers' ``Date`` tell (the terminal's clock until one does)."""
+        return self.now() + (self.client.clock_offset or timedelta(0))
+
+    def seconds_to_auto_cancel(self, transaction_id: str) -> int | None:
+        """Seconds before the service cancels the authorized transaction on its own, from what the journal knows
+        (no request: a complete never waits for a read); None when the journal knows nothing of it.
+
+        The service's ``created`` is compared with the service's clock; the terminal's own record of when it sent
+        the create, with the terminal's clock.
+        """
+        known = self.journal.known_transaction(transaction_id)
+        if known is None:
+            return None
+        created = _created(known.record)
+        if created is not None:
+            left = created + self.auto_cancel_hint - self.service_now()
+        elif known.ref_id is not None and (intent := self.journal.intent(known.ref_id)) is not None:
+            left = intent.created_at + self.auto_cancel_hint - self.now()
+        else:
+            return None
+        return max(0, int(left.total_seconds()))
+
+    def _close_call(self, transaction_id: str) -> int | None:
         """Seconds left before automatic cancellation when under the warning margin; None when not, or unknown."""
-        try:
-            transaction = await self.client.get_transaction(transaction_id)
-        except (*TRANSIENT, ApiError) as exc:
-            log.info("could not read %s before completing it: %s", transaction_id, exc.sentence)
-            return None
-        self._remember(transaction)
-        if transaction.state is not TxState.AUTHORIZED or transaction.created is None:
-            return None
-        seconds_left = max(0, int((transaction.created + self.auto_cancel_hint - self.now()).total_seconds()))
-        return seconds_left if seconds_left < self.warn_before_auto_cancel.total_seconds() else None
+        left = self.seconds_to_auto_cancel(transaction_id)
+        return left if left is not None and left < self.warn_before_auto_cancel.total_seconds() else None
 
     async def flush_outbox(self) -> list[StateChangeOutcome]:
         """Re-send every pending state change, oldest first; stop a transaction's queue at its first pending."""
@@ -458,6 +473,16 @@ class Checkout:
 
 def _record(transaction: Transaction | None) -> dict[str, Any] | None:
     return None if transaction is None else transaction.model_dump(by_alias=True, mode="json")
+
+
+def _created(record: Mapping[str, Any] | None) -> datetime | None:
+    """When the service created the transaction of a journal record (by its clock), when the record says."""
+    if not record or not record.get("created"):
+        return None
+    try:
+        return Transaction.model_validate(record).created
+    except ValueError:
+        return None
 
 
 def _refusal_sentence(state: TxState, target: TxState) -> str | None:

@@ -303,12 +303,16 @@ class Register:
         return self._keep(replace(state, transaction=transaction, phase=phase, pending=pending, message=message))
 
     def seconds_left(self) -> int | None:
-        """Time before the authorized transaction is canceled automatically (None when unknown)."""
+        """Time before the authorized transaction is canceled automatically (None when unknown).
+
+        The service's ``created`` is by the service's clock, so it is counted down on the service's clock.
+        """
         transaction = self.current.transaction
         if self.current.phase is not Phase.AUTHORIZED or transaction is None or transaction.created is None:
             return None
         deadline = transaction.created + self.auto_cancel_hint
-        return max(0, int((deadline - self.now()).total_seconds()))
+        service_now = self.now() + (self.checkout.client.clock_offset or timedelta(0))
+        return max(0, int((deadline - service_now).total_seconds()))
 
     async def complete(self) -> OpenCheck:
         return await self._change(Action.COMPLETE)

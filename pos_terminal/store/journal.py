@@ -98,7 +98,7 @@ class IntentStatus(StrEnum):
     RECORDED = "recorded"  # written, the create request not (known to be) answered yet
     VERIFYING = "verifying"  # the outcome is unknown: reconcile by refId, never create again
     CREATED = "created"  # the service has the transaction (``transaction_id``)
-    FAILED = "failed"  # nothing was charged, as far as the terminal knows
+    FAILED = "failed"  # refused, never sent, or not found in time (a late landing is canceled on resume)
     RESOLVED = "resolved"  # failed, and a late landing was found and dealt with
 
 

@@ -273,6 +273,18 @@ async def test_completing_close_to_auto_cancel_warns(
     assert done.close_call_seconds is not None and done.close_call_seconds <= 10
 
 
+async def test_a_complete_is_one_request_with_nothing_read_before_it(terminal: Terminal, client: httpx.Client) -> None:
+    """The warning about automatic cancellation comes from the journal: a slow read never holds up a complete."""
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    arm(client, "GET", f"/v4/transactions/{outcome.transaction_id}", "delay", delayMs=30_000)
+    done = await asyncio.wait_for(terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE), 5)
+    assert done.status is ChangeStatus.DONE and done.close_call_seconds is None
+    assert len(client.get("/sandbox/faults").json()) == 1, "nothing read the transaction"
+    assert terminal.checkout.seconds_to_auto_cancel(outcome.transaction_id) in range(280, 301)
+
+
 async def test_a_complete_is_kept_when_the_transaction_cannot_be_read(terminal: Terminal, client: httpx.Client) -> None:
     """The read before the complete used to come first: three failed reads and the sale was never completed."""
     who = new_checked_in_customer(client)
