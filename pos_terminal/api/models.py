@@ -227,14 +227,15 @@ class CreateAnswer(WireModel):
 
 
 class Summary(WireModel):
-    """Summary record (2.8)."""
+    """Summary record (2.8). ``count`` and ``total`` must be there: without them an object is no summary (a wrong
+    route's answer would read as a day with nothing sold); the other figures may be left out as zero."""
 
     terminal_id: str | None = None
-    total: int = 0
+    total: int
     fees: int = 0
     payout: int = 0
     tips: int = 0
-    count: int = 0
+    count: int
     start: Time = Field(default=None, validation_alias=AliasChoices("from", "start"))
     end: Time = Field(default=None, validation_alias=AliasChoices("to", "end"))
 

@@ -66,7 +66,9 @@ def test_every_time_field_is_read_in_utc() -> None:
     )
     assert transaction.created == NOON and transaction.created.tzinfo is UTC
     assert transaction.updated is None
-    summary = Summary.model_validate({"from": "2026-11-22T12:00:00", "to": "2026-11-22T14:00:00+02:00"})
+    summary = Summary.model_validate(
+        {"count": 0, "total": 0, "from": "2026-11-22T12:00:00", "to": "2026-11-22T14:00:00+02:00"}
+    )
     assert summary.start == summary.end == NOON
 
 
