@@ -35,10 +35,10 @@ SHEET_SECONDS = 600
 ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
 # value, what the customer sees, what it does in the sandbox
 TEST_CARDS = (
-    ("ok", "Visa •••• 4242", "Approves"),
-    ("declined", "Mastercard •••• 0002", "Declined by the bank"),
-    ("insufficient_funds", "Visa •••• 9995", "Insufficient funds"),
-    ("expired", "Amex •••• 0069", "Expired 04/24"),
+    ("ok", "Visa •••• 4242", "approves"),
+    ("declined", "Mastercard •••• 0002", "declined"),
+    ("insufficient_funds", "Visa •••• 9995", "no funds"),
+    ("expired", "Amex •••• 0069", "expired"),
 )
 CARD_VALUES = {value for value, _, _ in TEST_CARDS}
 SHEET_HEADERS = {"Cache-Control": "no-store"}

@@ -65,16 +65,28 @@ def page(browser: Any) -> Iterator[Any]:
     assert not errors, f"script errors on the page: {errors}"
 
 
+Snap = Callable[..., None]
+
+
 @pytest.fixture
-def snap(tmp_path: Path) -> Callable[[Any, str], None]:
-    """Screenshot a page at phone and at desktop width: ``$POS_TERMINAL_SCREENSHOTS/web`` when set, else tmp."""
+def snap(tmp_path: Path) -> Snap:
+    """Screenshot a page at phone and at desktop width: ``$POS_TERMINAL_SCREENSHOTS/web`` when set, else tmp.
+
+    The whole page from its top; or, with ``at`` (a selector), the screen as a person sees it
+    with that element scrolled into view, which is how the app's sheet and bars show.
+    """
     folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path) / "web"
     folder.mkdir(parents=True, exist_ok=True)
 
-    def take(tab: Any, name: str) -> None:
+    def take(tab: Any, name: str, *, at: str | None = None) -> None:
         for width, size in (("phone", PHONE), ("desktop", DESKTOP)):
             tab.set_viewport_size(size)
-            tab.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
+            if at is None:
+                tab.evaluate("() => window.scrollTo(0, 0)")
+            else:
+                # its top just under the sandbox app's bar
+                tab.locator(at).evaluate("e => window.scrollTo(0, e.getBoundingClientRect().top + window.scrollY - 40)")
+            tab.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=at is None)
         tab.set_viewport_size(PHONE)
 
     return take

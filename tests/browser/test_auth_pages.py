@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -24,7 +23,7 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal
-from tests.browser.conftest import LoopbackSite
+from tests.browser.conftest import LoopbackSite, Snap
 from tests.keyrings import MemoryKeyring
 
 WAIT_SECONDS = 30
@@ -80,7 +79,7 @@ def test_device_page_approves_the_code_the_terminal_then_receives(
     sandbox: SandboxServer,
     tmp_path: Path,
     memory_keyring: MemoryKeyring,
-    snap: Callable[[Any, str], None],
+    snap: Snap,
 ) -> None:
     terminal = TerminalSignIn(tmp_path / "profile", sandbox)
     authorization = terminal.start()
@@ -119,7 +118,7 @@ def test_device_page_approves_the_code_the_terminal_then_receives(
 
 
 def test_merchant_authorization_page_returns_a_code_to_a_loopback_redirect(
-    page: Any, sandbox: SandboxServer, site: LoopbackSite, snap: Callable[[Any, str], None]
+    page: Any, sandbox: SandboxServer, site: LoopbackSite, snap: Snap
 ) -> None:
     redirect_uri = f"{site.url}/callback"
     query = {

@@ -7,13 +7,13 @@ Money is checked in the customer's balance through the control surface.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
+from tests.browser.conftest import Snap
 
 EXAMPLE = "/examples/ordering/"
 SHEET = "iframe[name^=wps-sheet]"
@@ -23,7 +23,7 @@ def balance(client: httpx.Client, customer_id: str = "cus-ava") -> int:
     return int(client.get(f"/sandbox/customers/{customer_id}").json()["balance"])
 
 
-def connect(page: Any, sandbox: SandboxServer, snap: Callable[[Any, str], None] | None = None) -> None:
+def connect(page: Any, sandbox: SandboxServer, snap: Snap | None = None) -> None:
     """The organization's owner connects the shop: sign in, pick the organization, approve."""
     page.goto(f"{sandbox.url}{EXAMPLE}")
     if snap:
@@ -36,7 +36,8 @@ def connect(page: Any, sandbox: SandboxServer, snap: Callable[[Any, str], None] 
     page.fill("#password", "demo")
     page.click("button[type=submit]")
     page.get_by_text("Harbour Hospitality Group").wait_for()
-    assert "service-api:transaction.read service-api:transaction.submit" in page.content()
+    scopes = [code.text_content() for code in page.locator("code.scope").all()]
+    assert scopes == ["service-api:transaction.read", "service-api:transaction.submit"]
     if snap:
         snap(page, "authorize-organization-approve")
     page.click("button[value=approve]")
@@ -51,7 +52,7 @@ def choose(page: Any, **quantities: int) -> None:
 
 
 def test_guest_pays_and_the_back_end_charges_then_refunds_once(
-    page: Any, sandbox: SandboxServer, client: httpx.Client, snap: Callable[[Any, str], None]
+    page: Any, sandbox: SandboxServer, client: httpx.Client, snap: Snap
 ) -> None:
     before = balance(client)
     connect(page, sandbox, snap)
@@ -69,8 +70,7 @@ def test_guest_pays_and_the_back_end_charges_then_refunds_once(
     sheet.get_by_text("Harbour Café").wait_for()
     assert sheet.locator(".amount").text_content() == "$21.50"
     assert "Ava Nguyen" in sheet.locator("dl.order").text_content()
-    page.set_viewport_size({"width": 390, "height": 844})
-    snap(page, "approval-sheet")
+    snap(page, "approval-sheet", at=SHEET)
     assert balance(client) == before, "nothing is charged before the customer approves"
 
     sheet.locator("button[value=approve]").click()
@@ -88,14 +88,14 @@ def test_guest_pays_and_the_back_end_charges_then_refunds_once(
     assert "Bearer …" in submit, "the token is never shown"
     assert balance(client) == before - 2150
     page.get_by_text("Thank you! Order A-1001 is paid.").wait_for()
-    snap(page, "ordering-paid")
+    snap(page, "ordering-paid", at="#result")
 
     page.click("#refund")
     page.get_by_text("Order A-1001 is refunded.").wait_for()
     assert page.locator("#refund").is_hidden(), "an order is refunded once"
     assert "/v5/transaction/" in page.locator("#steps li").nth(2).text_content()
     assert balance(client) == before
-    snap(page, "ordering-refunded")
+    snap(page, "ordering-refunded", at="#steps li:last-child")
 
 
 REFUSALS = [
@@ -120,8 +120,9 @@ def test_each_refusal_reaches_the_callback_as_an_error(
     page.evaluate(
         """() => { window.outcome = new Promise(resolve => WebPayments.payment(
                {orderStoreId: "store-cafe", total: 1200, tax: 109, items: [{name: "Soup", quantity: 1, amount: 1200}]},
-               (err, result) => resolve({err: err && {code: err.code, message: err.message, isError: err instanceof Error},
-                                         result: result === undefined ? "none" : result}))) }"""
+               (err, result) => resolve({
+                   err: err && {code: err.code, message: err.message, isError: err instanceof Error},
+                   result: result === undefined ? "none" : result}))) }"""
     )
     sheet = page.frame_locator(SHEET)
     if card is None:
@@ -135,9 +136,7 @@ def test_each_refusal_reaches_the_callback_as_an_error(
     assert balance(client) == before
 
 
-def test_a_refusal_is_shown_next_to_the_pay_button(
-    page: Any, sandbox: SandboxServer, snap: Callable[[Any, str], None]
-) -> None:
+def test_a_refusal_is_shown_next_to_the_pay_button(page: Any, sandbox: SandboxServer, snap: Snap) -> None:
     page.goto(f"{sandbox.url}{EXAMPLE}")
     choose(page, croissant=1)
     page.click("#pay")
@@ -151,9 +150,7 @@ def test_a_refusal_is_shown_next_to_the_pay_button(
     snap(page, "ordering-refused")
 
 
-def test_checkout_errors_stand_next_to_their_fields(
-    page: Any, sandbox: SandboxServer, snap: Callable[[Any, str], None]
-) -> None:
+def test_checkout_errors_stand_next_to_their_fields(page: Any, sandbox: SandboxServer, snap: Snap) -> None:
     page.goto(f"{sandbox.url}{EXAMPLE}")
     choose(page, croissant=2)
     page.fill("#name", "")

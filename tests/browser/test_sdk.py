@@ -7,18 +7,17 @@ SDK's addresses (current and pinned, normal and minified).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
-from tests.browser.conftest import LoopbackSite
+from tests.browser.conftest import LoopbackSite, Snap
 
 SHEET = "iframe[name^=wps-sheet]"
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
-ADDRESSES = ["current/web-payments.js", "current/web-payments.min.js", "v1.0.0/web-payments.js", "v1.0.0/web-payments.min.js"]
+ADDRESSES = [f"{v}/{name}" for v in ("current", "v1.0.0") for name in ("web-payments.js", "web-payments.min.js")]
 ORDER = {"orderStoreId": "store-bistro", "orderRef": "T-1", "title": "Table 4", "total": 3000, "tax": 273}
 # starts a payment; its callback's outcome is kept for the test to read
 PAY = """order => { window.outcome = new Promise(resolve => WebPayments.payment(order, (err, result) =>
@@ -28,7 +27,7 @@ PAY = """order => { window.outcome = new Promise(resolve => WebPayments.payment(
 def shop_page(site: LoopbackSite, *scripts: str) -> str:
     """An integrator's checkout page at ``site`` loading ``scripts``; its address."""
     tags = "".join(f"<script src='{src}'></script>" for src in scripts)
-    site.pages["/checkout"] = f"<!doctype html><html><head><title>Shop</title>{tags}</head><body><h1>Shop</h1></body></html>"
+    site.pages["/checkout"] = f"<!doctype html><html><head><title>Shop</title>{tags}</head><body><h1>Shop</h1>"
     return f"{site.url}/checkout"
 
 
@@ -62,6 +61,7 @@ def test_every_address_serves_the_whole_sdk(
     assert (transaction["total"], transaction["tax"], transaction["merchant"]["id"]) == (3000, 273, "mer-bistro")
 
 
+SOUP = {"name": "Soup", "quantity": 1, "amount": 100}
 INVALID = [
     pytest.param(None, "order", id="not-an-object"),
     pytest.param({**ORDER, "orderStoreId": ""}, "orderStoreId", id="no-store"),
@@ -70,8 +70,8 @@ INVALID = [
     pytest.param({**ORDER, "total": 2**31}, "total", id="beyond-int32"),
     pytest.param({**ORDER, "tax": 3001}, "tax", id="tax-above-total"),
     pytest.param({**ORDER, "items": "soup"}, "items", id="items-not-a-list"),
-    pytest.param({**ORDER, "items": [{"name": "Soup", "quantity": 0, "amount": 100}]}, "items[0].quantity", id="qty"),
-    pytest.param({**ORDER, "items": [{"name": "Soup", "quantity": 1, "amount": 100, "tax": 101}]}, "items[0].tax", id="item-tax"),
+    pytest.param({**ORDER, "items": [{**SOUP, "quantity": 0}]}, "items[0].quantity", id="no-quantity"),
+    pytest.param({**ORDER, "items": [{**SOUP, "tax": 101}]}, "items[0].tax", id="item-tax-above-amount"),
 ]
 
 
@@ -79,7 +79,8 @@ INVALID = [
 def test_an_invalid_order_is_refused_before_the_customer_sees_it(
     page: Any, sandbox: SandboxServer, site: LoopbackSite, order: Any, field: str
 ) -> None:
-    page.goto(shop_page(site, f"{sandbox.url}/sdk/current/sandbox.js", f"{sandbox.url}/sdk/current/web-payments.min.js"))
+    minified = f"{sandbox.url}/sdk/current/web-payments.min.js"
+    page.goto(shop_page(site, f"{sandbox.url}/sdk/current/sandbox.js", minified))
     outcome = pay(page, order)
     assert (outcome["code"], outcome["field"], outcome["name"]) == ("INVALID_ORDER", field, "PaymentError")
     assert field in outcome["message"]
@@ -142,7 +143,7 @@ def test_without_the_app_there_is_no_customer_and_no_payment(
 
 
 def test_the_sandbox_script_works_only_against_the_sandbox(
-    page: Any, sandbox: SandboxServer, client: httpx.Client, site: LoopbackSite, snap: Callable[[Any, str], None]
+    page: Any, sandbox: SandboxServer, client: httpx.Client, site: LoopbackSite, snap: Snap
 ) -> None:
     """A copy served from elsewhere finds no sandbox; next to an SDK from elsewhere it refuses too."""
     site.files["/sdk/current/sandbox.js"] = client.get("/sdk/current/sandbox.js").content
