@@ -41,6 +41,7 @@ TEST_CARDS = (
     ("expired", "Amex •••• 0069", "expired"),
 )
 CARD_VALUES = {value for value, _, _ in TEST_CARDS}
+ORDER_FIELDS = ("orderStoreId", "orderRef", "title", "total", "tax", "items")  # the order of 2.2
 SHEET_HEADERS = {"Cache-Control": "no-store"}
 
 
@@ -127,12 +128,14 @@ async def open_sheet(request: Request) -> Response:
     if origin is None:
         return _failure(None, "APP_ERROR", "The app did not say which page asked for this payment.", status=400)
     try:
-        order = Order.model_validate({**json.loads(str(form.get("order", ""))), "card": None})
-    except (ValueError, TypeError):
-        return _failure(origin, "INVALID_ORDER", "The order is not a JSON object.", "order")
-    except ValidationError as exc:
+        sent = json.loads(str(form.get("order", "")))
+        # the page chooses the order only: who pays, and with which card, is the app's
+        order = Order.model_validate({name: sent[name] for name in ORDER_FIELDS if name in sent})
+    except ValidationError as exc:  # a ValueError too: caught first
         field = _field_of(exc)
         return _failure(origin, "INVALID_ORDER", f"The order's {field} is not valid.", field)
+    except (ValueError, TypeError):
+        return _failure(origin, "INVALID_ORDER", "The order is not a JSON object.", "order")
     with sandbox.db.tx() as conn:
         try:
             merchant = merchant_for(conn, order)

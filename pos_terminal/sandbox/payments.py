@@ -37,6 +37,9 @@ router = APIRouter(prefix="/v5", tags=["Payments API v5"])
 control_router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
 
 Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1, json_schema_extra={"format": "int32"})]
+# bounds of one field sit in its type: a second ``Field(ge=...)`` on the attribute would not override the first
+Cents = Annotated[StrictInt, Field(ge=0, le=2**31 - 1, json_schema_extra={"format": "int32"})]
+Count = Annotated[StrictInt, Field(ge=1, le=2**31 - 1, json_schema_extra={"format": "int32"})]
 Caller = Annotated[Principal, Depends(authenticate)]
 AUTH_PROBLEMS = (401, 403, 429)
 # the sandbox script's "fixed customer"
@@ -109,9 +112,9 @@ class OrderItem(_Wire):
     """Order item (2.2): metadata only, never checked against the total."""
 
     name: str = Field(min_length=1, max_length=200)
-    quantity: Int32 = Field(ge=1)
-    amount: Int32 = Field(ge=0)
-    tax: Int32 | None = Field(default=None, ge=0)
+    quantity: Count
+    amount: Cents
+    tax: Cents | None = None
 
 
 class Order(_Wire):
@@ -123,8 +126,8 @@ class Order(_Wire):
     clientId: str | None = None
     orderRef: str | None = Field(default=None, max_length=64)
     title: str | None = Field(default=None, max_length=200)
-    total: Int32 = Field(gt=0)
-    tax: Int32 = Field(default=0, ge=0)
+    total: Count
+    tax: Cents = 0
     items: list[OrderItem] = Field(default_factory=list, max_length=200)
     card: TestCard | None = Field(default=None, description="Test card the customer pays with; default: their own")
 
