@@ -36,6 +36,17 @@ class Merchant(BaseModel):
     storeId: str | None
 
 
+class Store(BaseModel):
+    """One row of the store-to-merchant mapping: an ordering platform's store is one merchant."""
+
+    storeId: str
+    merchantId: str
+
+
+class StoreMapping(_In):
+    merchantId: str
+
+
 class NewCustomer(_In):
     firstName: str = Field(min_length=1)
     lastName: str = Field(min_length=1)
@@ -186,6 +197,37 @@ def list_merchants(request: Request) -> list[dict[str, Any]]:
         {"id": r["id"], "name": r["name"], "organizationId": r["organization_id"], "storeId": r["store_id"]}
         for r in rows
     ]
+
+
+@router.get("/stores", response_model=list[Store])
+def list_stores(request: Request) -> list[dict[str, Any]]:
+    """The store-to-merchant mapping that ``orderStoreId`` of a web payment goes through."""
+    with sandbox_of(request).db.tx() as conn:
+        rows = conn.execute(
+            "SELECT store_id, id FROM merchants WHERE store_id IS NOT NULL ORDER BY store_id"
+        ).fetchall()
+    return [{"storeId": r["store_id"], "merchantId": r["id"]} for r in rows]
+
+
+@router.put("/stores/{store_id}", response_model=Store, responses=problems(400, 404))
+def map_store(request: Request, store_id: str, body: StoreMapping) -> dict[str, Any]:
+    """Set up ``store_id`` for a merchant; the merchant's previous store, if any, is no longer mapped."""
+    if not store_id.strip() or len(store_id) > 64:
+        raise ProblemError(400, "BAD_REQUEST", "A store id is 1 to 64 characters")
+    with sandbox_of(request).db.tx() as conn:
+        _merchant_exists(conn, body.merchantId)
+        conn.execute("UPDATE merchants SET store_id = NULL WHERE store_id = ?", (store_id,))
+        conn.execute("UPDATE merchants SET store_id = ? WHERE id = ?", (store_id, body.merchantId))
+    return {"storeId": store_id, "merchantId": body.merchantId}
+
+
+@router.delete("/stores/{store_id}", status_code=204, responses=problems(404))
+def unmap_store(request: Request, store_id: str) -> Response:
+    """Remove the mapping: web payments for ``store_id`` are refused until it is set up again."""
+    with sandbox_of(request).db.tx() as conn:
+        if not conn.execute("UPDATE merchants SET store_id = NULL WHERE store_id = ?", (store_id,)).rowcount:
+            raise not_found(f"Store {store_id}")
+    return Response(status_code=204)
 
 
 @router.post("/customers", status_code=201, response_model=SandboxCustomer, responses=problems(400))

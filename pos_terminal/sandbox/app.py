@@ -12,8 +12,9 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pos_terminal.sandbox import admin, auth, payments, pos
+from pos_terminal.sandbox import admin, approval, auth, pages, payments, pos, sdk
 from pos_terminal.sandbox.clock import Clock
+from pos_terminal.sandbox.examples import ordering
 from pos_terminal.sandbox.faults import FaultMiddleware
 from pos_terminal.sandbox.problems import PROBLEM_JSON, install_handlers
 from pos_terminal.sandbox.seed import seed_demo_data
@@ -111,12 +112,18 @@ def create_app(sandbox: Sandbox) -> ServiceDate:
         lifespan=lifespan,
     )
     api.state.sandbox = sandbox
+    api.state.approvals = approval.PendingApprovals()
+    api.state.ordering = ordering.Shop()
     install_handlers(api)
     api.include_router(auth.router)
     api.include_router(pos.router)
     api.include_router(payments.router)
     api.include_router(admin.router)
     api.include_router(payments.control_router)
+    api.include_router(sdk.router)
+    api.include_router(approval.router)
+    api.include_router(ordering.router)
+    api.mount(pages.ASSETS_PATH, pages.assets(), name="assets")
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
     return ServiceDate(FaultMiddleware(MethodOverride(api), sandbox.faults), sandbox.clock)
 

@@ -13,7 +13,6 @@ and short-lived.
 from __future__ import annotations
 
 import base64
-import html
 import json
 import secrets
 import sqlite3
@@ -26,6 +25,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel
 
+from pos_terminal.sandbox.pages import render
 from pos_terminal.sandbox.security import KNOWN_SCOPES, POS_SCOPE, issue_tokens, sandbox_of
 from pos_terminal.sandbox.state import Sandbox, new_secret
 
@@ -475,76 +475,62 @@ async def _form(request: Request) -> dict[str, str]:
 
 # --- HTML ---------------------------------------------------------------------------------------------------
 
-STYLE = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;background:#f3f5f8;color:#1d2430;margin:0}
-main{max-width:30rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem 2.25rem;
-box-shadow:0 2px 12px rgba(0,0,0,.08)}
-h1{font-size:1.4rem;margin:0 0 .25rem} .badge{display:inline-block;background:#f5a623;color:#fff;
-font-size:.75rem;font-weight:700;letter-spacing:.08em;border-radius:4px;padding:.15rem .5rem;margin-bottom:1rem}
-label{display:block;font-weight:600;margin:1rem 0 .35rem} input[type=text],input[type=password]{width:100%;
-box-sizing:border-box;font-size:1.1rem;padding:.6rem .75rem;border:1px solid #b8c0cc;border-radius:8px}
-input.code{font-family:ui-monospace,monospace;font-size:1.6rem;letter-spacing:.2em;text-transform:uppercase;
-text-align:center} .choice{display:flex;gap:.6rem;align-items:center;border:1px solid #d5dbe3;border-radius:8px;
-padding:.7rem .9rem;margin:.4rem 0;font-weight:400} .actions{display:flex;gap:.75rem;margin-top:1.5rem}
-button{flex:1;font-size:1.05rem;padding:.75rem;border-radius:8px;border:0;cursor:pointer;background:#1f6feb;
-color:#fff;font-weight:600} button.secondary{background:#e6e9ee;color:#1d2430}
-.error{background:#fdecec;color:#9b1c1c;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
-.ok{background:#e8f6ec;color:#17612f;border-radius:8px;padding:.75rem 1rem;margin:1rem 0}
-.muted{color:#5b6574;font-size:.9rem} code{font-size:1.2rem;letter-spacing:.1em}
-"""
+
+def _page(template: str, *, status: int = 200, headers: Mapping[str, str] | None = None, **context: Any) -> Response:
+    """A page of the authorization service: ``templates/<template>`` on the shared layout."""
+    return render(template, status=status, headers=headers, **context)
 
 
-def _page(title: str, body: str, *, status: int = 200, headers: Mapping[str, str] | None = None) -> HTMLResponse:
-    document = (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        f"<title>{html.escape(title)} · Sandbox</title><style>{STYLE}</style></head><body><main>"
-        f"<span class='badge'>SANDBOX</span><h1>{html.escape(title)}</h1>{body}</main></body></html>"
-    )
-    return HTMLResponse(document, status_code=status, headers=dict(headers or {}))
+def _message(title: str, message: str, *, tone: str, status: int = 200, **extra: Any) -> Response:
+    return _page("auth/message.html", status=status, title=title, message=message, tone=tone, hint=None, **extra)
 
 
-def _hidden(values: Mapping[str, str | None]) -> str:
-    return "".join(
-        f"<input type='hidden' name='{html.escape(k)}' value='{html.escape(v)}'>" for k, v in values.items() if v
-    )
-
-
-def _error(message: str | None) -> str:
-    return f"<p class='error' role='alert'>{html.escape(message)}</p>" if message else ""
-
-
-def _login_form(action: str, hidden: Mapping[str, str | None], error: str | None = None) -> str:
-    return (
-        f"<p class='muted'>Sign in as a sandbox user (for example <b>demo</b> / <b>demo</b>).</p>{_error(error)}"
-        f"<form method='post' action='{html.escape(action)}'>{_hidden(hidden)}"
-        "<input type='hidden' name='step' value='login'>"
-        "<label for='username'>User name</label>"
-        "<input type='text' id='username' name='username' autocomplete='username' autofocus required>"
-        "<label for='password'>Password</label>"
-        "<input type='password' id='password' name='password' autocomplete='current-password' required>"
-        "<div class='actions'><button type='submit'>Sign in</button></div></form>"
-    )
-
-
-def _choice_form(
+def _login_page(
     action: str,
     hidden: Mapping[str, str | None],
-    prompt: str,
+    error: str | None = None,
+    *,
+    client_name: str | None = None,
+    status: int = 200,
+) -> Response:
+    return _page(
+        "auth/login.html",
+        status=status,
+        title="Sign in",
+        action=action,
+        hidden=hidden,
+        error=error,
+        client_name=client_name,
+    )
+
+
+def _choice_page(
+    action: str,
+    hidden: Mapping[str, str | None],
+    *,
+    title: str,
+    requester: str,
+    kind: str,
+    scope: str,
     owners: Sequence[sqlite3.Row],
     field: str,
     error: str | None = None,
-) -> str:
-    choices = "".join(
-        f"<label class='choice'><input type='radio' name='{field}' value='{html.escape(o['id'])}'"
-        f"{' checked' if i == 0 else ''}> {html.escape(o['name'])}</label>"
-        for i, o in enumerate(owners)
-    )
-    return (
-        f"{_error(error)}<form method='post' action='{html.escape(action)}'>{_hidden(hidden)}"
-        f"<input type='hidden' name='step' value='decide'><p>{prompt}</p>{choices}"
-        "<div class='actions'><button type='submit' name='decision' value='approve'>Approve</button>"
-        "<button type='submit' class='secondary' name='decision' value='deny'>Deny</button></div></form>"
+    user_code: str | None = None,
+    status: int = 200,
+) -> Response:
+    return _page(
+        "auth/choose.html",
+        status=status,
+        title=title,
+        action=action,
+        hidden=hidden,
+        requester=requester,
+        kind=kind,
+        scope=scope,
+        owners=owners,
+        field=field,
+        error=error,
+        user_code=user_code,
     )
 
 
@@ -593,9 +579,10 @@ HTML_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 def _expired_form(session: WebSession) -> Response:
-    page = _page(
+    page = _message(
         "This form has expired",
-        "<p class='error'>The page was open too long or came from elsewhere. Go back, reload it and try again.</p>",
+        "The page was open too long or came from elsewhere. Go back, reload it and try again.",
+        tone="error",
         status=403,
     )
     return _with_cookie(page, session)
@@ -604,14 +591,14 @@ def _expired_form(session: WebSession) -> Response:
 # --- device verification page -------------------------------------------------------------------------------
 
 
-def _code_form(session: WebSession, user_code: str, error: str | None = None) -> str:
-    return (
-        "<p>Enter the code shown on the terminal.</p>"
-        f"{_error(error)}<form method='post' action='/device'>{_hidden({'csrf_token': session.csrf})}"
-        "<input type='hidden' name='step' value='code'><label for='user_code'>Code</label>"
-        f"<input type='text' class='code' id='user_code' name='user_code' value='{html.escape(user_code)}'"
-        " placeholder='ABCD-EFGH' autocomplete='off' autofocus required maxlength='12'>"
-        "<div class='actions'><button type='submit'>Continue</button></div></form>"
+def _code_page(session: WebSession, user_code: str, error: str | None = None, *, status: int = 200) -> Response:
+    return _page(
+        "device/code.html",
+        status=status,
+        title="Connect a device",
+        csrf_token=session.csrf,
+        user_code=user_code,
+        error=error,
     )
 
 
@@ -621,7 +608,7 @@ def device_page(request: Request, user_code: str = "") -> Response:
     sandbox = sandbox_of(request)
     with sandbox.db.tx() as conn:
         session = _session(request, conn, sandbox.clock.now_ms())
-    return _with_cookie(_page("Connect a device", _code_form(session, user_code[:12])), session)
+    return _with_cookie(_code_page(session, user_code[:12]), session)
 
 
 @router.post(
@@ -672,35 +659,41 @@ async def device_submit(request: Request) -> Response:
         if row is None:
             wait = _limited(conn, sandbox, buckets, now)
             if wait:
-                page = _page(
+                page = _message(
                     "Too many attempts",
-                    f"<p class='error' role='alert'>Too many wrong codes. Try again in {wait} seconds.</p>",
+                    f"Too many wrong codes. Try again in {wait} seconds.",
+                    tone="error",
                     status=429,
                     headers={"Retry-After": str(wait)},
                 )
                 return _with_cookie(page, session)
             _record_failure(conn, buckets, now)
             error = "That code is not valid or has expired. Check the terminal and type it again."
-            return _with_cookie(_page("Connect a device", _code_form(session, shown[:12], error), status=400), session)
+            return _with_cookie(_code_page(session, shown[:12], error, status=400), session)
         hidden = {"csrf_token": session.csrf, "user_code": format_user_code(code)}
         step = form.get("step")
         if step == "login":
             failure = _login(conn, sandbox, request, session, form, now)
             if failure:
-                return _with_cookie(_page("Sign in", _login_form("/device", hidden, failure), status=400), session)
+                return _with_cookie(_login_page("/device", hidden, failure, status=400), session)
         if session.username is None:
-            return _with_cookie(_page("Sign in", _login_form("/device", hidden)), session)
+            return _with_cookie(_login_page("/device", hidden), session)
         merchants = _owners(conn, session.username, "merchant")
-        prompt = (
-            f"A terminal asks to act for a merchant with scope <b>{html.escape(row['scope'])}</b>. "
-            f"Code <code>{format_user_code(code)}</code>."
-        )
+        prompt = {
+            "title": "Approve the terminal",
+            "requester": "A terminal",
+            "kind": "merchant",
+            "scope": row["scope"],
+            "owners": merchants,
+            "field": "merchant_id",
+            "user_code": format_user_code(code),
+        }
         if step == "decide":
             decision = form.get("decision")
             if decision == "deny":
                 conn.execute("UPDATE device_codes SET status = 'denied' WHERE device_code = ?", (row["device_code"],))
                 return _with_cookie(
-                    _page("Request denied", "<p class='ok'>Denied. The terminal will not be connected.</p>"), session
+                    _message("Request denied", "Denied. The terminal will not be connected.", tone="ok"), session
                 )
             chosen = form.get("merchant_id")
             allowed = {m["id"]: m["name"] for m in merchants}
@@ -709,20 +702,15 @@ async def device_submit(request: Request) -> Response:
                     "UPDATE device_codes SET status = 'approved', merchant_id = ?, username = ? WHERE device_code = ?",
                     (chosen, session.username, row["device_code"]),
                 )
-                done = (
-                    f"<p class='ok'>The terminal is connected to <b>{html.escape(allowed[chosen])}</b>. "
-                    "You can close this window.</p>"
-                )
-                return _with_cookie(_page("Device connected", done), session)
-            body = _choice_form("/device", hidden, prompt, merchants, "merchant_id", "Choose one of your merchants.")
-            return _with_cookie(_page("Approve the terminal", body, status=400), session)
+                done = _page("device/connected.html", title="Device connected", merchant=allowed[chosen])
+                return _with_cookie(done, session)
+            page = _choice_page("/device", hidden, **prompt, error="Choose one of your merchants.", status=400)
+            return _with_cookie(page, session)
         if not merchants:
             return _with_cookie(
-                _page("No merchant", "<p class='error'>This user has no merchant to connect.</p>", status=400), session
+                _message("No merchant", "This user has no merchant to connect.", tone="error", status=400), session
             )
-        return _with_cookie(
-            _page("Approve the terminal", _choice_form("/device", hidden, prompt, merchants, "merchant_id")), session
-        )
+        return _with_cookie(_choice_page("/device", hidden, **prompt), session)
 
 
 # --- authorization-code flow --------------------------------------------------------------------------------
@@ -819,18 +807,24 @@ def _authorize_page(
     action = f"/authorize/{kind}"
     hidden = _auth_hidden(auth, session, params)
     if session.username is None:
-        body = f"<p><b>{html.escape(auth.client_name)}</b> asks for access.</p>{_login_form(action, hidden, error)}"
-        return _with_cookie(_page("Sign in", body, status=status), session)
+        return _with_cookie(_login_page(action, hidden, error, client_name=auth.client_name, status=status), session)
     owners = _owners(conn, session.username, kind)
     if not owners:
-        body = f"<p class='error'>User {html.escape(session.username)} has no {kind} to grant access to.</p>"
-        return _with_cookie(_page("Nothing to authorize", body, status=400), session)
-    prompt = (
-        f"<b>{html.escape(auth.client_name)}</b> asks for access to one {kind} "
-        f"with scope <b>{html.escape(auth.scope)}</b>."
+        message = f"User {session.username} has no {kind} to grant access to."
+        return _with_cookie(_message("Nothing to authorize", message, tone="error", status=400), session)
+    page = _choice_page(
+        action,
+        hidden,
+        title="Grant access",
+        requester=auth.client_name,
+        kind=kind,
+        scope=auth.scope,
+        owners=owners,
+        field="owner_id",
+        error=error,
+        status=status,
     )
-    body = _choice_form(action, hidden, prompt, owners, "owner_id", error)
-    return _with_cookie(_page("Grant access", body, status=status), session)
+    return _with_cookie(page, session)
 
 
 AUTHORIZE_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -847,7 +841,7 @@ def _authorize_get(request: Request, kind: str) -> Response:
         try:
             auth, error = _auth_request(conn, params, kind)
         except AuthorizeProblem as exc:
-            return _with_cookie(_page("Cannot authorize", _error(str(exc)), status=400), session)
+            return _with_cookie(_message("Cannot authorize", str(exc), tone="error", status=400), session)
         if error:
             return _redirect(auth, {"error": error})
         return _authorize_page(conn, request, session, kind, params)
@@ -864,7 +858,7 @@ async def _authorize_post(request: Request, kind: str) -> Response:
         try:
             auth, error = _auth_request(conn, form, kind)
         except AuthorizeProblem as exc:
-            return _with_cookie(_page("Cannot authorize", _error(str(exc)), status=400), session)
+            return _with_cookie(_message("Cannot authorize", str(exc), tone="error", status=400), session)
         if error:
             return _redirect(auth, {"error": error})
         step = form.get("step")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import ConfigDict, Field, StrictBool, StrictInt
@@ -37,10 +37,15 @@ router = APIRouter(prefix="/v5", tags=["Payments API v5"])
 control_router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
 
 Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1, json_schema_extra={"format": "int32"})]
+# bounds of one field sit in its type: a second ``Field(ge=...)`` on the attribute would not override the first
+Cents = Annotated[StrictInt, Field(ge=0, le=2**31 - 1, json_schema_extra={"format": "int32"})]
+Count = Annotated[StrictInt, Field(ge=1, le=2**31 - 1, json_schema_extra={"format": "int32"})]
 Caller = Annotated[Principal, Depends(authenticate)]
 AUTH_PROBLEMS = (401, 403, 429)
-# the sandbox script's "fixed customer and card"
+# the sandbox script's "fixed customer"
 DEFAULT_CUSTOMER = "cus-ava"
+# the test cards the emulated app offers; ``ok`` approves, the others are refused as ``err`` in the SDK callback
+TestCard = Literal["ok", "declined", "insufficient_funds", "expired"]
 
 
 class _Wire(TextChecked):
@@ -103,18 +108,36 @@ class Charge(_Wire):
     merchantId: str | None = None
 
 
-class Order(_Wire):
-    """The order (2.2) the customer approves, plus who approves it."""
+class OrderItem(_Wire):
+    """Order item (2.2): metadata only, never checked against the total."""
 
-    orderStoreId: str | None = None
+    name: str = Field(min_length=1, max_length=200)
+    quantity: Count
+    amount: Cents
+    tax: Cents | None = None
+
+
+class Order(_Wire):
+    """The order (2.2) the customer approves, plus who approves it and with which test card."""
+
+    orderStoreId: str | None = Field(default=None, min_length=1, max_length=64)
     merchantId: str | None = None
     customerId: str = DEFAULT_CUSTOMER
     clientId: str | None = None
-    orderRef: str | None = None
-    title: str | None = None
-    total: Int32 = Field(gt=0)
-    tax: Int32 = Field(default=0, ge=0)
-    items: list[PaymentItem] = Field(default_factory=list)
+    orderRef: str | None = Field(default=None, max_length=64)
+    title: str | None = Field(default=None, max_length=200)
+    total: Count
+    tax: Cents = 0
+    items: list[OrderItem] = Field(default_factory=list, max_length=200)
+    card: TestCard | None = Field(default=None, description="Test card the customer pays with; default: their own")
+
+
+class Refusal(ProblemError):
+    """The customer cannot pay: 402 ``PAYMENT_DECLINED``; ``reason`` is the SDK's error code."""
+
+    def __init__(self, reason: str, sentence: str) -> None:
+        super().__init__(402, "PAYMENT_DECLINED", sentence)
+        self.reason = reason
 
 
 def _transaction(conn: sqlite3.Connection, payment_id: str) -> dict[str, Any]:
@@ -238,53 +261,83 @@ def refund(request: Request, principal: Caller, transaction_id: str) -> dict[str
         return _transaction(conn, transaction_id)
 
 
+def merchant_for(conn: sqlite3.Connection, order: Order) -> sqlite3.Row:
+    """The merchant the order charges: its store through the store-to-merchant mapping, or a merchant id."""
+    if order.merchantId is not None:
+        merchant = conn.execute("SELECT id, name FROM merchants WHERE id = ?", (order.merchantId,)).fetchone()
+        if merchant is None:
+            raise not_found(f"Merchant {order.merchantId}")
+    elif order.orderStoreId is not None:
+        merchant = conn.execute("SELECT id, name FROM merchants WHERE store_id = ?", (order.orderStoreId,)).fetchone()
+        if merchant is None:
+            raise not_found(f"A merchant for store {order.orderStoreId}")
+    else:
+        error = FieldError(field="orderStoreId", message="is required")
+        raise ProblemError(400, "BAD_REQUEST", "Give orderStoreId (or merchantId)", errors=[error])
+    found: sqlite3.Row = merchant
+    return found
+
+
+def check_order(order: Order) -> None:
+    """Rules of 2.2 that a field alone cannot say: tax is part of the total, and of each item's amount."""
+    errors = (
+        [FieldError(field="tax", message="is included in total and cannot exceed it")]
+        if order.tax > order.total
+        else []
+    )
+    errors += [
+        FieldError(field=f"items[{index}].tax", message="is included in amount and cannot exceed it")
+        for index, item in enumerate(order.items)
+        if item.tax is not None and item.tax > item.amount
+    ]
+    if errors:
+        raise ProblemError(422, "VALIDATION_FAILED", f"{errors[0].field} {errors[0].message}", errors=errors)
+
+
+def approve(conn: sqlite3.Connection, sandbox: Sandbox, order: Order) -> dict[str, Any]:
+    """The customer approves ``order`` in the app: a nonce resource (2.3), or :class:`Refusal`."""
+    merchant = merchant_for(conn, order)
+    check_order(order)
+    customer = conn.execute("SELECT card, balance FROM customers WHERE customer_id = ?", (order.customerId,)).fetchone()
+    if customer is None:
+        raise not_found(f"Customer {order.customerId}")
+    card = order.card or customer["card"]
+    if card == "declined":
+        raise Refusal("CARD_DECLINED", "The customer's card was declined")
+    if card == "expired":
+        raise Refusal("CARD_EXPIRED", "The customer's card has expired")
+    if card == "insufficient_funds" or customer["balance"] < order.total:
+        raise Refusal("INSUFFICIENT_FUNDS", "The customer has insufficient funds for this order")
+    now = sandbox.clock.now_ms()
+    payment_id = new_id()
+    conn.execute(
+        "INSERT INTO payments(id, merchant_id, customer_id, client_id, order_ref, title, total, tax, items,"
+        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            payment_id,
+            merchant["id"],
+            order.customerId,
+            order.clientId,
+            order.orderRef,
+            order.title,
+            order.total,
+            order.tax,
+            json.dumps([item.model_dump(exclude_none=True) for item in order.items]),
+            now,
+            now,
+        ),
+    )
+    nonce = new_secret(24)
+    conn.execute(
+        "INSERT INTO nonces(nonce, payment_id, expires_at) VALUES (?, ?, ?)",
+        (nonce, payment_id, now + sandbox.settings.nonce_ttl * 1000),
+    )
+    return {"nonce": nonce, "transaction": _transaction(conn, payment_id)}
+
+
 @control_router.post("/nonces", status_code=201, response_model=NonceResource, responses=problems(400, 402, 404, 422))
 def approve_order(request: Request, order: Order) -> dict[str, Any]:
     """The customer approves ``order`` in the app (the SDK's ``payment``): a nonce, or the refusal as 402."""
     sandbox = sandbox_of(request)
     with sandbox.db.tx() as conn:
-        if order.merchantId is not None:
-            merchant = conn.execute("SELECT id FROM merchants WHERE id = ?", (order.merchantId,)).fetchone()
-        elif order.orderStoreId is not None:
-            merchant = conn.execute("SELECT id FROM merchants WHERE store_id = ?", (order.orderStoreId,)).fetchone()
-        else:
-            raise ProblemError(400, "BAD_REQUEST", "Give orderStoreId (or merchantId)")
-        if merchant is None:
-            raise not_found("Merchant for this store")
-        if order.tax > order.total:
-            error = FieldError(field="tax", message="tax is included in total and cannot exceed it")
-            raise ProblemError(422, "VALIDATION_FAILED", error.message, errors=[error])
-        customer = conn.execute(
-            "SELECT card, balance FROM customers WHERE customer_id = ?", (order.customerId,)
-        ).fetchone()
-        if customer is None:
-            raise not_found(f"Customer {order.customerId}")
-        if customer["card"] == "declined":
-            raise ProblemError(402, "PAYMENT_DECLINED", "The customer's card was declined")
-        if customer["card"] == "insufficient_funds" or customer["balance"] < order.total:
-            raise ProblemError(402, "PAYMENT_DECLINED", "The customer has insufficient funds for this order")
-        now = sandbox.clock.now_ms()
-        payment_id = new_id()
-        conn.execute(
-            "INSERT INTO payments(id, merchant_id, customer_id, client_id, order_ref, title, total, tax, items,"
-            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                payment_id,
-                merchant["id"],
-                order.customerId,
-                order.clientId,
-                order.orderRef,
-                order.title,
-                order.total,
-                order.tax,
-                json.dumps([item.model_dump(exclude_none=True) for item in order.items]),
-                now,
-                now,
-            ),
-        )
-        nonce = new_secret(24)
-        conn.execute(
-            "INSERT INTO nonces(nonce, payment_id, expires_at) VALUES (?, ?, ?)",
-            (nonce, payment_id, now + sandbox.settings.nonce_ttl * 1000),
-        )
-        return {"nonce": nonce, "transaction": _transaction(conn, payment_id)}
+        return approve(conn, sandbox, order)

@@ -27,9 +27,17 @@ USERS = [
 TERMINAL_CLIENT_ID = "pos-terminal"
 WEB_CLIENT_ID = "demo-web"
 WEB_CLIENT_SECRET = "demo-web-secret"  # noqa: S105 - published sandbox credential
+EXAMPLE_CLIENT_ID = "ordering-example"
+EXAMPLE_CLIENT_SECRET = "ordering-example-secret"  # noqa: S105 - published sandbox credential
 CLIENTS = [
     (TERMINAL_CLIENT_ID, None, "pos-terminal (public client)", ["http://127.0.0.1/callback"]),
     (WEB_CLIENT_ID, WEB_CLIENT_SECRET, "Demo ordering web app", ["http://127.0.0.1/callback"]),
+    (
+        EXAMPLE_CLIENT_ID,
+        EXAMPLE_CLIENT_SECRET,
+        "Example ordering page",
+        ["http://127.0.0.1/examples/ordering/callback", "http://localhost/examples/ordering/callback"],
+    ),
 ]
 # customer id, first, last, gender, dob, member no, balance (cents), card, notes, merchants checked in at
 CUSTOMERS = [
@@ -57,7 +65,12 @@ CUSTOMERS = [
 
 
 def seed_demo_data(conn: sqlite3.Connection, now_ms: int) -> None:
-    """Insert the demo data unless the database already has a merchant."""
+    """Insert the demo data unless the database already has a merchant; clients added since are added in any case."""
+    for client_id, secret, name, redirects in CLIENTS:
+        conn.execute(
+            "INSERT OR IGNORE INTO clients(client_id, client_secret, name, redirect_uris) VALUES (?, ?, ?, ?)",
+            (client_id, secret, name, json.dumps(redirects)),
+        )
     if conn.execute("SELECT 1 FROM merchants LIMIT 1").fetchone():
         return
     conn.execute("INSERT INTO organizations(id, name) VALUES (?, ?)", (ORGANIZATION["id"], ORGANIZATION["name"]))
@@ -76,11 +89,6 @@ def seed_demo_data(conn: sqlite3.Connection, now_ms: int) -> None:
             conn.execute(
                 "INSERT INTO user_organizations(username, organization_id) VALUES (?, ?)", (username, organization_id)
             )
-    for client_id, secret, name, redirects in CLIENTS:
-        conn.execute(
-            "INSERT INTO clients(client_id, client_secret, name, redirect_uris) VALUES (?, ?, ?, ?)",
-            (client_id, secret, name, json.dumps(redirects)),
-        )
     number = 100
     for cid, first, last, gender, dob, member_no, balance, card, notes, merchants in CUSTOMERS:
         conn.execute(

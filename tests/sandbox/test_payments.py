@@ -10,6 +10,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import mint_token
+from tests.sandbox.helpers import advance, assert_problem
 
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
 
@@ -143,3 +144,111 @@ def test_malformed_charge_is_400(payments: httpx.Client) -> None:
     assert (response.status_code, response.json()["code"]) == (400, "BAD_REQUEST")
     fields = {e["field"] for e in response.json()["errors"]}
     assert {"submit", "total", "tax"} <= fields
+
+
+CONFIRMATIONS = [
+    pytest.param({}, None, id="all-match"),
+    pytest.param({"total": 2_501}, "total", id="total"),
+    pytest.param({"tax": 226}, "tax", id="tax"),
+    pytest.param({"merchantId": "mer-bistro"}, "merchantId", id="merchantId"),
+]
+
+
+@pytest.mark.parametrize(("change", "field"), CONFIRMATIONS)
+def test_submit_confirms_total_tax_and_merchant(
+    client: httpx.Client, payments: httpx.Client, change: dict[str, Any], field: str | None
+) -> None:
+    before = balance(client)
+    nonce = approve(client)["nonce"]
+    body = {"nonce": nonce, "submit": True, "total": 2_500, "tax": 227, "merchantId": "mer-cafe", **change}
+    response = payments.post("/transactions", json=body)
+    if field is None:
+        assert response.status_code == 200, response.text
+        assert balance(client) == before - 2_500
+        return
+    problem = assert_problem(response, 422, "TRANSACTION_MISMATCH", field=field)
+    assert [e["field"] for e in problem["errors"]] == [field]
+    assert balance(client) == before, "a mismatch charges nothing"
+
+
+def test_a_nonce_lives_exactly_its_lifetime_on_the_sandbox_clock(client: httpx.Client, payments: httpx.Client) -> None:
+    nonce = approve(client)["nonce"]
+    ttl = 120
+    advance(client, ttl - 1)
+    assert payments.get(f"/nonces/{nonce}").status_code == 200
+    advance(client, 1)
+    assert_problem(payments.get(f"/nonces/{nonce}"), 410, "NONCE_EXPIRED")
+    charged = payments.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
+    assert_problem(charged, 410, "NONCE_EXPIRED")
+
+
+def test_each_service_scope_guards_its_own_calls(client: httpx.Client, sandbox: SandboxServer) -> None:
+    nonce = approve(client)["nonce"]
+    submit_only, read_only = (
+        client.post("/sandbox/tokens", json={"organizationId": "org-harbour", "scope": scope}).json()["access_token"]
+        for scope in SERVICE_SCOPES.split()[::-1]
+    )
+    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {submit_only}"}) as http:
+        assert_problem(http.get(f"/nonces/{nonce}"), 403, "INSUFFICIENT_SCOPE")
+        charged = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
+        assert charged.status_code == 200, charged.text
+    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {read_only}"}) as http:
+        assert_problem(http.post(f"/transaction/{charged.json()['id']}/refund"), 403, "INSUFFICIENT_SCOPE")
+
+
+def test_merchant_tokens_on_the_payments_api(client: httpx.Client, sandbox: SandboxServer) -> None:
+    """A POS token is refused; a merchant token with the service scopes acts for its own merchant only."""
+    nonce = approve(client)["nonce"]
+    pos_token = mint_token(client)
+    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {pos_token}"}) as http:
+        assert_problem(http.post(f"/transaction/{nonce}/refund"), 403, "INSUFFICIENT_SCOPE")
+        refused = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
+        assert_problem(refused, 403, "INSUFFICIENT_SCOPE")
+    cafe = mint_token(client, "mer-cafe", scope=SERVICE_SCOPES)
+    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {cafe}"}) as http:
+        charged = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
+        assert charged.status_code == 200, charged.text
+        assert charged.json()["merchant"]["id"] == "mer-cafe"
+
+
+@pytest.mark.parametrize(
+    ("card", "detail"),
+    [
+        ("declined", "The customer's card was declined"),
+        ("insufficient_funds", "The customer has insufficient funds for this order"),
+        ("expired", "The customer's card has expired"),
+    ],
+)
+def test_the_test_card_chosen_in_the_app_decides(client: httpx.Client, card: str, detail: str) -> None:
+    body = {"orderStoreId": "store-cafe", "total": 100, "card": card}
+    problem = assert_problem(client.post("/sandbox/nonces", json=body), 402, "PAYMENT_DECLINED")
+    assert problem["detail"] == detail
+    assert client.post("/sandbox/nonces", json={**body, "card": "ok"}).status_code == 201
+
+
+def test_order_rules_of_2_2(client: httpx.Client) -> None:
+    order = {"orderStoreId": "store-cafe", "total": 1_000, "tax": 90}
+    items = [{"name": "Soup", "quantity": 1, "amount": 1_000, "tax": 1_001}]
+    assert_problem(client.post("/sandbox/nonces", json={**order, "items": items}), 422, "VALIDATION_FAILED")
+    assert_problem(client.post("/sandbox/nonces", json={**order, "tax": 1_001}), 422, "VALIDATION_FAILED", field="tax")
+    assert_problem(client.post("/sandbox/nonces", json={**order, "tax": -1}), 400, "BAD_REQUEST", field="tax")
+    no_quantity = [{"name": "Soup", "quantity": 0, "amount": 1_000}]
+    assert_problem(client.post("/sandbox/nonces", json={**order, "items": no_quantity}), 400, "BAD_REQUEST")
+    assert_problem(client.post("/sandbox/nonces", json={"total": 100}), 400, "BAD_REQUEST", field="orderStoreId")
+
+
+def test_the_store_to_merchant_mapping(client: httpx.Client) -> None:
+    stores = client.get("/sandbox/stores").json()
+    assert {"storeId": "store-cafe", "merchantId": "mer-cafe"} in stores
+    order = {"orderStoreId": "store-17", "total": 100}
+    assert_problem(client.post("/sandbox/nonces", json=order), 404, "NOT_FOUND")
+
+    mapped = client.put("/sandbox/stores/store-17", json={"merchantId": "mer-bistro"})
+    assert mapped.json() == {"storeId": "store-17", "merchantId": "mer-bistro"}
+    assert client.post("/sandbox/nonces", json=order).json()["transaction"]["merchant"]["id"] == "mer-bistro"
+    assert_problem(client.post("/sandbox/nonces", json={**order, "orderStoreId": "store-bistro"}), 404, "NOT_FOUND")
+
+    assert client.delete("/sandbox/stores/store-17").status_code == 204
+    assert_problem(client.post("/sandbox/nonces", json=order), 404, "NOT_FOUND")
+    assert_problem(client.delete("/sandbox/stores/store-17"), 404, "NOT_FOUND")
+    assert_problem(client.put("/sandbox/stores/x", json={"merchantId": "mer-nowhere"}), 404, "NOT_FOUND")

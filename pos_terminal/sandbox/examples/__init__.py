@@ -1,0 +1,1 @@
+"""Examples an integrator copies, served by the sandbox under ``/examples/``."""

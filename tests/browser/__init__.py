@@ -1,0 +1,1 @@
+"""Real-browser tests: headless Chromium from Debian, driven by Playwright for Python."""
