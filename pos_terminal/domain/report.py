@@ -21,13 +21,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.summary import FIGURES, SummaryFigures, TxFacts, differences, recompute
 from pos_terminal.errors import UserError
 
 DEFAULT_LOOKBACK = timedelta(hours=24)
+
+
+Layout = Literal["a4", "roll"]  # paper: an A4 page, or the 80 mm roll of a receipt printer
 
 
 class ReportRangeError(UserError):
@@ -294,6 +297,13 @@ class EndOfDayReport:
     @property
     def cancellations(self) -> tuple[TxRow, ...]:
         return tuple(t for t in self.transactions if t.state is TxState.CANCELED)
+
+    def filename(self, layout: Layout, tz: tzinfo | None = None) -> str:
+        """A file name that says what the report is: ``report-LANE-1-2026-11-23-0000-a4.pdf`` (local start)."""
+        who = self.scope.terminal_id or ("merged" if self.scope.merge else "all")
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in who)
+        start = self.range.start.astimezone() if tz is None else self.range.start.astimezone(tz)
+        return f"report-{safe}-{start:%Y-%m-%d-%H%M}-{layout}.pdf"
 
     @property
     def title(self) -> str:

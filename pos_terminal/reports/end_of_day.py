@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import tzinfo
-from typing import Literal
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
@@ -24,12 +23,11 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table,
 
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.domain.report import EndOfDayReport, FigureRow, TxRow
+from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, TxRow
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
 from pos_terminal.reports import fonts
 
-Layout = Literal["a4", "roll"]
 LAYOUTS: tuple[Layout, ...] = ("a4", "roll")
 
 _A4_WIDTH = A4[0] - 2 * L.A4_MARGIN
@@ -463,11 +461,3 @@ class _Paper:
             )
             story.append(table)
         return story
-
-
-def filename(report: EndOfDayReport, layout: Layout, tz: tzinfo | None = None) -> str:
-    """A file name that says what the report is: ``report-LANE-1-2026-11-23-a4.pdf``."""
-    who = report.scope.terminal_id or ("merged" if report.scope.merge else "all")
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in who)
-    day = L.local(report.range.start, tz, "%Y-%m-%d-%H%M")
-    return f"report-{safe}-{day}-{layout}.pdf"

@@ -384,6 +384,8 @@ class MainWindow(QMainWindow):
         running = self.background_work()
         for task in running:
             task.cancel()
+        if self.built_reports is not None:
+            self.built_reports.worker.close()  # a report being made in its child process ends with it
         if running:
             _, stuck = await asyncio.wait(running, timeout=timeout)
             for task in stuck:

@@ -10,7 +10,6 @@ dialog is opened with ``open()``, never a nested ``exec()`` inside a coroutine.
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 from dataclasses import dataclass
 from html import escape
@@ -18,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.domain.report import EndOfDayReport, FigureRow, ReportScope, TimeRange
+from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
 from pos_terminal.domain.summary import FIGURES
 from pos_terminal.errors import UserError
-from pos_terminal.reports import end_of_day, raster
-from pos_terminal.reports.end_of_day import Layout
+from pos_terminal.reports import raster
+from pos_terminal.reports.worker import ReportWorker
 from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
@@ -206,6 +205,7 @@ class ReportsView(QWidget):
         self.paper: Paper | None = None
         self.model = FiguresModel(MoneyFormat("en_AU", "AUD"), self)
         self.save_dialog: QFileDialog | None = None
+        self.worker = ReportWorker()  # its child process starts with the first report
 
         # --- what to report on -------------------------------------------------------------------
         self.range = RangePicker("Report")
@@ -314,6 +314,7 @@ class ReportsView(QWidget):
 
     def detach(self) -> None:
         self.tasks.cancel_all()
+        self.worker.close()
         self.terminal = None
         self.reports = None
         self.show_nothing()
@@ -430,14 +431,12 @@ class ReportsView(QWidget):
         self.status.setText("Making the PDF…")
         self.save_button.setEnabled(False)
         self.print_button.setEnabled(False)
-        # reportlab is pure Python and shares nothing with the window: a long report renders off the loop
-        data = await asyncio.to_thread(end_of_day.render, report, layout, money=money)
+        rendered = await self.worker.end_of_day(report, layout, money=money, dpi=PREVIEW_DPI, pages=PREVIEW_PAGES)
         if report is not self.report:
             return  # a newer report replaced this one meanwhile
-        self.paper = Paper(report, layout, data)
-        count = len(raster.page_sizes(data))
-        images = [self.page_image(page) for page in raster.iter_pages(data, dpi=PREVIEW_DPI, count=PREVIEW_PAGES)]
-        self.set_pages(images)
+        self.paper = Paper(report, layout, rendered.data)
+        count = rendered.page_count
+        self.set_pages([self.page_image(page) for page in rendered.previews])
         shown = f" (the first {PREVIEW_PAGES} shown)" if count > PREVIEW_PAGES else ""
         self.status.setText(f"{count} page{'s' if count != 1 else ''} in {self.layout_choice.currentText()}{shown}.")
         self.save_button.setEnabled(True)
@@ -470,7 +469,7 @@ class ReportsView(QWidget):
             self.messages.show_error(exc)
             return
         folder = Path.home() / "Documents"
-        suggested = (folder if folder.is_dir() else Path.home()) / end_of_day.filename(paper.report, paper.layout)
+        suggested = (folder if folder.is_dir() else Path.home()) / paper.report.filename(paper.layout)
         dialog = QFileDialog(self, "Save report as PDF", str(suggested), "PDF files (*.pdf)")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix("pdf")

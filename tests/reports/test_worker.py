@@ -1,0 +1,105 @@
+"""Reports made in a child process: the same PDF as in-process, one fresh process per report, and a child that
+stops (closed mid-report, or killed) never leaves the window waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator
+
+import pytest
+from pypdf import PdfReader
+
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import EndOfDayReport
+from pos_terminal.reports import end_of_day, raster
+from pos_terminal.reports.worker import ReportNotMade, ReportWorker
+from tests.bench.test_bench_report import big_report as big_report
+
+MONEY = MoneyFormat("en_AU", "AUD")
+
+
+@pytest.fixture
+async def worker() -> AsyncIterator[ReportWorker]:
+    made = ReportWorker()
+    yield made
+    made.close()
+
+
+async def gone(pid: int, within: float = 5.0) -> bool:
+    """Whether process ``pid`` has exited (a zombie not yet reaped has exited too) within ``within`` seconds."""
+    for _ in range(int(within / 0.02)):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except FileNotFoundError:
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+def child_pids(worker: ReportWorker) -> set[int]:
+    pool = worker._pool
+    return {p.pid for p in (getattr(pool, "_processes", None) or {}).values()} if pool is not None else set()
+
+
+async def started_child(
+    worker: ReportWorker, within: float = 10.0, other_than: frozenset[int] = frozenset()
+) -> set[int]:
+    """The pids of the worker's child, once it has one (other than ``other_than``)."""
+    for _ in range(int(within / 0.01)):
+        if (pids := child_pids(worker)) and not pids & other_than:
+            return pids
+        await asyncio.sleep(0.01)
+    raise AssertionError("no child process started")
+
+
+async def test_a_report_made_in_the_child_is_the_one_made_here(
+    worker: ReportWorker, big_report: EndOfDayReport
+) -> None:
+    rendered = await worker.end_of_day(big_report, "roll", money=MONEY, dpi=72.0, pages=3)
+    here = end_of_day.render(big_report, "roll", money=MONEY)
+    assert (
+        rendered.page_count
+        == len(PdfReader(__import__("io").BytesIO(rendered.data)).pages)
+        == len(raster.page_sizes(here))
+    )
+    assert len(rendered.previews) == min(3, rendered.page_count)
+    first = next(raster.iter_pages(here, dpi=72.0, count=1))
+    assert (rendered.previews[0].width, rendered.previews[0].height) == (first.width, first.height)
+    assert rendered.previews[0].data == first.data  # the same pixels: the same PDF, rendered the same way
+
+
+async def test_each_report_has_a_process_of_its_own_that_exits_with_it(
+    worker: ReportWorker, big_report: EndOfDayReport
+) -> None:
+    making = asyncio.ensure_future(worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1))
+    first = await started_child(worker)  # one worker: this child makes the first report
+    await making
+    await started_child(worker, other_than=frozenset(first))  # the next report's, started at once
+    assert all([await gone(pid) for pid in first]), "the child that made a report exits with it"
+    await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
+
+
+async def test_closing_mid_report_ends_the_child_at_once(worker: ReportWorker, big_report: EndOfDayReport) -> None:
+    making = asyncio.ensure_future(worker.end_of_day(big_report, "a4", money=MONEY, dpi=100.0, pages=20))
+    pids = await started_child(worker)  # warming up or rendering 10,000 transactions: either way, not done
+    worker.close()
+    # the report ends at once: not made (its child stopped) or canceled (it had not reached the child yet)
+    with pytest.raises((ReportNotMade, asyncio.CancelledError)):
+        await asyncio.wait_for(making, 5)
+    assert all([await gone(pid, within=2.0) for pid in pids])
+
+
+async def test_a_child_that_is_killed_gives_one_sentence_and_the_next_report_is_made(
+    worker: ReportWorker, big_report: EndOfDayReport
+) -> None:
+    making = asyncio.ensure_future(worker.end_of_day(big_report, "a4", money=MONEY, dpi=100.0, pages=20))
+    for pid in await started_child(worker):
+        os.kill(pid, signal.SIGKILL)
+    with pytest.raises(ReportNotMade, match="the process making it stopped"):
+        await asyncio.wait_for(making, 10)
+    again = await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
+    assert again.page_count >= 1
