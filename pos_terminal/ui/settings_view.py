@@ -6,6 +6,7 @@ from __future__ import annotations
 from pos_terminal.config import CustomUrls, Settings, basic_choices, with_changes
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
+from pos_terminal.services.setup import check_custom_urls
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
 from pos_terminal.ui.widgets import button, confirm, label
@@ -165,11 +166,7 @@ class SettingsView(QWidget):
             pos_url=self.pos_url.text().strip(),
             payments_url=self.payments_url.text().strip(),
         )
-        if self.region.currentData() == "custom" and not (urls.auth_url and urls.pos_url):
-            raise UserError("Custom addresses need at least the auth and POS API addresses.")
-        for url in (urls.auth_url, urls.pos_url, urls.payments_url):
-            if url and not url.startswith(("https://", "http://")):
-                raise UserError(f"“{url}” is not a web address.", hint="Give it like https://host/v4.")
+        check_custom_urls(self.region.currentData(), urls)
         return with_changes(
             self._settings,
             **typed,
