@@ -149,6 +149,8 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     configure_logging(paths.log_file, "pos-terminal window")
     crashes = CrashReports(paths.log_file)
     notice = crashes.previous_run()
+    if notice:
+        log.warning("%s", notice)
     crashes.start()
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
@@ -182,8 +184,6 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
             lambda: log.info("cashier screen shown %.3f s after start", time.monotonic() - STARTED)
         )
         window.show()
-        if notice:
-            window.messages.show_error(notice)
         window.start()
         await closed.wait()
         await close_down(window, host)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pos_terminal import assets
 from pos_terminal.errors import ConfigError
 
 EMBEDDED = "sandbox"
@@ -65,7 +65,7 @@ def parse_regions(text: str, where: str) -> dict[str, Region]:
 
 
 def shipped_regions_text() -> str:
-    return resources.files("pos_terminal").joinpath("resources", "regions.json").read_text(encoding="utf-8")
+    return assets.read_text("regions.json")
 
 
 def load_regions(path: Path | None = None) -> dict[str, Region]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pos_terminal import assets
 from pos_terminal.domain.check import MAX_RATE_BP, Item
 from pos_terminal.domain.money import in_int32
 from pos_terminal.errors import UserError
@@ -70,7 +70,7 @@ def parse_catalog(text: str, source: str) -> tuple[CatalogEntry, ...]:
 def load_catalog(path: str | Path | None) -> tuple[CatalogEntry, ...]:
     """The catalog at ``path``, or the shipped one."""
     if path is None:
-        text = resources.files("pos_terminal").joinpath("resources/catalog.json").read_text(encoding="utf-8")
+        text = assets.read_text("catalog.json")
         return parse_catalog(text, "shipped with the terminal")
     try:
         text = Path(path).read_text(encoding="utf-8")

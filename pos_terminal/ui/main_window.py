@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self.help = HelpOverlay(central)
         self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
+        self.about: QDialog | None = None
         self._make_actions()
         self._connect_signals()
 
@@ -177,6 +178,7 @@ class MainWindow(QMainWindow):
         self.sign_in.file_store_requested.connect(self.on_file_store_requested)
         self.settings_view.saved.connect(self.on_settings_saved)
         self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
+        self.settings_view.about_requested.connect(self.on_about_requested)
         # status bar
         self.cashier.changed.connect(self._on_pending_changed)
         self.history.changed.connect(self._on_pending_changed)
@@ -201,7 +203,9 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(index)
 
     def start(self) -> None:
-        """Setup on first launch, else connect with the saved settings."""
+        """Setup on first launch, else connect with the saved settings; first, say if the last run crashed."""
+        if self.host.crash_notice:
+            self.messages.show_error(self.host.crash_notice)
         if self.host.first_launch:
             self.show_page(Page.SETUP)
             self.setup.terminal_id.setFocus()
@@ -336,6 +340,12 @@ class MainWindow(QMainWindow):
         self.messages.show_info("Disconnected: the stored sign-in was removed.")
         self._enter_sign_in(terminal)
         self.status.show_terminal(terminal)
+
+    def on_about_requested(self) -> None:
+        from pos_terminal.ui.about import AboutDialog
+
+        self.about = AboutDialog(self.host.paths, self.host.settings, self.terminal, self)
+        self.about.open()
 
     def on_session_state(self, state: SessionState) -> None:
         self.status.show_connection(state)

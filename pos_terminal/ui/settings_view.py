@@ -29,10 +29,11 @@ from PySide6.QtWidgets import (
 
 
 class SettingsView(QWidget):
-    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``."""
+    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``; ``about_requested()``."""
 
     saved = Signal(object)
     disconnect_confirmed = Signal()
+    about_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -96,6 +97,8 @@ class SettingsView(QWidget):
         self.error = label(role="reason", wrap=True)
         self.save_button = button("&Save settings", role="primary", name="Save settings")
         self.disconnect_button = button("&Disconnect…", role="danger", name="Disconnect")
+        self.about_button = button("A&bout…", name="About pos-terminal")
+        self.about_button.clicked.connect(self.about_requested)
         self.save_button.clicked.connect(self.on_save_clicked)
         self.disconnect_button.clicked.connect(self.ask_disconnect)
         self.region.currentIndexChanged.connect(self._custom_visible)
@@ -108,6 +111,7 @@ class SettingsView(QWidget):
         buttons = QHBoxLayout()  # below the scrolling form: always in sight, even at 1024×768
         buttons.addWidget(self.save_button, 2)
         buttons.addWidget(self.disconnect_button, 1)
+        buttons.addWidget(self.about_button, 1)
         scroll = QScrollArea()
         scroll.setWidget(inner)
         scroll.setWidgetResizable(True)
