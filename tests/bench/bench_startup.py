@@ -63,7 +63,8 @@ def timed_window(command: list[str], log_file: Path, env: dict[str, str]) -> flo
             return elapsed
         time.sleep(0.002)
     process.kill()
-    raise RuntimeError(f"{command} did not log {SHOWN!r}")
+    tail = log_file.read_text(encoding="utf-8")[-2000:] if log_file.exists() else "(no log)"
+    raise RuntimeError(f"{command} did not log {SHOWN!r}; the log ends:\n{tail}")
 
 
 async def sign_in(paths: Paths, url: str) -> None:
