@@ -68,7 +68,11 @@ dist: $(DIST_STAMP)
 
 # Not part of make test: a build takes minutes. Prints the bundle's size, build time and start-up figures.
 dist-test: $(DIST_STAMP)
-	POS_DIST_TEST=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/dist -q -s -p no:randomly $(PYTEST_ARGS)
+	rm -rf build/dist-test
+	POS_DIST_TEST=1 POS_DIST_DIR=build/dist-test QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest tests/dist -q -s -p no:randomly $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_startup.py 5 --bundle build/dist-test/pos-terminal/pos-terminal
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_startup.py 5
 
 desktop-tools:
 	command -v desktop-file-validate >/dev/null && command -v appstreamcli >/dev/null || \

@@ -33,6 +33,7 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("About pos-terminal")
         self.setAccessibleName("About pos-terminal")
+        self.setMinimumWidth(640)  # the paths and licence links on one line each
         layout = QVBoxLayout(self)
         layout.addWidget(label(f"pos-terminal {version()}", role="heading"))
         form = QFormLayout()
