@@ -3,6 +3,9 @@
 #   make test   creates .venv, installs the test extras, runs lint, types, import contracts and the suite offscreen
 #   (make soak  the GUI suite ten times and a long compressed shift; not part of CI)
 #   (make test-browser  installs Debian's chromium when missing, then runs tests/browser)
+#   make dist        a one-folder bundle for this machine in dist/pos-terminal (PyInstaller, packaging/)
+#   make dist-test   builds the bundle from a clean copy of the tree and drives it: setup, login, report, window
+#   make desktop-tools  desktop-file-validate and appstreamcli from Debian, for the tests that check those files
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,9 +14,10 @@ BIN    := $(VENV)/bin
 DEPS   := $(shell cksum pyproject.toml | cut -d' ' -f1)
 RUNTIME_STAMP := $(VENV)/.runtime-$(DEPS)
 TEST_STAMP    := $(VENV)/.test-$(DEPS)
+DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
 
-.PHONY: run test test-browser minify soak lint check-format types contracts format clean
+.PHONY: run test test-browser minify soak lint check-format types contracts format clean dist dist-test desktop-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +30,10 @@ $(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(RUNTIME_STAMP)
+
+$(DIST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,dist]'
+	touch $@ $(TEST_STAMP) $(RUNTIME_STAMP)
 
 run: $(RUNTIME_STAMP)
 	$(BIN)/pos-terminal
@@ -67,9 +75,28 @@ lint: $(TEST_STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The bundle: dist/pos-terminal/pos-terminal is the window and every subcommand; install.sh beside it.
+dist: $(DIST_STAMP)
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller \
+		packaging/pos-terminal.spec
+	cp packaging/linux/install.sh dist/pos-terminal/
+	@du -sh dist/pos-terminal
+
+# Not part of make test: a build takes minutes. Prints the bundle's size, build time and start-up figures.
+dist-test: $(DIST_STAMP)
+	rm -rf build/dist-test
+	POS_DIST_TEST=1 POS_DIST_DIR=build/dist-test QT_QPA_PLATFORM=offscreen \
+		$(BIN)/python -m pytest tests/dist -q -s -p no:randomly $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_startup.py 5 --bundle build/dist-test/pos-terminal/pos-terminal
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_startup.py 5
+
+desktop-tools:
+	command -v desktop-file-validate >/dev/null && command -v appstreamcli >/dev/null || \
+		(apt-get update && apt-get install -y desktop-file-utils appstream)
+
 format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis soak-report.json
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis soak-report.json

@@ -3,7 +3,12 @@
 Runs on :class:`pos_terminal.ui.loop.EventLoop` (asyncio over Qt); shutdown is tied to the
 window closing, which SIGTERM and SIGINT do too (a session logout, a service manager, Ctrl+C).
 Logging goes to the profile's log file with secrets masked; an unexpected error
-is logged with its traceback and shown as one sentence naming the log file.
+is logged with its traceback and shown as one sentence naming the log file; a native
+crash is written to a crash report there, which the next start mentions.
+
+Start-up paints first: only Qt, the event loop and this module load before the window
+shows; the settings, the services and the views are imported while it is on screen
+(``python -X importtime -m pos_terminal`` shows the order).
 """
 
 from __future__ import annotations
@@ -17,20 +22,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from pos_terminal.api.client import SecretsFilter
-from pos_terminal.api.regions import load_regions
-from pos_terminal.config import Settings, load_settings, save_settings
 from pos_terminal.errors import UserError
+from pos_terminal.logs import CrashReports, configure_logging
 from pos_terminal.paths import Paths
-from pos_terminal.services.terminal import Terminal, resolve_service
 
 if TYPE_CHECKING:
+    from pos_terminal.config import Settings
     from pos_terminal.sandbox import SandboxServer
+    from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.main_window import MainWindow
 
 log = logging.getLogger("pos_terminal")
@@ -41,8 +44,11 @@ STARTED = time.monotonic()
 class AppHost:
     """What the windows need from around them (see :class:`pos_terminal.ui.host.Host`)."""
 
-    def __init__(self, paths: Paths, *, service_url: str | None = None) -> None:
+    def __init__(self, paths: Paths, *, service_url: str | None = None, crash_notice: str | None = None) -> None:
+        from pos_terminal.config import load_settings
+
         self.paths = paths.ensure()
+        self.crash_notice = crash_notice
         self.service_url = service_url
         self.settings, existed = load_settings(paths.config_file)
         self.first_launch = not existed and service_url is None
@@ -50,10 +56,13 @@ class AppHost:
         self._sandbox: SandboxServer | None = None
 
     def region_choices(self) -> list[tuple[str, str]]:
-        regions = load_regions(self.paths.regions_file if self.paths.regions_file.exists() else None)
-        return [("sandbox", "Embedded sandbox (no account needed)")] + [(k, r.name) for k, r in regions.items()]
+        from pos_terminal.services.setup import region_choices
+
+        return region_choices(self.paths)
 
     def save_settings(self, settings: Settings) -> None:
+        from pos_terminal.config import save_settings
+
         try:
             save_settings(self.paths.config_file, settings)
         except OSError as exc:
@@ -62,6 +71,8 @@ class AppHost:
         self.first_launch = False
 
     async def connect(self) -> Terminal:
+        from pos_terminal.services.terminal import Terminal, resolve_service
+
         if self.terminal is not None:
             await self.terminal.aclose()
             self.terminal = None
@@ -90,23 +101,6 @@ async def close_down(window: MainWindow, host: AppHost) -> None:
     (its connections and journal) and the embedded sandbox closed."""
     await window.wind_down()
     await host.aclose()
-
-
-def configure_logging(paths: Paths) -> None:
-    try:
-        handler = RotatingFileHandler(paths.log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
-    except OSError as exc:
-        raise UserError(
-            f"The log file {paths.log_file} cannot be opened ({exc.strerror or exc}).",
-            hint="Choose a profile folder this user can write to (--profile DIR), or check the disk.",
-        ) from exc
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(SecretsFilter())
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    for noisy in ("httpx", "httpcore", "uvicorn.access"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 DISPLAY_PACKAGES = "libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxkbcommon-x11-0"
@@ -153,18 +147,24 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
 
     try:
         paths = paths.ensure()
-        configure_logging(paths)
+        configure_logging(paths.log_file, "pos-terminal window")
     except UserError as exc:
         print(exc.text(), file=sys.stderr)
         return 1
+    crashes = CrashReports(paths.log_file)
+    notice = crashes.previous_run()
+    if notice:
+        log.warning("%s", notice)
+    crashes.start()
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("pos-terminal")
     app.setQuitOnLastWindowClosed(False)
     app.setStyleSheet(STYLE)
     try:
-        host = AppHost(paths, service_url=service_url)
+        host = AppHost(paths, service_url=service_url, crash_notice=notice)
     except UserError as exc:
+        crashes.finish()
         print(exc.text(), file=sys.stderr)
         return 1
 
@@ -193,4 +193,7 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
         await close_down(window, host)
         return 0
 
-    return int(run(main(), app))
+    try:
+        return int(run(main(), app))
+    finally:
+        crashes.finish()

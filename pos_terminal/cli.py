@@ -18,10 +18,12 @@ from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pos_terminal.config import load_settings, with_changes
+from pos_terminal.config import Settings, load_settings, save_settings
 from pos_terminal.domain.lifecycle import Action
-from pos_terminal.errors import UserError
+from pos_terminal.errors import ConfigError, UserError
+from pos_terminal.logs import configure_logging
 from pos_terminal.paths import Paths
+from pos_terminal.version import version
 
 if TYPE_CHECKING:
     from pos_terminal.api.auth import DeviceStatus
@@ -50,11 +52,24 @@ class Output:
             print(json.dumps(value, ensure_ascii=False, indent=2), file=self.out, flush=True)
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _profile(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", type=Path, help="base directory for config, journal and logs")
-    parser.add_argument("--service", metavar="URL", help="use a service already running at URL (POS API at URL/v4)")
-    parser.add_argument("--terminal", metavar="ID", help="terminal id (default: from settings)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    _profile(parser)
+    parser.add_argument("--service", metavar="URL", help="use a service already running at URL (POS API at URL/v4)")
+    # This terminal is the one in the settings; the spelling of releases before 0.2 is refused with a sentence.
+    parser.add_argument("--terminal", dest="old_terminal", metavar="ID", help=argparse.SUPPRESS)
+
+
+class OldTerminalFlag(UserError):
+    sentence = "--terminal no longer chooses the terminal: every command acts as the terminal in the settings."
+    hint = (
+        "Set this terminal's id once with “pos-terminal setup --terminal ID” (or “config set terminal_id ID”); "
+        "to report on another terminal use “report --for-terminal ID”."
+    )
 
 
 def _moment(text: str) -> datetime:
@@ -72,7 +87,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--profile", dest="gui_profile", type=Path, help="window: base directory for config and data")
     parser.add_argument("--service", dest="gui_service", metavar="URL", help="window: use a service running at URL")
+    parser.add_argument("--version", action="version", version=f"pos-terminal {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    setup = commands.add_parser(
+        "setup", help="write this terminal's settings (region, terminal id, ...) without the window"
+    )
+    _profile(setup)
+    setup.add_argument("--region", required=True, help="sandbox (embedded), a region of the region table, or custom")
+    setup.add_argument("--terminal", dest="terminal_id", required=True, metavar="ID", help="this terminal's id")
+    setup.add_argument("--locale", help="locale of amounts and dates, like en_AU (default: as set, else en_AU)")
+    setup.add_argument("--currency", help="ISO 4217 code, like AUD (default: as set, else AUD)")
+    setup.add_argument("--printer", help="the printer for reports and receipts (a system printer, or pdf:FILE)")
+
+    config = commands.add_parser("config", help="show or change single settings")
+    config_commands = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    _profile(config_commands.add_parser("list", help="every setting and its value"))
+    config_get = config_commands.add_parser("get", help="the value of one setting")
+    _profile(config_get)
+    config_get.add_argument("name", help="a setting, like terminal_id or custom_urls.auth_url")
+    config_set = config_commands.add_parser("set", help="change one setting (checked as the set-up page checks)")
+    _profile(config_set)
+    config_set.add_argument("name")
+    config_set.add_argument("value")
+    config_unset = config_commands.add_parser("unset", help="put one setting back to its default")
+    _profile(config_unset)
+    config_unset.add_argument("name")
 
     login = commands.add_parser("login", help="sign in with a device code (or a token created by hand)")
     _common(login)
@@ -114,7 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="end-of-day or shift report, reconciled; as text, JSON, PDF or printed")
     _common(report)
-    _report_terminal(report)
+    report.add_argument(
+        "--for-terminal",
+        dest="report_terminal",
+        metavar="ID",
+        help="report on another terminal (default: this one; this terminal keeps its id and sign-in)",
+    )
     when = report.add_mutually_exclusive_group()
     when.add_argument("--today", action="store_true", help="since local midnight (the default)")
     when.add_argument("--yesterday", action="store_true", help="yesterday, local midnight to midnight")
@@ -145,15 +190,6 @@ def _range(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="start", type=_moment, help="start (ISO 8601, local time unless offset)")
     parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default: now; tx list: end of today)")
     parser.add_argument("--today", action="store_true", help="since local midnight (the default)")
-
-
-def _report_terminal(parser: argparse.ArgumentParser) -> None:
-    """For ``report``, ``--terminal ID`` names the terminal reported on; this one keeps its own id (and sign-in)."""
-    for action in parser._actions:
-        if "--terminal" in action.option_strings:
-            action.dest = "report_terminal"
-            action.help = "the terminal to report on (default: this one)"
-    parser.set_defaults(terminal=None)
 
 
 def _output(parser: argparse.ArgumentParser) -> None:
@@ -202,6 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _launch_gui(args)
     out = Output(getattr(args, "json", False))
     try:
+        if args.command in _SETTINGS_HANDLERS:
+            handler = _SETTINGS_HANDLERS[args.command]
+            return handler(Paths.for_profile(args.profile), args, out)
+        if args.old_terminal is not None:
+            raise OldTerminalFlag()
         return asyncio.run(_run(args, out))
     except UserError as exc:
         out.note(exc.text())
@@ -223,9 +264,8 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.services.terminal import Terminal, resolve_service
 
     paths = Paths.for_profile(args.profile).ensure()
+    configure_logging(paths.log_file, f"pos-terminal {args.command}")
     settings, _ = load_settings(paths.config_file)
-    if args.terminal:
-        settings = with_changes(settings, terminal_id=args.terminal)
     async with AsyncExitStack() as stack:
         embedded_root = None
         if not args.service and settings.region == "sandbox":
@@ -459,7 +499,7 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     else:
         period = reports.yesterday() if args.yesterday else reports.today()
     if args.report_terminal and (args.all or args.merge):
-        raise UserError("Choose one of --terminal, --all or --merge.")
+        raise UserError("Choose one of --for-terminal, --all or --merge.")
     if args.merge:
         scope = ReportScope.merged()
     elif args.all:
@@ -568,6 +608,73 @@ def _print(data: bytes, printer: str | None, title: str) -> str:
 
     return print_pdf(data, printer=printer, title=title)
 
+
+# --- settings: no service, no sandbox -----------------------------------------------------------------
+
+SettingsHandler = Callable[[Paths, argparse.Namespace, Output], int]
+
+
+def _save_settings(paths: Paths, settings: Settings) -> None:
+    try:
+        save_settings(paths.config_file, settings)
+    except OSError as exc:
+        raise ConfigError(f"The settings cannot be saved to {paths.config_file} ({exc.strerror}).") from exc
+
+
+def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.setup import region_choices, set_up
+
+    settings, _ = load_settings(paths.config_file)
+    chosen = set_up(
+        settings,
+        regions=[key for key, _ in region_choices(paths)],
+        region=args.region,
+        terminal_id=args.terminal_id,
+        locale=settings.locale if args.locale is None else args.locale,
+        currency=settings.currency if args.currency is None else args.currency,
+        printer=args.printer,
+    )
+    if chosen.printer is not None:
+        from pos_terminal.ui.printing import check_printer
+
+        check_printer(chosen.printer)
+    _save_settings(paths, chosen)
+    out.data(chosen.model_dump(mode="json"))
+    out.line(f"Terminal {chosen.terminal_id} in region {chosen.region}, {chosen.locale} {chosen.currency}.")
+    out.line(f"Settings written to {paths.config_file}.")
+    return EXIT_OK
+
+
+def _shown(value: Any) -> str:
+    return "(not set)" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _config(paths: Paths, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.setup import change_setting, get_setting, region_choices, setting_names
+
+    settings, _ = load_settings(paths.config_file)
+    if args.config_command == "list":
+        values = {name: get_setting(settings, name) for name in setting_names(settings)}
+        out.data(values)
+        for name, value in values.items():
+            out.line(f"{name} = {_shown(value)}")
+        return EXIT_OK
+    if args.config_command == "get":
+        value = get_setting(settings, args.name)
+        out.data(value)
+        out.line("" if value is None else str(value))
+        return EXIT_OK
+    regions = [key for key, _ in region_choices(paths)]
+    value = args.value if args.config_command == "set" else None
+    changed = change_setting(settings, args.name, value, regions=regions)
+    _save_settings(paths, changed)
+    now = get_setting(changed, args.name.strip())
+    out.data({args.name.strip(): now})
+    out.line(f"{args.name.strip()} = {_shown(now)}")
+    return EXIT_OK
+
+
+_SETTINGS_HANDLERS: dict[str, SettingsHandler] = {"setup": _setup, "config": _config}
 
 _HANDLERS: dict[str, Handler] = {
     "login": _login,

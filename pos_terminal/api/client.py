@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -51,21 +50,6 @@ class Credentials(Protocol):
     async def after_unauthorized(self, rejected: tuple[str, str]) -> tuple[str, str] | None:
         """A new header after ``rejected`` got a 401, or None when there is nothing better."""
         ...
-
-
-class SecretsFilter(logging.Filter):
-    """Masks bearer tokens and API tokens in any log record, whoever wrote it."""
-
-    PATTERN = re.compile(
-        r"(?i)(bearer\s+|x-api-token['\"]?\s*[:=]\s*['\"]?|(?:access|refresh)_token['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"
-    )
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        masked = self.PATTERN.sub(r"\1***", message)
-        if masked != message:
-            record.msg, record.args = masked, None
-        return True
 
 
 def make_http_client(*, timeout: float = 15.0) -> httpx.AsyncClient:

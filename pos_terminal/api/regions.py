@@ -7,11 +7,11 @@ known only once it has started (:meth:`Region.for_embedded_sandbox`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pos_terminal import assets
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.errors import ConfigError
 
@@ -79,7 +79,7 @@ def parse_regions(raw: bytes | str, where: str) -> dict[str, Region]:
 
 
 def shipped_regions_text() -> str:
-    return resources.files("pos_terminal").joinpath("resources", "regions.json").read_text(encoding="utf-8")
+    return assets.read_text("regions.json")
 
 
 def load_regions(path: Path | None = None) -> dict[str, Region]:

@@ -25,6 +25,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
 from pos_terminal.reports import fonts
+from pos_terminal.version import version
 
 # Page streams are compressed; ASCII85 on top only makes them bigger and costs a second per hundred pages.
 rl_config.useA85 = 0
@@ -184,7 +185,7 @@ def footer(
     canvas.setStrokeColor(RULE)
     canvas.setLineWidth(0.5)
     canvas.line(margin, FOOTER - 1.5 * mm, page_width - margin, FOOTER - 1.5 * mm)
-    page = f"Page {number} of {count}"
+    page = f"pos-terminal {version()} · Page {number} of {count}"
     room = page_width - 2 * margin - canvas.stringWidth(page, fonts.REGULAR, size) - 3 * mm
     draw_text(canvas, margin, y, fonts.fit(left_text, fonts.REGULAR, size, room), fonts.REGULAR, size)
     draw_text(canvas, page_width - margin, y, page, fonts.REGULAR, size, align="right")
@@ -204,7 +205,7 @@ def _document(
         bottomMargin=FOOTER + 2 * mm,
         title=title,
         author=author,
-        creator="pos-terminal",
+        creator=f"pos-terminal {version()}",
         invariant=True,  # the same report gives the same bytes
     )
     frame = Frame(margin, FOOTER + 2 * mm, width - 2 * margin, height - top - FOOTER - 2 * mm, 0, 0, 0, 0, id="body")

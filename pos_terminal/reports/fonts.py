@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import threading
 from functools import cache
-from importlib import resources
 from xml.sax.saxutils import escape
 
 from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
+
+from pos_terminal import assets
 
 REGULAR = "PosSans"
 BOLD = "PosSans-Bold"
@@ -31,10 +32,8 @@ def register() -> None:
     with _lock:
         if _registered:
             return
-        folder = resources.files("pos_terminal").joinpath("resources", "fonts")
         for name, filename in _FILES.items():
-            with resources.as_file(folder.joinpath(filename)) as path:
-                pdfmetrics.registerFont(TTFont(name, str(path)))
+            pdfmetrics.registerFont(TTFont(name, str(assets.path("fonts", filename))))
         addMapping(REGULAR, 0, 0, REGULAR)
         addMapping(REGULAR, 1, 0, BOLD)
         addMapping(REGULAR, 0, 1, REGULAR)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pos_terminal import assets
 from pos_terminal.domain.check import MAX_RATE_BP, Item
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.domain.money import in_int32
@@ -79,8 +79,7 @@ def parse_catalog(raw: bytes | str, source: str) -> tuple[CatalogEntry, ...]:
 def load_catalog(path: str | Path | None) -> tuple[CatalogEntry, ...]:
     """The catalog at ``path``, or the shipped one."""
     if path is None:
-        raw = resources.files("pos_terminal").joinpath("resources/catalog.json").read_bytes()
-        return parse_catalog(raw, "shipped with the terminal")
+        return parse_catalog(assets.path("catalog.json").read_bytes(), "shipped with the terminal")
     try:
         with Path(path).open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from pos_terminal.api.auth import AuthClient
 from pos_terminal.api.client import PosClient, make_http_client
-from pos_terminal.api.regions import Region, address_problem, load_regions
+from pos_terminal.api.regions import EMBEDDED, Region, address_problem, load_regions
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
@@ -103,6 +103,35 @@ def resolve_service(
     return ServiceAddress.from_region(settings.region, regions[settings.region])
 
 
+def sign_in_key(paths: Paths, service: ServiceAddress, terminal_id: str) -> str:
+    """The keychain entry of one profile's sign-in with one service deployment, as this terminal.
+
+    The deployment is named by where its tokens come from (the auth address), except the embedded
+    sandbox, whose address changes at every start and whose database is the profile's own; the profile
+    by its configuration folder, so two profiles on one computer never share a sign-in.
+    """
+    issuer = "embedded" if service.account == EMBEDDED else service.auth_url
+    return f"{service.account}|{issuer}|{terminal_id}|{paths.config_dir}"
+
+
+def _earlier_sign_in_key(journal: Journal, service: ServiceAddress, terminal_id: str) -> str | None:
+    """The key releases before 0.2 kept this sign-in under (shared by every profile), when this profile
+    may take it: its journal says it signed in as this terminal and did not disconnect since. A new
+    profile never takes another's sign-in."""
+    until = datetime.now(UTC) + timedelta(days=1)
+
+    def last(action: str) -> datetime | None:
+        return max(
+            (e.at for e in journal.audit_entries(_EPOCH, until, action=action, terminal_id=terminal_id)), default=None
+        )
+
+    signed_in, disconnected = last("sign-in"), last("disconnect")
+    if signed_in is None or (disconnected is not None and disconnected >= signed_in):
+        return None
+    return f"{service.account}|{terminal_id}"
+
+
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
 
 
@@ -117,9 +146,10 @@ class Terminal:
         self.journal = Journal(paths.journal_file)
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
         store = open_token_store(
-            account=f"{service.account}|{settings.terminal_id}",
+            account=sign_in_key(paths, service, settings.terminal_id),
             file_path=paths.insecure_token_file,
             allow_insecure_file=settings.allow_insecure_token_file,
+            earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id),
         )
         auth = AuthClient(self.http, service.auth_url, settings.client_id)
         self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id)

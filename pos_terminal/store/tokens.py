@@ -310,13 +310,42 @@ class NoTokenStore:
         return None
 
 
-def open_token_store(*, account: str, file_path: Path, allow_insecure_file: bool) -> TokenStore:
-    """The keychain when there is one; else the file if the user opted in; else a store that keeps nothing."""
+def open_token_store(
+    *, account: str, file_path: Path, allow_insecure_file: bool, earlier_account: str | None = None
+) -> TokenStore:
+    """The keychain when there is one; else the file if the user opted in; else a store that keeps nothing.
+
+    ``earlier_account``: the key an earlier release kept this sign-in under. When given and nothing is
+    stored under ``account`` yet, what is stored there moves to ``account`` (and leaves the earlier key,
+    so no second profile can take it too).
+    """
+    store: TokenStore
+    earlier: TokenStore | None = None
     try:
-        return KeyringTokenStore(SERVICE, account)
+        store = KeyringTokenStore(SERVICE, account)
+        if earlier_account is not None:
+            earlier = KeyringTokenStore(SERVICE, earlier_account)
     except NoKeychain:
         if allow_insecure_file:
             log.warning("no keychain: the sign-in is kept in an unencrypted file, as the settings allow")
-            return FileTokenStore(file_path, account=account)
-        log.warning("no keychain and no opt-in to a file: the sign-in will not be kept")
-        return NoTokenStore()
+            store = FileTokenStore(file_path, account=account)
+            if earlier_account is not None:
+                earlier = FileTokenStore(file_path, account=earlier_account)
+        else:
+            log.warning("no keychain and no opt-in to a file: the sign-in will not be kept")
+            return NoTokenStore()
+    if earlier is not None:
+        _move_earlier_sign_in(earlier, store)
+    return store
+
+
+def _move_earlier_sign_in(earlier: TokenStore, store: TokenStore) -> None:
+    if store.load() is not None:
+        return
+    data = earlier.load()
+    if data is None:
+        return
+    store.save(data)
+    if not (isinstance(earlier, FileTokenStore) and isinstance(store, FileTokenStore)):
+        earlier.clear()  # the file is the profile's own and was just rewritten under the new key
+    log.info("the sign-in kept under an earlier release's key now belongs to this profile")

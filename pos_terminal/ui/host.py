@@ -15,6 +15,7 @@ class Host(Protocol):
     paths: Paths
     settings: Settings
     first_launch: bool
+    crash_notice: str | None  # one sentence when the run before this one ended abnormally
     terminal: Terminal | None
 
     def region_choices(self) -> list[tuple[str, str]]:

@@ -22,18 +22,18 @@ from pos_terminal.ui.help_overlay import HelpOverlay
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.host import Host
 from pos_terminal.ui.settings_view import SettingsView
-from pos_terminal.ui.setup_view import SetupView
-from pos_terminal.ui.signin_view import SignInView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Banner, confirm, label
 
 if TYPE_CHECKING:
     from pos_terminal.ui.reports_view import ReportsView
+    from pos_terminal.ui.setup_view import SetupView
+    from pos_terminal.ui.signin_view import SignInView
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +71,10 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(1000, 700)
 
         self.banner = Banner()
-        self.setup = SetupView(host.settings, host.region_choices())
+        self.built_setup: SetupView | None = None  # the first-launch and sign-in pages are built when first shown
         self.connecting = label("Connecting…", role="heading")
         self.connecting.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.sign_in = SignInView(self.messages)
+        self.built_sign_in: SignInView | None = None
         self.cashier = CashierView(self.messages)
         self.history = HistoryView(self.messages)
         self.reports_page = QWidget()
@@ -89,12 +89,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.settings_view, "Settings")
         self.tabs.setDocumentMode(True)
         self.pages = QStackedWidget()
-        self.page_widgets = {
-            Page.SETUP: self.setup,
-            Page.CONNECTING: self.connecting,
-            Page.SIGN_IN: self.sign_in,
-            Page.WORKSPACE: self.tabs,
-        }
+        self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
         central = QWidget()
@@ -108,6 +103,7 @@ class MainWindow(QMainWindow):
         self.help = HelpOverlay(central)
         self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
+        self.about: QDialog | None = None
         self._make_actions()
         self._connect_signals()
 
@@ -171,12 +167,9 @@ class MainWindow(QMainWindow):
         self.messages.error.connect(lambda text: self.banner.show_message(text, "error"))
         self.messages.info.connect(lambda text: self.banner.show_message(text, "info"))
         # flow
-        self.setup.done.connect(self.on_setup_done)
-        self.sign_in.signed_in.connect(self.on_signed_in)
-        self.sign_in.open_settings.connect(self.on_settings_from_sign_in)
-        self.sign_in.file_store_requested.connect(self.on_file_store_requested)
         self.settings_view.saved.connect(self.on_settings_saved)
         self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
+        self.settings_view.about_requested.connect(self.on_about_requested)
         # status bar
         self.cashier.changed.connect(self._on_pending_changed)
         self.history.changed.connect(self._on_pending_changed)
@@ -185,12 +178,51 @@ class MainWindow(QMainWindow):
     # --- pages -----------------------------------------------------------------------------------
 
     @property
+    def setup(self) -> SetupView:
+        """The first-launch page, built the first time it is needed (most starts never show it)."""
+        if self.built_setup is None:
+            from pos_terminal.ui.setup_view import SetupView
+
+            self.built_setup = SetupView(self.host.settings, self.host.region_choices())
+            self.built_setup.done.connect(self.on_setup_done)
+            self._add_page(Page.SETUP, self.built_setup)
+        return self.built_setup
+
+    @property
+    def sign_in(self) -> SignInView:
+        """The sign-in page, built the first time it is needed: a signed-in start goes straight to the cashier."""
+        if self.built_sign_in is None:
+            from pos_terminal.ui.signin_view import SignInView
+
+            self.built_sign_in = SignInView(self.messages)
+            self.built_sign_in.signed_in.connect(self.on_signed_in)
+            self.built_sign_in.open_settings.connect(self.on_settings_from_sign_in)
+            self.built_sign_in.file_store_requested.connect(self.on_file_store_requested)
+            self._add_page(Page.SIGN_IN, self.built_sign_in)
+        return self.built_sign_in
+
+    def _add_page(self, page: Page, widget: QWidget) -> None:
+        self.page_widgets[page] = widget
+        self.pages.addWidget(widget)
+
+    def _stop_sign_in(self) -> None:
+        if self.built_sign_in is not None:
+            self.built_sign_in.stop()
+
+    @property
     def page(self) -> Page:
         current = self.pages.currentWidget()
         return next(page for page, widget in self.page_widgets.items() if widget is current)
 
     def show_page(self, page: Page) -> None:
-        self.pages.setCurrentWidget(self.page_widgets[page])
+        widget: QWidget
+        if page is Page.SETUP:
+            widget = self.setup
+        elif page is Page.SIGN_IN:
+            widget = self.sign_in
+        else:
+            widget = self.page_widgets[page]
+        self.pages.setCurrentWidget(widget)
         self.page_changed.emit(str(page))
 
     def show_tab(self, tab: Tab) -> None:
@@ -201,7 +233,9 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(index)
 
     def start(self) -> None:
-        """Setup on first launch, else connect with the saved settings."""
+        """Setup on first launch, else connect with the saved settings; first, say if the last run crashed."""
+        if self.host.crash_notice:
+            self.messages.show_error(self.host.crash_notice)
         if self.host.first_launch:
             self.show_page(Page.SETUP)
             self.setup.terminal_id.setFocus()
@@ -261,7 +295,7 @@ class MainWindow(QMainWindow):
 
     def _detach(self) -> None:
         self.tasks.cancel("resend")
-        self.sign_in.stop()
+        self._stop_sign_in()
         self.cashier.detach()
         self.history.detach()
         if self.built_reports is not None:
@@ -305,7 +339,7 @@ class MainWindow(QMainWindow):
         )
 
     def on_settings_from_sign_in(self) -> None:
-        self.sign_in.stop()
+        self._stop_sign_in()
         self._settings_without_sign_in()
 
     def _settings_without_sign_in(self) -> None:
@@ -336,6 +370,12 @@ class MainWindow(QMainWindow):
         self.messages.show_info("Disconnected: the stored sign-in was removed.")
         self._enter_sign_in(terminal)
         self.status.show_terminal(terminal)
+
+    def on_about_requested(self) -> None:
+        from pos_terminal.ui.about import AboutDialog
+
+        self.about = AboutDialog(self.host.paths, self.host.settings, self.terminal, self)
+        self.about.open()
 
     def on_session_state(self, state: SessionState) -> None:
         self.status.show_connection(state)
@@ -419,7 +459,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         self.tasks.cancel_all()
-        self.sign_in.stop()
+        self._stop_sign_in()
         self.cashier.detach()
         self.history.detach()
         super().closeEvent(event)

@@ -22,6 +22,7 @@ from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSizeF
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter
 from PySide6.QtPrintSupport import QPrinter, QPrinterInfo
 
+PDF_FILE_PRINTER = "pdf:"  # a printer named "pdf:FILE" prints into FILE, as a print dialog's "Print to File"
 MAX_DPI = 300  # more only makes bigger print jobs; receipt printers are 203 dpi
 
 
@@ -60,15 +61,40 @@ def default_printer() -> str | None:
     return None if info.isNull() else info.printerName()
 
 
-def print_pdf(data: bytes, *, printer: str | None, title: str) -> str:
-    """Print every page of ``data`` on ``printer`` (the default one when ``None``); returns the printer's name."""
+def pdf_file_printer(printer: str | None) -> Path | None:
+    """The file a ``pdf:FILE`` printer prints into (Qt's "print to file"), or None for a system printer."""
+    if printer is None or not printer.startswith(PDF_FILE_PRINTER):
+        return None
+    return Path(printer.removeprefix(PDF_FILE_PRINTER)).expanduser()
+
+
+def check_printer(printer: str | None) -> str:
+    """The printer ``printer`` names (the system's default when ``None``): one sentence when there is none."""
+    if pdf_file_printer(printer) is not None:
+        assert printer is not None
+        return printer
     ensure_gui_application()
     names = available_printers()
     name = printer or default_printer() or (names[0] if len(names) == 1 else None)
     if name is None:
         raise NoPrinter("There is no printer to print on.")
     if name not in names:
-        raise NoPrinter(f"There is no printer called “{name}”.", hint=f"Choose one of: {', '.join(names) or 'none'}.")
+        raise NoPrinter(
+            f"There is no printer called “{name}”.",
+            hint=f"Choose one of: {', '.join(names) or 'none'}, or {PDF_FILE_PRINTER}FILE to print into a PDF file.",
+        )
+    return name
+
+
+def print_pdf(data: bytes, *, printer: str | None, title: str) -> str:
+    """Print every page of ``data`` on ``printer`` (the default one when ``None``); returns the printer's name.
+
+    ``pdf:FILE`` prints into FILE through Qt's PDF output, the page images a printer would get.
+    """
+    name = check_printer(printer)
+    if (path := pdf_file_printer(name)) is not None:
+        print_to_pdf_file(data, path, title=title)
+        return name
     device = QPrinter(QPrinterInfo.printerInfo(name), QPrinter.PrinterMode.HighResolution)
     device.setOutputFormat(QPrinter.OutputFormat.NativeFormat)
     device.setPrinterName(name)
@@ -79,6 +105,10 @@ def print_pdf(data: bytes, *, printer: str | None, title: str) -> str:
 def print_to_pdf_file(data: bytes, path: Path, *, title: str) -> Path:
     """Print through Qt's own PDF output (``QPrinter.PdfFormat``): the print path without a printer."""
     ensure_gui_application()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SaveFailed(f"The folder of {path} cannot be made ({exc.strerror or exc}).") from None
     device = QPrinter(QPrinter.PrinterMode.HighResolution)
     device.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
     device.setOutputFileName(str(path))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pos_terminal.config import CustomUrls, Settings, basic_choices, with_changes
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
+from pos_terminal.services.setup import check_custom_urls
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
 from pos_terminal.ui.widgets import button, confirm, label
@@ -28,10 +29,11 @@ from PySide6.QtWidgets import (
 
 
 class SettingsView(QWidget):
-    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``."""
+    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``; ``about_requested()``."""
 
     saved = Signal(object)
     disconnect_confirmed = Signal()
+    about_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -95,6 +97,8 @@ class SettingsView(QWidget):
         self.error = label(role="reason", wrap=True)
         self.save_button = button("&Save settings", role="primary", name="Save settings")
         self.disconnect_button = button("&Disconnect…", role="danger", name="Disconnect")
+        self.about_button = button("A&bout…", name="About pos-terminal")
+        self.about_button.clicked.connect(self.about_requested)
         self.save_button.clicked.connect(self.on_save_clicked)
         self.disconnect_button.clicked.connect(self.ask_disconnect)
         self.region.currentIndexChanged.connect(self._custom_visible)
@@ -107,6 +111,7 @@ class SettingsView(QWidget):
         buttons = QHBoxLayout()  # below the scrolling form: always in sight, even at 1024×768
         buttons.addWidget(self.save_button, 2)
         buttons.addWidget(self.disconnect_button, 1)
+        buttons.addWidget(self.about_button, 1)
         scroll = QScrollArea()
         scroll.setWidget(inner)
         scroll.setWidgetResizable(True)
@@ -165,11 +170,7 @@ class SettingsView(QWidget):
             pos_url=self.pos_url.text().strip(),
             payments_url=self.payments_url.text().strip(),
         )
-        if self.region.currentData() == "custom" and not (urls.auth_url and urls.pos_url):
-            raise UserError("Custom addresses need at least the auth and POS API addresses.")
-        for url in (urls.auth_url, urls.pos_url, urls.payments_url):
-            if url and not url.startswith(("https://", "http://")):
-                raise UserError(f"“{url}” is not a web address.", hint="Give it like https://host/v4.")
+        check_custom_urls(self.region.currentData(), urls)
         return with_changes(
             self._settings,
             **typed,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pos_terminal.config import Settings, basic_choices, suggested_terminal_id, with_changes
+from pos_terminal.config import Settings, suggested_terminal_id
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
+from pos_terminal.services.setup import set_up
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import Signal
@@ -22,6 +23,7 @@ class SetupView(QWidget):
     def __init__(self, settings: Settings, regions: list[tuple[str, str]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._settings = settings
+        self._regions = [key for key, _ in regions]
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 32, 48, 32)
         layout.addWidget(label("Welcome to pos-terminal", role="heading"))
@@ -80,9 +82,16 @@ class SetupView(QWidget):
             self.example.setText(exc.sentence)
 
     def choices(self) -> Settings:
-        """The settings as chosen; raises UserError with one sentence when a choice is invalid."""
-        typed = basic_choices(self.terminal_id.text(), self.locale_box.currentText(), self.currency_box.currentText())
-        return with_changes(self._settings, region=self.region.currentData(), **typed)
+        """The settings as chosen; raises UserError with one sentence when a choice is invalid
+        (the checks of ``pos-terminal setup``)."""
+        return set_up(
+            self._settings,
+            regions=self._regions,
+            region=self.region.currentData(),
+            terminal_id=self.terminal_id.text(),
+            locale=self.locale_box.currentText(),
+            currency=self.currency_box.currentText(),
+        )
 
     def on_continue_clicked(self) -> None:
         try:

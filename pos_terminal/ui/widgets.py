@@ -1,44 +1,20 @@
-"""Small shared pieces: the message banner, the style sheet, touch-sized buttons."""
+"""Small shared pieces: the message banner, the style sheet (``resources/style.qss``), touch-sized buttons."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from pos_terminal import assets
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QSizePolicy, QWidget
 
-STYLE = """
-QWidget { font-size: 15px; }
-QPushButton { min-height: 40px; padding: 4px 14px; border-radius: 6px; border: 1px solid #9aa5b1;
-              background: #f5f7fa; }
-QPushButton:hover { background: #e4e7eb; }
-QPushButton:focus { border: 2px solid #2680c2; }
-QPushButton:disabled { color: #9aa5b1; background: #eef0f3; border-color: #d9dde2; }
-QPushButton[role="primary"] { background: #1f7a4d; color: white; border: none; font-size: 19px;
-                              font-weight: 600; min-height: 64px; }
-QPushButton[role="primary"]:hover { background: #19663f; }
-QPushButton[role="primary"]:disabled { background: #c3cdc7; color: #f5f7fa; }
-QPushButton[role="danger"] { background: #b3261e; color: white; border: none; }
-QPushButton[role="danger"]:disabled { background: #e6c2bf; }
-QPushButton[role="catalog"] { min-height: 56px; min-width: 100px; font-size: 14px; text-align: center; }
-QLineEdit, QComboBox, QSpinBox, QDateTimeEdit { min-height: 36px; padding: 2px 6px; }
-QTableView, QListView { font-size: 15px; }
-QLabel[role="heading"] { font-size: 18px; font-weight: 600; }
-QLabel[role="hint"] { color: #52606d; }
-QLabel[role="reason"] { color: #8a4b00; font-weight: 600; }
-QLabel[role="usercode"] { font-size: 44px; font-weight: 700; letter-spacing: 4px; font-family: monospace; }
-QLabel[role="phase"] { font-size: 20px; font-weight: 700; }
-QLabel[role="badge"] { background: #b3261e; color: white; font-weight: 700; padding: 2px 8px; border-radius: 4px; }
-QFrame#banner[kind="error"] { background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; }
-QFrame#banner[kind="info"] { background: #e3f0fb; border: 1px solid #2680c2; border-radius: 6px; }
-QFrame#totals { background: #f5f7fa; border: 1px solid #d9dde2; border-radius: 8px; }
-QFrame#charge { border: 1px solid #d9dde2; border-radius: 8px; }
-"""
+STYLE = assets.read_text("style.qss")  # resources/style.qss
 
 
 def set_role(widget: QWidget, role: str) -> None:
-    """A style role from the sheet above; re-polished so a change shows at once."""
+    """A style role from the style sheet; re-polished so a change shows at once."""
     widget.setProperty("role", role)
     widget.style().unpolish(widget)
     widget.style().polish(widget)

@@ -61,7 +61,7 @@ def test_report_json_per_terminal_and_merged(day: Day, cli: Callable[..., tuple[
         day.records(), day.start, day.end, merge=True
     )[None]
 
-    code, out, _ = cli("report", *span, "--terminal", "LANE-2", "--json")
+    code, out, _ = cli("report", *span, "--for-terminal", "LANE-2", "--json")
     assert code == 0
     assert [row["terminalId"] for row in json.loads(out)["rows"]] == ["LANE-2"]
     assert json.loads(out)["terminalId"] == "LANE-1"  # made on this terminal, about another
@@ -89,7 +89,7 @@ def test_report_and_receipt_pdf_files_are_audited(
 
 
 def test_usage_mistakes_are_one_sentence(day: Day, cli: Callable[..., tuple[int, str, str]]) -> None:
-    code, _, err = cli("report", "--terminal", "LANE-2", "--all")
-    assert code == 1 and "Choose one of --terminal, --all or --merge." in err
+    code, _, err = cli("report", "--for-terminal", "LANE-2", "--all")
+    assert code == 1 and "Choose one of --for-terminal, --all or --merge." in err
     code, _, err = cli("receipt", day.ids["B9"])
     assert code == 1 and "has no receipt" in err and "Traceback" not in err

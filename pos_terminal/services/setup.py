@@ -1,0 +1,148 @@
+"""Setting a terminal up, from the window's set-up page or the command line: one set of checks for both.
+
+:func:`set_up` is what the first-launch page and ``pos-terminal setup`` apply; :func:`change_setting`
+is ``pos-terminal config set``, which re-checks the same choices after the change, so no way of
+editing the settings accepts what another refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from pydantic import BaseModel
+
+from pos_terminal.api.regions import EMBEDDED, load_regions
+from pos_terminal.config import CustomUrls, Settings, basic_choices, with_changes
+from pos_terminal.errors import ConfigError, UserError
+from pos_terminal.paths import Paths
+from pos_terminal.services.catalog import load_catalog
+
+CUSTOM = "custom"  # addresses typed in the settings rather than taken from the region table
+
+
+def region_choices(paths: Paths) -> list[tuple[str, str]]:
+    """(key, name) of every region the terminal can use, the embedded sandbox first."""
+    regions = load_regions(paths.regions_file if paths.regions_file.exists() else None)
+    return [(EMBEDDED, "Embedded sandbox (no account needed)")] + [(k, r.name) for k, r in regions.items()]
+
+
+def check_region(region: str, known: Collection[str]) -> str:
+    """``region`` when it is one of ``known`` (or the custom addresses); else one sentence naming the choices."""
+    region = region.strip()
+    if region in known or region == CUSTOM:
+        return region
+    raise ConfigError(f"The region “{region}” is unknown.", hint=f"Choose one of {', '.join(known)}.")
+
+
+def set_up(
+    settings: Settings,
+    *,
+    regions: Collection[str],
+    region: str,
+    terminal_id: str,
+    locale: str,
+    currency: str,
+    printer: str | None = None,
+) -> Settings:
+    """``settings`` with the set-up page's choices, checked; a ConfigError with one sentence when one is wrong."""
+    typed = basic_choices(terminal_id, locale, currency)
+    changes: dict[str, Any] = {"region": check_region(region, regions), **typed}
+    if printer is not None:
+        changes["printer"] = printer.strip() or None
+    return with_changes(settings, **changes)
+
+
+def check_custom_urls(region: str, urls: CustomUrls) -> None:
+    """Custom addresses are web addresses, and the custom region has at least the auth and POS API ones."""
+    if region == CUSTOM and not (urls.auth_url and urls.pos_url):
+        raise UserError("Custom addresses need at least the auth and POS API addresses.")
+    for url in (urls.auth_url, urls.pos_url, urls.payments_url):
+        if url and not url.startswith(("https://", "http://")):
+            raise UserError(f"“{url}” is not a web address.", hint="Give it like https://host/v4.")
+
+
+def checked(settings: Settings, regions: Collection[str]) -> Settings:
+    """``settings`` as the set-up and settings pages would accept them (what ``config set`` checks too)."""
+    check_custom_urls(settings.region, settings.custom_urls)
+    if settings.catalog_file:
+        load_catalog(settings.catalog_file)
+    return set_up(
+        settings,
+        regions=regions,
+        region=settings.region,
+        terminal_id=settings.terminal_id,
+        locale=settings.locale,
+        currency=settings.currency,
+    )
+
+
+# --- single settings, by name -------------------------------------------------------------------
+
+_NOT_SETTABLE = frozenset({"schema_version"})
+
+
+def setting_names(settings: Settings) -> list[str]:
+    """Every setting by its dotted name (``custom_urls.auth_url``, ``routes.summary``), in file order."""
+    names: list[str] = []
+    for name in type(settings).model_fields:
+        if name in _NOT_SETTABLE:
+            continue
+        value = getattr(settings, name)
+        if isinstance(value, BaseModel):
+            names.extend(f"{name}.{inner}" for inner in type(value).model_fields)
+        elif isinstance(value, dict):
+            names.extend(f"{name}.{key}" for key in sorted(value))
+        else:
+            names.append(name)
+    return names
+
+
+def _split(settings: Settings, name: str) -> tuple[str, str | None]:
+    head, _, tail = name.strip().partition(".")
+    fields = type(settings).model_fields
+    if head not in fields or head in _NOT_SETTABLE:
+        raise ConfigError(f"There is no setting “{name}”.", hint="pos-terminal config list shows every setting.")
+    value = getattr(settings, head)
+    nested = isinstance(value, BaseModel | dict)
+    if nested and not tail:
+        raise ConfigError(f"“{head}” holds several settings.", hint=f"Name one, like {head}.NAME.")
+    if tail and not nested:
+        raise ConfigError(f"There is no setting “{name}”.", hint="pos-terminal config list shows every setting.")
+    if isinstance(value, BaseModel) and tail not in type(value).model_fields:
+        raise ConfigError(f"There is no setting “{name}”.", hint="pos-terminal config list shows every setting.")
+    return head, tail or None
+
+
+def get_setting(settings: Settings, name: str) -> Any:
+    """The value of one setting (``None`` when unset); a ConfigError when there is no such setting."""
+    head, tail = _split(settings, name)
+    value = getattr(settings, head)
+    if tail is None:
+        return value
+    if isinstance(value, BaseModel):
+        return getattr(value, tail)
+    if tail not in value:
+        raise ConfigError(f"The setting “{name}” is not set.", hint="pos-terminal config list shows every setting.")
+    return value[tail]
+
+
+def change_setting(settings: Settings, name: str, value: str | None, *, regions: Collection[str]) -> Settings:
+    """``settings`` with one setting changed (``value`` as typed, converted by the settings' own types) or,
+    when ``value`` is None, put back to its default; checked as the set-up page checks."""
+    head, tail = _split(settings, name)
+    default = type(settings).model_fields[head].get_default(call_default_factory=True)
+    new: Any
+    if tail is None:
+        new = default if value is None else value
+    else:
+        inner = getattr(settings, head)
+        new = inner.model_dump() if isinstance(inner, BaseModel) else dict(inner)
+        defaults = default.model_dump() if isinstance(default, BaseModel) else dict(default)
+        if value is not None:
+            new[tail] = value
+        elif tail in defaults:
+            new[tail] = defaults[tail]
+        else:
+            new.pop(tail, None)
+    return checked(with_changes(settings, **{head: new}), regions)
