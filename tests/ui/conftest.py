@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from pos_terminal.allocator import keep_large_blocks_out_of_the_heap
 from pos_terminal.app import AppHost, close_down
 from pos_terminal.config import Settings, save_settings
 from pos_terminal.paths import Paths
@@ -35,6 +36,7 @@ SIZE = (1280, 800)
 
 
 def _application() -> QApplication:
+    keep_large_blocks_out_of_the_heap()  # as the application's start does (pos_terminal.app.run_gui)
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     app.setStyleSheet(STYLE)
