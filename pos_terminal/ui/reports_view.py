@@ -143,7 +143,8 @@ class Preview(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.images: list[QImage] = []
-        self.pages: list[QLabel] = []
+        self.labels: list[QLabel] = []  # every page label made so far (at most PREVIEW_PAGES)
+        self.pages: list[QLabel] = []  # those showing a page now
         self.box = QWidget()
         self.box.setObjectName("pages")
         self.box.setStyleSheet("QWidget#pages { background: #e4e7eb; }")
@@ -159,18 +160,22 @@ class Preview(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def set_images(self, images: list[QImage]) -> None:
-        for old in self.pages:
-            self.column.removeWidget(old)
-            old.deleteLater()
+        """Show ``images``, one label a page. Labels are kept and reused, never deleted and made anew: a day of
+        reports would otherwise leave pages (and their pixmaps) waiting for a deferred deletion."""
         self.images = images
-        self.pages = []
         self.empty.setVisible(not images)
-        for number, _ in enumerate(images, start=1):
+        while len(self.labels) < len(images):
             page = QLabel()
             page.setStyleSheet(PAGE_STYLE)
-            page.setAccessibleName(f"Page {number} of the report")
+            page.setAccessibleName(f"Page {len(self.labels) + 1} of the report")
             self.column.addWidget(page)
-            self.pages.append(page)
+            self.labels.append(page)
+        for unused in self.labels[len(images) :]:
+            unused.clear()  # its pixmap goes now
+            unused.hide()
+        self.pages = self.labels[: len(images)]
+        for page in self.pages:
+            page.show()
         self.fit()
 
     def fit(self) -> None:

@@ -18,13 +18,14 @@ from pos_terminal.domain.report import ReportScope, TimeRange, TxRow, build_repo
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.services.checkout import ChangeStatus, ChargeStatus
 from pos_terminal.ui.main_window import MainWindow, Tab
-from pos_terminal.ui.reports_view import MISMATCH_STYLE, ReportsView
+from pos_terminal.ui.reports_view import MISMATCH_STYLE, PREVIEW_PAGES, ReportsView
 from pos_terminal.ui.tasks import Messages
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
 
 
 async def complete_one(host: AppHost, client: httpx.Client) -> str:
@@ -141,3 +142,37 @@ async def test_a_skewed_summary_shows_in_red_with_each_difference(qtbot: Any) ->
         assert escape(sentence) in text
     assert view.model.figure(0, "count") == "2"  # the service's figure is shown, and marked
     assert view.model.data(view.model.index(0, 6)).startswith("differs: count, total")
+
+
+async def test_the_preview_reuses_its_page_labels_from_report_to_report(qtbot: Any) -> None:
+    """A day of reports makes no widgets: the page labels are kept, and a page not shown lets its pixmap go."""
+    from tests.bench.test_bench_report import big_report
+
+    start = datetime(2026, 11, 23, tzinfo=UTC)
+    busy = big_report._get_wrapped_function()()  # type: ignore[attr-defined]
+    quiet = build_report(
+        terminal_id="LANE-1",
+        scope=ReportScope.terminal("LANE-1"),
+        region="sandbox",
+        production=False,
+        period=TimeRange.custom(start, start + timedelta(days=1)),
+        generated_at=start + timedelta(days=1),
+        reported=[],
+        listed=[],
+    )
+    view = ReportsView(Messages())
+    qtbot.addWidget(view)
+    view.show()
+    money = MoneyFormat("en_AU", "AUD")
+    made: list[int] = []
+    try:
+        for report in (busy, quiet, busy, quiet):
+            view.show_figures(report, money)
+            await view._render(report, money)
+            made.append(len(view.preview.box.findChildren(QLabel)))
+            shown = [page for page in view.preview.labels if page.isVisibleTo(view)]
+            assert shown == view.pages and len(shown) == (PREVIEW_PAGES if report is busy else 1)
+            assert all(page.pixmap().isNull() for page in view.preview.labels if page not in shown)
+    finally:
+        view.worker.close()
+    assert made == [PREVIEW_PAGES + 1] * 4, made  # the pages and the "appear here" hint, made once
