@@ -99,6 +99,7 @@ async def test_a_whole_shift_compressed(
         failures += unstable
         figures["stability"] = trend
         figures["widgets_added_since_warm_up"] = shift.widgets_added()
+        figures["widgets_over_warm_up"] = shift.widgets_over_warm_up()
         figures["objects_added_since_warm_up"] = shift.objects_added()
         figures["allocations_added_since_warm_up"] = shift.allocations_added()
         if shift.figures.unfired:
