@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from pos_terminal.api.answers import read_json
 from pos_terminal.api.errors import (
     AuthorizationPending,
     ExpiredToken,
@@ -147,7 +148,7 @@ class AuthClient:
         if not response.is_success:
             raise error_from_response(response.status_code, response.headers, response.text)
         try:
-            data = response.json()
+            data = read_json(response.content)
         except ValueError:
             raise ResponseInvalid(detail="token endpoint answered without JSON") from None
         if not isinstance(data, dict):

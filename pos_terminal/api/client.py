@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from pos_terminal.api.answers import has_odd_text, read_json
 from pos_terminal.api.errors import (
     OutcomeUnknown,
     RateLimited,
@@ -132,7 +133,9 @@ class PosClient:
         """Create once. The id comes from the body if sent, else from ``Location``, else the caller reconciles."""
         response = await self._send("POST", self.routes.transactions, body=request.wire(), idempotent=False)
         try:
-            answer = CreateAnswer.model_validate(response.json()) if response.content.strip() else CreateAnswer()
+            answer = (
+                CreateAnswer.model_validate(read_json(response.content)) if response.content.strip() else CreateAnswer()
+            )
         except (ValueError, ValidationError):
             log.warning("create answered %s with a body that is not the expected state object", response.status_code)
             answer = CreateAnswer()
@@ -246,7 +249,7 @@ class PosClient:
     @staticmethod
     def _json(response: httpx.Response) -> Any:
         try:
-            return response.json()
+            return read_json(response.content)
         except ValueError:
             raise ResponseInvalid(detail=f"not JSON: {response.text[:80]!r}") from None
 
@@ -260,10 +263,10 @@ class PosClient:
         """Each readable entry; an unreadable one is skipped and logged rather than hiding all the others.
 
         A plain list whose entries are all readable (the usual answer) is read in one pass, straight from the
-        bytes; anything else (a wrapped list, an unreadable entry, a body that is not UTF-8) is read entry by
-        entry, which gives the same models.
+        bytes; anything else (a wrapped list, an unreadable entry, a body that is not UTF-8, text that is not text)
+        is read entry by entry, which gives the same models.
         """
-        if response.content.lstrip()[:1] == b"[":
+        if response.content.lstrip()[:1] == b"[" and not has_odd_text(response.content):
             try:
                 return _list_adapter(model).validate_json(response.content)
             except ValidationError:

@@ -10,12 +10,12 @@ for logs and for code that decides what to do.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pos_terminal.api.answers import read_json
 from pos_terminal.errors import UserError
 
 
@@ -270,7 +270,7 @@ def _body_of(content_type: str, text: str) -> tuple[Any, str | None]:
         return None, None
     if "json" in content_type or stripped[:1] in "{[":
         try:
-            return json.loads(stripped), None
+            return read_json(stripped), None
         except ValueError:
             pass
     if "html" in content_type or stripped.lower().startswith(("<!doctype", "<html")):

@@ -19,3 +19,12 @@ def text_problem(value: str) -> str | None:
     if "\ud800" <= found.group() <= "\udfff":
         return "holds a character that is not valid text"
     return "holds a control character"
+
+
+def as_text(value: str) -> str:
+    """``value`` with each lone surrogate and control character replaced by U+FFFD (shown as "�").
+
+    For what the terminal only shows (a name, a note, a detail from the service): better a visible mark
+    than a customer missing from the list, or a crash where the text is written out.
+    """
+    return _NOT_TEXT.sub("\ufffd", value)

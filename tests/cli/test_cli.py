@@ -397,3 +397,13 @@ def test_tx_list_finds_what_a_service_with_its_clock_hours_ahead_made_just_now(
     listed = cli("tx", "list", json=True)
     assert listed.code == 0, listed.err
     assert made in [t["transactionId"] for t in listed.data]
+
+
+def test_the_command_line_shows_odd_text(cli: CLI, fake_service: FakeService, tmp_path: Path) -> None:
+    from tests.api.test_odd_text import ODD
+
+    assert cli("login", "--token=t", service=fake_service.url).code == 0
+    fake_service.routes["GET /v4/customers"] = Answer(200, ODD, {"Content-Type": "application/json"})
+    listed = cli("customers", service=fake_service.url)
+    assert listed.code == 0 and "Traceback" not in listed.err, listed.err
+    assert "\ufffd Bell\ufffd" in listed.out
