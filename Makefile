@@ -67,7 +67,7 @@ soak: $(TEST_STAMP)
 		QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/ui -q $(PYTEST_ARGS) || exit 1; \
 	done
 	POS_SOAK_CHARGES=$(SOAK_CHARGES) POS_SOAK_REPORT=soak-report.json QT_QPA_PLATFORM=offscreen \
-		$(BIN)/python -m pytest tests/soak -q -s -p no:randomly $(PYTEST_ARGS)
+		$(BIN)/python -m pytest tests/soak -q -s -p no:randomly -p no:logging $(PYTEST_ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

@@ -27,7 +27,7 @@ import tempfile
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from enum import StrEnum
@@ -462,6 +462,50 @@ class ChargeRecord:
         return EXPECTED_STATE[self.ending]
 
 
+class Ledger:
+    """The day's charges as the driver saw them, kept in a SQLite file instead of in this process's heap.
+
+    The soak measures the terminal from inside its own process. Thousands of records, and the ids in them,
+    kept in a list would grow the very heap being measured and pin its arenas as they went: the driver's
+    own memory would read as the terminal's.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path)
+        self.db.execute("PRAGMA journal_mode = OFF")
+        self.db.execute("PRAGMA synchronous = OFF")
+        self.db.execute(
+            "CREATE TABLE charge (idx, customer_id, ref_id, transaction_id, ending, charged, verifying_seen, seconds)"
+        )
+        self.count = 0
+
+    def append(self, record: ChargeRecord) -> None:
+        values = (
+            record.index, record.customer_id, record.ref_id, record.transaction_id, str(record.ending),
+            record.charged, record.verifying_seen, record.seconds,
+        )  # fmt: skip
+        self.db.execute("INSERT INTO charge VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+        self.count += 1
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[ChargeRecord]:
+        for row in self.db.execute("SELECT * FROM charge ORDER BY idx"):
+            index, customer_id, ref_id, transaction_id, ending, charged, verifying_seen, seconds = row
+            yield ChargeRecord(
+                index, customer_id, ref_id, transaction_id, Ending(ending), charged, bool(verifying_seen), seconds
+            )
+
+    def ended(self, *endings: Ending) -> int:
+        """How many charges ended in one of ``endings``."""
+        counts = dict(self.db.execute("SELECT ending, count(*) FROM charge GROUP BY ending").fetchall())
+        return sum(counts.get(str(e), 0) for e in endings)
+
+    def close(self) -> None:
+        self.db.close()
+
+
 @dataclass
 class Figures:
     """Everything counted while the day ran."""
@@ -496,6 +540,7 @@ class Shift:
         customers: list[dict[str, Any]],
         plan: list[Step],
         *,
+        ledger: Ledger,
         sandbox_pid: int | None = None,
     ) -> None:
         self.window = window
@@ -505,7 +550,7 @@ class Shift:
         self.sandbox_pid = sandbox_pid
         assert window.terminal is not None
         self.register: Register = window.terminal.register
-        self.records: list[ChargeRecord] = []
+        self.records = ledger
         self.to_refund: list[ChargeRecord] = []
         self.samples: list[Sample] = []
         self.figures = Figures()
@@ -515,8 +560,10 @@ class Shift:
         self.started = time.monotonic()
         self.opened = QDateTime.currentDateTime()
         self.reports_layout_set = False
+        # widgets and live Python objects by class: at the warm-up, and how each later sample differs from it
         self.census: dict[int, Counter[str]] = {}
-        self.objects: dict[int, Counter[str]] = {}  # live Python objects by type, at each sample
+        self.census_over: dict[int, dict[str, int]] = {}
+        self.objects: dict[int, Counter[str]] = {}
         # POS_SOAK_TRACEMALLOC=1: where Python memory was allocated, at each sample (slows the day about twice)
         self.snapshots: dict[int, tracemalloc.Snapshot] = {}
 
@@ -562,8 +609,7 @@ class Shift:
         resident = settled_rss()
         anonymous = anon_mb()
         shown, left, census = widgets()
-        self.census[charges] = census
-        self.objects[charges] = Counter(type(o).__qualname__ for o in gc.get_objects())
+        self.keep_census(charges, census, Counter(type(o).__qualname__ for o in gc.get_objects()))
         if tracemalloc.is_tracing():
             self.snapshots[charges] = tracemalloc.take_snapshot()
         self.samples.append(
@@ -922,7 +968,7 @@ class Shift:
         assert report.reconciled, view.reconciliation.text()
         assert not report.open_authorized, [t.transaction_id for t in report.open_authorized]
         # completed and not (yet) refunded: the refunds still queued are made at the next visit to History
-        completed = sum(r.ending in (Ending.COMPLETE, Ending.LINGER) for r in self.records) + len(self.to_refund)
+        completed = self.records.ended(Ending.COMPLETE, Ending.LINGER) + len(self.to_refund)
         count = view.model.figure(0, "count")
         assert count == str(completed), f"the report counts {count} completed, the day has {completed}"
         self.figures.report_visits.append(
@@ -946,6 +992,18 @@ class Shift:
         known = [describe(t) for t in alive if coroutine_name(t) in LONG_LIVED]
         return [describe(t) for t in alive if coroutine_name(t) not in LONG_LIVED], known
 
+    def keep_census(self, charges: int, widgets: Counter[str], objects: Counter[str]) -> None:
+        """Keep the warm-up's census whole, and of later samples only the last one and how each differs."""
+        at = len(self.samples)  # the sample being taken
+        if at <= WARM_UP or not self.census:
+            self.census, self.objects = {charges: widgets}, {charges: objects}
+            return
+        base = next(iter(self.census))
+        self.census = {base: self.census[base], charges: widgets}
+        self.objects = {base: self.objects[base], charges: objects}
+        if over := widgets - self.census[base]:
+            self.census_over[charges] = dict(over)
+
     def widgets_added(self) -> dict[str, int]:
         """Widgets by class that the end of the day has and the warm-up had not (confirmations left aside)."""
         if len(self.samples) <= WARM_UP:
@@ -954,14 +1012,7 @@ class Shift:
 
     def widgets_over_warm_up(self) -> dict[int, dict[str, int]]:
         """For each sample after the warm-up with more widgets than it: which classes, so a peak says what it was."""
-        if len(self.samples) <= WARM_UP:
-            return {}
-        base = self.census[self.samples[WARM_UP].charges]
-        return {
-            s.charges: dict(self.census[s.charges] - base)
-            for s in self.samples[WARM_UP:]
-            if self.census[s.charges] - base
-        }
+        return dict(self.census_over)
 
     def objects_added(self, top: int = 12) -> dict[str, int]:
         """The Python object types that grew most from the warm-up to the end: where a leak lives."""
@@ -1028,7 +1079,7 @@ def stability(samples: list[Sample]) -> tuple[dict[str, Any], list[str]]:
 
 
 def audit_books(
-    records: list[ChargeRecord],
+    ledger: Ledger,
     customers: list[dict[str, Any]],
     control: Control,
     journal_file: Path,
@@ -1040,6 +1091,7 @@ def audit_books(
     the journal's charge intents, known transactions and outbox, and each customer's ledger.
     """
     problems: list[str] = []
+    records = list(ledger)
     listed = control.transactions(terminal_id)
     by_id = {t["transactionId"]: t for t in listed}
     per_ref = Counter(t.get("refId") for t in listed)

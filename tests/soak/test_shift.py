@@ -25,6 +25,7 @@ from pos_terminal.ui.main_window import MainWindow
 from tests.soak.conftest import SandboxProcess
 from tests.soak.shift import (
     Control,
+    Ledger,
     Shift,
     audit_books,
     catalog_buttons,
@@ -64,6 +65,7 @@ async def test_a_whole_shift_compressed(
     client: httpx.Client,
     pos: httpx.Client,
     sandbox: SandboxProcess,
+    tmp_path: Path,
 ) -> None:
     started = time.monotonic()
     if TRACE:
@@ -76,6 +78,7 @@ async def test_a_whole_shift_compressed(
         control,
         customers,
         plan_shift(CHARGES, SEED, catalog_size=len(catalog_buttons(window))),
+        ledger=Ledger(tmp_path / "ledger.sqlite3"),
         sandbox_pid=sandbox.pid,
     )
     figures: dict[str, Any] = {"charges": CHARGES, "seed": SEED}
@@ -121,5 +124,6 @@ async def test_a_whole_shift_compressed(
             failures=failures,
         )
         tracemalloc.stop()
+        shift.records.close()
         publish(figures)
     assert not failures, "\n".join(failures)
