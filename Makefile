@@ -58,7 +58,8 @@ minify: $(TEST_STAMP)
 	done
 
 # The GUI suite ten times in a row (a new random order each time), then a long compressed shift
-# (tests/soak) whose figures are printed and kept in soak-report.json.
+# (tests/soak) whose figures are printed and kept in soak-report.json. The shift runs without pytest's
+# log capture, which keeps every record of a test in memory: the soak measures the terminal's own.
 SOAK_RUNS    ?= 10
 SOAK_CHARGES ?= 2000
 soak: $(TEST_STAMP)
