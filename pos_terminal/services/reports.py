@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from pos_terminal.api.client import PosClient
-from pos_terminal.api.models import Summary, Transaction
+from pos_terminal.api.models import Summary, Transaction, TransactionRow
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import (
     DEFAULT_LOOKBACK,
@@ -46,7 +46,7 @@ class NoReceipt(UserError):
     hint = "Receipts exist for completed or refunded transactions."
 
 
-def tx_row(t: Transaction) -> TxRow:
+def tx_row(t: Transaction | TransactionRow) -> TxRow:
     return TxRow(
         transaction_id=t.transaction_id,
         state=t.state,
@@ -148,7 +148,7 @@ class Reports:
         summary = await self.client.summary(period.start, period.end, terminal_id=scope.terminal_id, merge=scope.merge)
         reported = [figures(s) for s in (summary if isinstance(summary, list) else [summary])]
         start, end = period.listing_window(self.lookback)
-        listed = await self.client.list_transactions(start, end, terminal_id=scope.terminal_id)
+        listed = await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id)
         audit = self.journal.audit_entries(period.start, period.end)
         return build_report(
             terminal_id=self.terminal_id,

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 
 from pos_terminal.api.client import PosClient, _list_adapter
-from pos_terminal.api.models import CreateTransactionRequest, Transaction
+from pos_terminal.api.models import CreateTransactionRequest, Transaction, TransactionRow
 from pos_terminal.domain.check import Check, Item
 from pos_terminal.domain.lifecycle import TxState
 from tests.conftest import new_checked_in_customer
@@ -77,3 +77,45 @@ def test_reading_a_listing_keeps_none_of_its_strings() -> None:
     finally:
         tracemalloc.stop()
     assert kept < 64 * 1024, f"{kept} bytes of the listing stayed alive"
+
+
+async def test_a_reports_listing_reads_the_same_rows_in_a_fraction_of_the_memory(
+    pos_client: PosClient, client: httpx.Client
+) -> None:
+    """Reports read the day's listing as rows: the same figures as whole records, without the day-sized peak of
+    small objects a whole listing is (the soak's arenas grew at each report's listing)."""
+    customer = new_checked_in_customer(client, firstName="Zoë", lastName="Row")
+    for n in range(3):
+        check = Check().add_item(Item(name="Long black", quantity=n + 1, unit_price=450, tax_rate_bp=1000))
+        body = check.charge_request(
+            customer={"customerId": customer["customerId"], "checkInId": customer["checkInId"]},
+            ref_id=f"row-{n}",
+            terminal_id="LANE-1",
+        )
+        created = await pos_client.create_transaction(CreateTransactionRequest.model_validate(body))
+        if n and created.transaction_id:
+            await pos_client.set_state(created.transaction_id, TxState.COMPLETE)
+    now = datetime.now(UTC)
+    window = (now - timedelta(hours=1), now + timedelta(hours=1), "LANE-1")
+    records = await pos_client.list_transactions(*window)
+    rows = await pos_client.list_transaction_rows(*window)
+    fields = ("transaction_id", "state", "ref_id", "terminal_id", "created", "updated", "completed", "total")
+    money = ("charge_amount", "amount_charged", "tip_amount", "fee_amount")
+    assert [tuple(getattr(r, f) for f in fields + money) for r in rows] == [
+        tuple(getattr(r, f) for f in fields + money) for r in records
+    ]
+    assert [r.customer.display_name for r in rows if r.customer] == ["Zoë Row"] * 3
+
+    day = json.dumps([r.model_dump(by_alias=True, mode="json") for r in records] * 700).encode()
+    peaks = {}
+    for kind in (Transaction, TransactionRow):
+        adapter = _list_adapter(kind)
+        adapter.validate_json(b"[]")
+        gc.collect()
+        tracemalloc.start()
+        try:
+            adapter.validate_json(day)
+            peaks[kind] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peaks[TransactionRow] * 5 < peaks[Transaction], peaks
