@@ -158,18 +158,23 @@ class Preview(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._make_labels(PREVIEW_PAGES)  # all of them now: a longer report later makes no widget
+
+    def _make_labels(self, count: int) -> None:
+        while len(self.labels) < count:
+            page = QLabel()
+            page.setStyleSheet(PAGE_STYLE)
+            page.setAccessibleName(f"Page {len(self.labels) + 1} of the report")
+            page.hide()
+            self.column.addWidget(page)
+            self.labels.append(page)
 
     def set_images(self, images: list[QImage]) -> None:
         """Show ``images``, one label a page. Labels are kept and reused, never deleted and made anew: a day of
         reports would otherwise leave pages (and their pixmaps) waiting for a deferred deletion."""
         self.images = images
         self.empty.setVisible(not images)
-        while len(self.labels) < len(images):
-            page = QLabel()
-            page.setStyleSheet(PAGE_STYLE)
-            page.setAccessibleName(f"Page {len(self.labels) + 1} of the report")
-            self.column.addWidget(page)
-            self.labels.append(page)
+        self._make_labels(len(images))
         for unused in self.labels[len(images) :]:
             unused.clear()  # its pixmap goes now
             unused.hide()
