@@ -9,7 +9,9 @@ One SQLite file holds
 - the outbox of state changes (complete, cancel, refund) waiting to be
   confirmed by the service;
 - the audit log (sign-in, charge, complete, cancel, refund, report-printed,
-  disconnect …).
+  disconnect …);
+- cash sales: checks paid in full before any charge, which the service never
+  sees (it takes no charge of zero), kept for the shift's report.
 
 Every write is committed (WAL, ``synchronous=FULL``) before the method returns.
 Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they
@@ -85,6 +87,21 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX audit_at ON audit (at);
     """,
+    # 2: checks paid in full in cash, never sent to the service (chargeAmount must be more than zero).
+    """
+    CREATE TABLE cash_sale (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        terminal_id TEXT,
+        customer TEXT,
+        total INTEGER NOT NULL CHECK (total >= 0),
+        tax INTEGER NOT NULL,
+        paid INTEGER NOT NULL CHECK (paid >= total),
+        change INTEGER NOT NULL CHECK (change = paid - total),
+        check_body TEXT NOT NULL
+    );
+    CREATE INDEX cash_sale_at ON cash_sale (at);
+    """,
 ]
 
 
@@ -137,6 +154,21 @@ class OutboxEntry:
     attempts: int
     last_error: str | None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class CashSale:
+    """A check paid in full in cash at this terminal; amounts in cents, ``change`` handed back."""
+
+    id: int
+    at: datetime
+    terminal_id: str | None
+    customer: str | None
+    total: int
+    tax: int
+    paid: int
+    change: int
+    check: JsonObject
 
 
 @dataclass(frozen=True)
@@ -409,6 +441,38 @@ class Journal:
             raise KeyError(f"no state change {entry_id}")
         return _outbox(rows[0])
 
+    # --- cash sales ---------------------------------------------------------------------------
+
+    def record_cash_sale(
+        self,
+        *,
+        terminal_id: str | None,
+        customer: str | None,
+        total: int,
+        tax: int,
+        paid: int,
+        check: Mapping[str, Any],
+    ) -> CashSale:
+        """Keep a check paid in full in cash (``paid`` is the cash taken, the change is what exceeds ``total``)."""
+        at = self.now()
+        with self._lock, transaction(self.conn):
+            cursor = self.conn.execute(
+                "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check)),
+            )
+            row = self.conn.execute("SELECT * FROM cash_sale WHERE id = ?", (cursor.lastrowid,)).fetchone()
+        return _cash_sale(row)
+
+    def cash_sales(self, since: datetime, until: datetime, *, terminal_id: str | None = None) -> list[CashSale]:
+        """Cash sales with ``since <= at < until``, oldest first, optionally of one terminal."""
+        sql = "SELECT * FROM cash_sale WHERE at >= ? AND at < ?"
+        params: list[Any] = [_when(since), _when(until)]
+        if terminal_id is not None:
+            sql += " AND terminal_id = ?"
+            params.append(terminal_id)
+        return [_cash_sale(row) for row in self._read(sql + " ORDER BY at, id", tuple(params))]
+
     # --- the audit log ------------------------------------------------------------------------
 
     def audit(
@@ -459,6 +523,20 @@ class Journal:
             )
             for row in rows
         ]
+
+
+def _cash_sale(row: sqlite3.Row) -> CashSale:
+    return CashSale(
+        id=row["id"],
+        at=_moment(row["at"]),
+        terminal_id=row["terminal_id"],
+        customer=row["customer"],
+        total=row["total"],
+        tax=row["tax"],
+        paid=row["paid"],
+        change=row["change"],
+        check=_load(row["check_body"]),
+    )
 
 
 def _intent(row: sqlite3.Row) -> ChargeIntent:

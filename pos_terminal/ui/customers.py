@@ -1,7 +1,7 @@
 """Checked-in customers: a small table model with a fast filter, and the panel that shows it.
 
-Filtering is done by the model over keys computed once per refresh (lower-case
-name, member number, check-in number), so a keystroke over thousands of
+Filtering is done by the model over keys computed once per refresh (name, member
+number, check-in number, folded: case and accents do not matter), so a keystroke over thousands of
 customers is a list comprehension and one model reset, not a Python call per row.
 """
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pos_terminal.api.models import Customer
+from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
 from pos_terminal.services.directory import Customers
 from pos_terminal.ui.table_model import ReadOnlyTableModel
@@ -31,8 +32,9 @@ HEADERS = ("Name", "Member", "Check-in", "Since")
 
 
 def search_key(customer: Customer) -> str:
+    """First and last name, member and check-in number, folded as people type them (:func:`fold`)."""
     parts = (customer.first_name, customer.last_name, customer.member_no, customer.check_in_number)
-    return " ".join(p for p in parts if p).casefold()
+    return fold(" ".join(p for p in parts if p))
 
 
 class CustomerModel(ReadOnlyTableModel[Customer]):
@@ -55,7 +57,7 @@ class CustomerModel(ReadOnlyTableModel[Customer]):
     def set_filter(self, text: str, *, force: bool = False) -> None:
         """Keep the customers whose key holds every word typed. Typing on narrows what is shown already
         (a longer filter can only match fewer), so each keystroke searches fewer keys."""
-        words = text.casefold().split()
+        words = fold(text).split()
         wanted = " ".join(words)
         if not force and wanted == self._filter:
             return
