@@ -392,5 +392,10 @@ class Register:
         refreshed = await self.refresh_transaction(replace(state, message=outcome.message))
         return self._keep(replace(refreshed, message=outcome.message))
 
+    def pending_targets(self) -> list[str]:
+        """The states the open check's transaction waits to be moved to (kept in the outbox), oldest first."""
+        transaction_id = self.current.transaction_id
+        return self._pending_for(transaction_id) if transaction_id else []
+
     def _pending_for(self, transaction_id: str) -> list[str]:
         return [e.target_state for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]

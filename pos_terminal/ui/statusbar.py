@@ -52,4 +52,7 @@ class StatusBar(QStatusBar):
         self.connection.setText(_CONNECTION.get(state, str(state)))
 
     def show_pending(self, count: int) -> None:
-        self.pending.setText(f"{count} change(s) waiting to be sent" if count else "Nothing waiting to be sent")
+        if count:
+            self.pending.setText(f"{count} change{'s' if count != 1 else ''} waiting to be sent")
+        else:
+            self.pending.setText("Nothing waiting to be sent")

@@ -1,40 +1,20 @@
-"""Small shared pieces: the message banner, the style sheet, touch-sized buttons."""
+"""Small shared pieces: the message banner, touch-sized buttons, labels, waits that say how long they last.
+
+The colours and sizes are the style sheet of :mod:`pos_terminal.ui.theme`.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QSizePolicy, QWidget
 
-STYLE = """
-QWidget { font-size: 15px; }
-QPushButton { min-height: 40px; padding: 4px 14px; border-radius: 6px; border: 1px solid #9aa5b1;
-              background: #f5f7fa; }
-QPushButton:hover { background: #e4e7eb; }
-QPushButton:focus { border: 2px solid #2680c2; }
-QPushButton:disabled { color: #9aa5b1; background: #eef0f3; border-color: #d9dde2; }
-QPushButton[role="primary"] { background: #1f7a4d; color: white; border: none; font-size: 19px;
-                              font-weight: 600; min-height: 64px; }
-QPushButton[role="primary"]:hover { background: #19663f; }
-QPushButton[role="primary"]:disabled { background: #c3cdc7; color: #f5f7fa; }
-QPushButton[role="danger"] { background: #b3261e; color: white; border: none; }
-QPushButton[role="danger"]:disabled { background: #e6c2bf; }
-QPushButton[role="catalog"] { min-height: 56px; min-width: 100px; font-size: 14px; text-align: center; }
-QLineEdit, QComboBox, QSpinBox, QDateTimeEdit { min-height: 36px; padding: 2px 6px; }
-QTableView, QListView { font-size: 15px; }
-QLabel[role="heading"] { font-size: 18px; font-weight: 600; }
-QLabel[role="hint"] { color: #52606d; }
-QLabel[role="reason"] { color: #8a4b00; font-weight: 600; }
-QLabel[role="usercode"] { font-size: 44px; font-weight: 700; letter-spacing: 4px; font-family: monospace; }
-QLabel[role="phase"] { font-size: 20px; font-weight: 700; }
-QLabel[role="badge"] { background: #b3261e; color: white; font-weight: 700; padding: 2px 8px; border-radius: 4px; }
-QFrame#banner[kind="error"] { background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; }
-QFrame#banner[kind="info"] { background: #e3f0fb; border: 1px solid #2680c2; border-radius: 6px; }
-QFrame#totals { background: #f5f7fa; border: 1px solid #d9dde2; border-radius: 8px; }
-QFrame#charge { border: 1px solid #d9dde2; border-radius: 8px; }
-"""
+BUTTON = 40  # touch-sized: a fingertip
+FRAME = 1  # the banner's frame (the style sheet draws it 1 px wide for every kind of message)
+BIG_BUTTON = 52  # the accent buttons (Charge, Complete, Save, Disconnect): one height, side by side
 
 
 def set_role(widget: QWidget, role: str) -> None:
@@ -45,14 +25,82 @@ def set_role(widget: QWidget, role: str) -> None:
 
 
 def button(text: str, *, role: str | None = None, name: str | None = None, shortcut: str | None = None) -> QPushButton:
+    """A push button with an accessible name (``name``, else its text) and its shortcut in the tool tip."""
     widget = QPushButton(text)
     if role:
         widget.setProperty("role", role)
-    widget.setAccessibleName(name or text.replace("&", ""))
+    widget.setMinimumHeight(BIG_BUTTON if role in ("primary", "danger") else BUTTON)
+    widget.setAccessibleName(name or text.replace("&", "").replace("\n", " "))
     if shortcut:
-        widget.setToolTip(f"{text.replace('&', '')} ({shortcut})")
+        widget.setToolTip(f"{(name or text).replace('&', '')} ({shortcut})")
+        widget.setAccessibleDescription(f"Shortcut: {shortcut}")
     widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     return widget
+
+
+def waited(seconds: float) -> str:
+    """How long something has lasted, as a cashier reads it: "4 s", "1 min 05 s"."""
+    whole = int(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60:02d} s"
+
+
+class Waiting(QObject):
+    """A wait that says what it waits for and for how long: ``"Loading… (3 s)"``, every second while it lasts.
+
+    ``show`` receives the text each second (a label's ``setText``). The timer runs only while waiting.
+    """
+
+    def __init__(self, show: Callable[[str], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._show = show
+        self._what = ""
+        self._since = 0.0
+        self._timer = QTimer(self)
+        self._timer.setInterval(1000)
+        self._timer.timeout.connect(self._tick)
+
+    @property
+    def active(self) -> bool:
+        return self._timer.isActive()
+
+    def seconds(self) -> float:
+        return time.monotonic() - self._since if self.active else 0.0
+
+    def start(self, what: str) -> None:
+        self._what = what
+        self._since = time.monotonic()
+        self._timer.start()
+        self._tick()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def text(self) -> str:
+        return f"{self._what} ({waited(self.seconds())})"
+
+    def _tick(self) -> None:
+        self._show(self.text())
+
+
+class _OnEnter(QObject):
+    def __init__(self, watched: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(watched)
+        self.then = then
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self.then()
+            return True
+        return False
+
+
+def on_enter(widget: QWidget, then: Callable[[], None]) -> None:
+    """Call ``then`` when Enter is pressed in ``widget`` (a spin box has no ``returnPressed`` of its own)."""
+    widget.installEventFilter(_OnEnter(widget, then))
 
 
 def empty(field: QLineEdit) -> None:
@@ -73,52 +121,124 @@ def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLa
     return widget
 
 
-class Banner(QFrame):
-    """One sentence for the cashier at the top of the window; errors stay until dismissed or replaced.
+class ElidedLabel(QLabel):
+    """One line that never wraps nor widens the layout: drawn shortened with "…" when it has too little room
+    (in the middle for an id, at the end for a name); ``text()`` and the tool tip keep it whole."""
 
-    Signals: ``dismissed()``.
+    def __init__(self, text: str = "", *, mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:
+        super().__init__(text)
+        self.mode = mode
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setToolTip(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self.setToolTip(text)
+
+    def shown_text(self) -> str:
+        """The text as drawn in the room it has."""
+        return self.fontMetrics().elidedText(self.text(), self.mode, self.contentsRect().width())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(self.fontMetrics().horizontalAdvance("…") * 4, super().minimumSizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        painter = QPainter(self)
+        alignment = int(self.alignment() | Qt.AlignmentFlag.AlignVCenter)
+        self.style().drawItemText(
+            painter,
+            self.contentsRect(),
+            alignment,
+            self.palette(),
+            self.isEnabled(),
+            self.shown_text(),
+            self.foregroundRole(),
+        )
+
+
+class Banner(QFrame):
+    """One message for the cashier at the top of the window, in a space of its own that never changes size:
+    showing, replacing or hiding a message moves nothing else (a click meant for a button lands on it).
+
+    Errors stay until dismissed, replaced, or their cause is gone (:meth:`resolve` with their topic); news
+    goes after 8 s. Two lines of text fit; a longer message shows whole in the tool tip.
+
+    Signals: ``dismissed()``; ``showing(bool)`` whether a message is up.
     """
 
     dismissed = Signal()
+    showing = Signal(bool)
+    LINES = 2
+    INFO_MS = 8000
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("banner")
+        self.setAccessibleName("Messages")
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
+        layout.setContentsMargins(10, 4, 6, 4)
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setAccessibleName("Message")
-        close = QPushButton("Dismiss")
-        close.setAccessibleName("Dismiss message")
-        close.setShortcut(QKeySequence("Ctrl+D"))
-        close.clicked.connect(self.clear)
+        self.close_button = QPushButton("Dismiss")
+        self.close_button.setAccessibleName("Dismiss message")
+        self.close_button.setToolTip("Dismiss the message (Ctrl+D)")
+        self.close_button.setShortcut(QKeySequence("Ctrl+D"))
+        self.close_button.clicked.connect(self.clear)
         layout.addWidget(self.text, 1)
-        layout.addWidget(close)
+        layout.addWidget(self.close_button)
+        self.topic = ""
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.clear)
+        policy = self.sizePolicy()
+        policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)
+        policy.setRetainSizeWhenHidden(True)  # hidden, it keeps its place: nothing below moves
+        self.setSizePolicy(policy)
         self.hide()
+        self.setFixedHeight(self.room())
+
+    def room(self) -> int:
+        """As tall as two lines of text (or the Dismiss button) and a frame, whatever is shown or not."""
+        self.ensurePolished()
+        self.text.ensurePolished()
+        self.close_button.ensurePolished()
+        layout = self.layout()
+        padding = layout.contentsMargins().top() + layout.contentsMargins().bottom() if layout is not None else 0
+        lines = self.LINES * self.text.fontMetrics().lineSpacing()
+        return max(lines, self.close_button.sizeHint().height()) + padding + 2 * FRAME
 
     @property
     def kind(self) -> str:
         return str(self.property("kind") or "")
 
-    def show_message(self, text: str, kind: str = "error") -> None:
+    def show_message(self, text: str, kind: str = "error", topic: str = "") -> None:
         self.setProperty("kind", kind)
         self.style().unpolish(self)
         self.style().polish(self)
         self.text.setText(text)
+        self.text.setToolTip(text)
+        self.topic = topic
         self.show()
+        self.showing.emit(True)
         if kind == "info":
-            self._timer.start(8000)
+            self._timer.start(self.INFO_MS)
         else:
             self._timer.stop()
 
+    def resolve(self, topic: str) -> None:
+        """The cause of ``topic`` is gone: its message goes, any other stays."""
+        if topic and self.isVisible() and self.topic == topic:
+            self.clear()
+
     def clear(self) -> None:
+        self._timer.stop()
         self.text.clear()
+        self.text.setToolTip("")
+        self.topic = ""
         self.hide()
+        self.showing.emit(False)
         self.dismissed.emit()
 
 
