@@ -183,8 +183,8 @@ class SignInView(QWidget):
         """The code, its address and QR code, and the buttons that act on it: shown only while there is a code
         to approve; a code that expired or was denied leaves the screen, the way to a new one stays."""
         has_code = authorization is not None
-        for widget in (self.copy_button, self.open_button, self.demo_button):
-            widget.setEnabled(has_code)
+        for action in (self.copy_button, self.open_button, self.demo_button):
+            action.setEnabled(has_code)
         for widget in (self.user_code, self.qr, self.url, self.countdown, self.copy_button, self.open_button):
             widget.setVisible(has_code)
         self.demo_button.setVisible(has_code and self.terminal is not None and self.terminal.is_sandbox)

@@ -265,21 +265,6 @@ async def test_a_whole_sale_without_a_mouse(
     keys(window, "3")
     enter()
     assert [(i.name, i.quantity) for i in register.current.check.items][-1] == ("Lemon tart", 3)
-    from PySide6.QtCore import QEvent, QObject
-
-    class Spy(QObject):
-        def eventFilter(self, o, e):
-            if e.type() in (QEvent.Type.Show, QEvent.Type.Hide) and isinstance(o, QWidget) and o.isWindow():
-                print("DBG", e.type(), type(o).__name__, o.objectName(), o.windowFlags(), o.windowTitle())
-            if e.type() == QEvent.Type.WindowDeactivate and o is window:
-                print(
-                    "DBG deactivate",
-                    [(type(x).__name__, x.isVisible()) for x in QApplication.topLevelWidgets() if x.isVisible()],
-                )
-            return False
-
-    spy = Spy()
-    QApplication.instance().installEventFilter(spy)
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
     await until(cashier.complete_button.hasFocus, what="Complete in focus")
