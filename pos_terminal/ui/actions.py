@@ -44,9 +44,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.REFRESH_CUSTOMERS, "Refresh customers", "F5", "Fetch the checked-in customers again"),
     ActionSpec(Act.CASH, "Cash taken", "F6", "Record the cash the customer gave; over the balance, it is change due"),
     ActionSpec(Act.TYPE_ITEM, "Type an item", "F7", "An item that is not in the catalog: name, price, quantity, tax"),
-    ActionSpec(
-        Act.CHARGE, "Charge", "F8", "Charge the chosen customer the balance, or finish a sale the cash pays in full"
-    ),
+    ActionSpec(Act.CHARGE, "Charge", "F8", "Charge the customer the balance, or finish a sale paid in cash"),
     ActionSpec(Act.COMPLETE, "Complete", "F9", "Complete the authorized transaction"),
     ActionSpec(Act.CANCEL_TX, "Cancel transaction", "Shift+F9", "Cancel the authorized transaction"),
     ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check (asks first if one is being built)"),

@@ -39,7 +39,7 @@ from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.keypad import Keypad
 from pos_terminal.ui.products import ProductPanel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import ElidedLabel, button, confirm, empty, label, on_enter, set_role, waited
+from pos_terminal.ui.widgets import ElidedLabel, button, confirm, empty, label, on_enter, roomy, set_role, waited
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -194,6 +194,7 @@ class CashierView(QWidget):
             shown = label(text)
             shown.setBuddy(buddy)
             shown.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            roomy(shown)
             captions.append(shown)
             return shown
 
@@ -222,8 +223,9 @@ class CashierView(QWidget):
         for stretchy, line in ((self.item_name, rows[0]), (self.discount_input, rows[2]), (self.cash_input, rows[3])):
             line.setStretchFactor(stretchy, 1)
         rows[1].addStretch(1)
-        width = max(c.sizeHint().width() for c in captions[:1] + captions[3:])
-        for shown in (captions[0], captions[1], captions[4], captions[5]):
+        first_column = (captions[0], captions[1], captions[4], captions[5])  # Item, Price, Discount, Cash taken
+        width = max(c.minimumWidth() for c in first_column)
+        for shown in first_column:
             shown.setFixedWidth(width)
         page = QWidget()
         page.setAccessibleName("Keypad")

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pos_terminal.config import Settings, basic_choices, suggested_terminal_id, with_changes
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
+from pos_terminal.ui import widgets
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLineEdit, QVBoxLayout, QWidget
 
 LOCALES = ("en_AU", "en_NZ", "en_GB", "en_SG", "en_US", "de_DE", "fr_FR")
 CURRENCIES = ("AUD", "NZD", "GBP", "SGD", "USD", "EUR")
@@ -33,7 +34,7 @@ class SetupView(QWidget):
                 wrap=True,
             )
         )
-        form = QFormLayout()
+        form = widgets.form()
         self.region = QComboBox()
         self.region.setAccessibleName("Region")
         for key, name in regions:
@@ -58,6 +59,7 @@ class SetupView(QWidget):
         form.addRow("&Locale", self.locale_box)
         form.addRow("C&urrency", self.currency_box)
         form.addRow("Amounts look like", self.example)
+        widgets.level_labels(form)
         layout.addLayout(form)
         self.error = label(role="reason", wrap=True)
         layout.addWidget(self.error)

@@ -31,6 +31,8 @@ class StatusBar(QStatusBar):
         self.pending.setAccessibleName("State changes waiting to be sent")
         for widget in (self.badge, self.region, self.terminal_id, self.connection):
             self.addWidget(widget)
+        for text in (self.region, self.terminal_id, self.connection, self.pending):
+            text.setContentsMargins(0, 0, 6, 0)  # room for a last letter's overhang: none is cut
         self.addPermanentWidget(self.pending)
         self.show_terminal(None)
 

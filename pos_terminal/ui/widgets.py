@@ -10,9 +10,20 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 BUTTON = 40  # touch-sized: a fingertip
+LABEL_SLACK = 6  # pixels a form label gets beyond its text: the last glyph's overhang is not in its advance
 FRAME = 1  # the banner's frame (the style sheet draws it 1 px wide for every kind of message)
 BIG_BUTTON = 52  # the accent buttons (Charge, Complete, Save, Disconnect): one height, side by side
 
@@ -111,6 +122,37 @@ def empty(field: QLineEdit) -> None:
     that stack grew for the whole day. ``setText`` starts the history afresh.
     """
     field.setText("")
+
+
+def form() -> QFormLayout:
+    """A form whose labels sit level with their fields (Qt's own places them a few pixels high next to
+    touch-sized fields)."""
+    layout = QFormLayout()
+    layout.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    return layout
+
+
+def level_labels(layout: QFormLayout) -> None:
+    """Once the rows are in: each label fills its row's height with its text centred on the field beside it,
+    and is as wide as the widest label (a label sized to its own text lost the last letter of some)."""
+    for row in range(layout.rowCount()):
+        shown = layout.itemAt(row, QFormLayout.ItemRole.LabelRole)
+        widget = shown.widget() if shown is not None else None
+        if isinstance(widget, QLabel):
+            widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            roomy(widget)
+
+
+def roomy(widget: QLabel) -> int:
+    """Make ``widget`` at least as wide as its letters as drawn (in the style sheet's font), with a little
+    slack: a label sized to its text's advance lost the overhang of its last letter. Returns that width."""
+    widget.ensurePolished()
+    shown = widget.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+    width = widget.fontMetrics().boundingRect(shown).width() + LABEL_SLACK
+    widget.setMinimumWidth(width)
+    return width
 
 
 def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLabel:

@@ -52,6 +52,12 @@ def _text_problem(widget: QWidget) -> str | None:
         hint = widget.sizeHint()
         if hint.width() > size.width() or hint.height() > size.height():
             return f"needs {hint.width()}x{hint.height()}, has {size.width()}x{size.height()}"
+        if widget.textFormat() != Qt.TextFormat.RichText and "<" not in widget.text():
+            plain = widget.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+            ink = max(widget.fontMetrics().boundingRect(line).width() for line in plain.split("\n"))
+            room = widget.width() - widget.contentsMargins().left() - 2 * widget.margin()  # drawn up to its edge
+            if ink > room:
+                return f"its letters need {ink} px, it has {room} (the last one is cut)"
         return None
     if isinstance(widget, QAbstractButton):
         hint = widget.sizeHint()
