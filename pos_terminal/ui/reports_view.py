@@ -102,9 +102,10 @@ class FiguresModel(ReadOnlyTableModel[tuple[str, FigureRow]]):
             return str(figures.shown.count)
         if figure is not None:
             return self.money.format(getattr(figures.shown, figure))
-        if figures.reported is None:
-            return "no summary"
-        return "matches" if figures.matches else "differs: " + ", ".join(figures.mismatched)
+        if not figures.matches:
+            return "differs: " + ", ".join(figures.mismatched)
+        # the service sends no record for a terminal with nothing completed: the transactions agree with that
+        return "matches (nothing completed)" if figures.reported is None else "matches"
 
     def style(self, row: tuple[str, FigureRow], column: int, role: int) -> Any:
         name, figures = row
@@ -412,9 +413,11 @@ class ReportsView(QWidget):
             )
             self.reconciliation.setStyleSheet(MISMATCH_STYLE)
         self.reconciliation.show()
+        cash = f"{len(report.cash_sales)} ({money.format(report.cash_total)})" if report.cash_sales else "0"
         self.counts.setText(
             f"Open authorized: {len(report.open_authorized)} · Refunds: {len(report.refunds)} · "
-            f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)}"
+            f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)} · "
+            f"Cash sales on this terminal: {cash}"
         )
 
     def fit_table(self) -> None:

@@ -3,9 +3,11 @@ errors that go once untrue, a banner that moves nothing, waits that say how long
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import httpx
+from pypdf import PdfReader
 
 from pos_terminal.app import AppHost
 from pos_terminal.services.register import Phase
@@ -96,6 +98,16 @@ async def test_cash_over_the_balance_is_change_due_and_the_sale_needs_no_charge(
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert host.terminal.register.current.phase is Phase.BUILDING and cashier.lines.rowCount() == 0
     assert not window.banner.isVisible(), "the finished check's message went with it"
+
+    window.show_tab(Tab.REPORTS)  # the shift keeps it: on screen and on paper, apart from the service's figures
+    view = window.reports
+    view.show_report()
+    await until(lambda: view.paper is not None, what="the report and its PDF")
+    assert "Cash sales on this terminal: 1 ($7.00)" in view.counts.text()
+    assert view.report is not None and view.report.reconciled
+    assert view.paper is not None
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(view.paper.data)).pages)
+    assert "Cash sales on this terminal (1)" in text and "$43.00" in text
     await finish(window, host)
 
 
