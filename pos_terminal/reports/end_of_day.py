@@ -112,7 +112,7 @@ class _Paper:
             ("Merchant", r.merchant or "The signed-in merchant"),
             ("Report for", r.scope.label),
             ("Made on", f"Terminal {r.terminal_id}"),
-            ("Service", f"{r.region}{'' if r.production else ' (sandbox)'}"),
+            ("Service", f"{r.region}{'' if r.production or 'sandbox' in r.region.lower() else ' (sandbox)'}"),
             ("From", f"{L.local(r.range.start, self.tz)} ({zone})"),
             ("To", f"{L.local(r.range.end, self.tz)} (not included)"),
             ("Generated", f"{L.local(r.generated_at, self.tz, '%Y-%m-%d %H:%M:%S')}"),
