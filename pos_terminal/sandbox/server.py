@@ -5,11 +5,25 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from types import FrameType
 
 import uvicorn
 
 from pos_terminal.sandbox.app import create_app
 from pos_terminal.sandbox.state import Sandbox, SandboxSettings
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, which on SIGINT or SIGTERM (the command line's sandbox) first ends the delays of
+    injected faults, as :meth:`SandboxServer.stop` does."""
+
+    def __init__(self, config: uvicorn.Config, sandbox: Sandbox) -> None:
+        super().__init__(config)
+        self.sandbox = sandbox
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.sandbox.faults.stop_waiting()
+        super().handle_exit(sig, frame)
 
 
 class SandboxServer:
@@ -27,7 +41,7 @@ class SandboxServer:
             lifespan="on",
             timeout_graceful_shutdown=2,
         )
-        self._server = uvicorn.Server(config)
+        self._server = _Server(config, self.sandbox)
         self._thread: threading.Thread | None = None
 
     @property
@@ -54,6 +68,9 @@ class SandboxServer:
         return self.url
 
     def stop(self) -> None:
+        """Stop serving: requests held by a delay fault are answered at once rather than canceled after the
+        graceful timeout (uvicorn printed a traceback for each one canceled)."""
+        self.sandbox.faults.stop_waiting()
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
