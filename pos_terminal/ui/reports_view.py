@@ -29,7 +29,7 @@ from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import Waiting, button, label
 
 from PySide6.QtCore import (
     QObject,
@@ -262,6 +262,7 @@ class ReportsView(QWidget):
         self.print_button = button("Print", name="Print report")
         self.status = label(role="hint", wrap=True)
         self.status.setAccessibleName("Report status")
+        self.waiting = Waiting(self.status.setText, self)
         outputs = QHBoxLayout()
         outputs.addWidget(self.save_button)
         outputs.addWidget(self.print_button)
@@ -358,14 +359,16 @@ class ReportsView(QWidget):
     async def _show(self, terminal: Terminal, reports: Reports) -> None:
         period = self.selected_range(reports)
         scope = self.selected_scope(terminal)
-        self.status.setText("Asking the service for the figures…")
+        self.waiting.start("Asking the service for the figures…")
         self.show_button.setEnabled(False)
         try:
             report = await reports.end_of_day(period, scope)
         except BaseException:
+            self.waiting.stop()
             self.status.setText("No report: the service did not answer with one.")
             raise
         finally:
+            self.waiting.stop()
             self.show_button.setEnabled(True)
         self.show_figures(report, terminal.money)
         await self._render(report, terminal.money)
