@@ -261,6 +261,7 @@ class CashierView(QWidget):
         page.setAccessibleName("Where the charge stands")
         layout = QVBoxLayout(page)
         layout.setContentsMargins(16, 16, 16, 16)
+        layout.addStretch(1)  # in the middle of the column, where the eye is
         for widget in (
             self.phase,
             self.summary,
@@ -272,7 +273,7 @@ class CashierView(QWidget):
         ):
             layout.addWidget(widget)
         layout.addWidget(self.check_now_button)
-        layout.addStretch(1)
+        layout.addStretch(2)
         return page
 
     def _ticket(self) -> QWidget:

@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
 
 TILE_WIDTH = 132  # the narrowest a tile gets: two lines of a name at the tile's font fit in it
 TILE_HEIGHT = 72
+TILE_MAX_HEIGHT = 112  # on a tall screen tiles grow up to this
+TILE_ROWS_SHOWN = 6  # ... so that about this many rows fill the grid's height
 ALL = "All"
 
 
@@ -117,6 +119,7 @@ class ProductPanel(QWidget):
         self.shown: list[ProductTile] = []
         self.columns = 3
         self.category: str | None = None
+        self._text_height = TILE_HEIGHT
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find a product (F3)")
@@ -191,10 +194,8 @@ class ProductPanel(QWidget):
             self.entries[tile] = entry
             self._keys[tile] = fold(f"{entry.name} {entry.category or ''}")
         self.category_names = {}
-        height = max([TILE_HEIGHT, *(tile.sizeHint().height() for tile in self.tiles)])
-        for tile in self.tiles:
-            tile.rows_height = height  # one height for all: the grid reads as rows
-            tile.setMinimumHeight(height)
+        self._text_height = max([TILE_HEIGHT, *(tile.sizeHint().height() for tile in self.tiles)])
+        self._size_tiles()
         for name in (ALL, *catalog.categories):
             tab = button(name.replace("&", "&&"), role="category", name=f"Category {name}")
             tab.setCheckable(True)
@@ -283,9 +284,21 @@ class ProductPanel(QWidget):
         for column in range(self.grid.columnCount()):
             self.grid.setColumnStretch(column, 1 if column < self.columns else 0)
 
+    def _size_tiles(self) -> None:
+        """One height for every tile (the grid reads as rows): what the longest name needs, and taller on a
+        tall screen, so the grid fills it with larger targets rather than leaving it empty."""
+        screenful = self.grid_scroll.viewport().height() // TILE_ROWS_SHOWN
+        height = max(self._text_height, min(TILE_MAX_HEIGHT, screenful))
+        for tile in self.tiles:
+            if tile.rows_height != height:
+                tile.rows_height = height
+                tile.setMinimumHeight(height)
+                tile.updateGeometry()
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._flow_categories()
+        self._size_tiles()
         room = self.grid_scroll.viewport().width()
         if max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing())) != self.columns:
             self._flow()
