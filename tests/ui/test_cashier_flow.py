@@ -89,7 +89,6 @@ async def test_build_a_check_charge_and_complete(
     assert cashier.complete_button.isVisible() and cashier.complete_button.isEnabled()
     transaction_id = host.terminal.register.current.transaction_id  # type: ignore[union-attr]
     assert transaction_id and transaction_id in cashier.transaction_text.text()
-    screenshot(window, "cashier-authorized", tmp_path)
 
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: host.terminal.register.current.phase is Phase.COMPLETE, what="complete")  # type: ignore[union-attr]
