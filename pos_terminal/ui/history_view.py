@@ -21,7 +21,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Waiting, button, confirm, label
+from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label
 
 from PySide6.QtCore import (
     QObject,
@@ -190,6 +190,7 @@ class HistoryView(QWidget):
         self.waiting = Waiting(self.status.setText, self)
         actions = QHBoxLayout()
         for action_button in (self.complete_button, self.cancel_button, self.refund_button):
+            action_button.setMinimumHeight(BIG_BUTTON)  # side by side, one height
             actions.addWidget(action_button)
         detail_box = QWidget()
         detail_layout = QVBoxLayout(detail_box)

@@ -56,6 +56,8 @@ async def test_history_reports_settings_and_help_fit_and_line_up(
         history.scope.setCurrentIndex(history.scope.findData("other"))
         await until(lambda: history.model.rowCount() > 0, what="the sale in History")
         assert clipped(window) == [], f"History at {size}"
+        heights = {b.height() for b in (history.complete_button, history.cancel_button, history.refund_button)}
+        assert len(heights) == 1, f"History's buttons side by side differ in height: {heights}"
         history.scope.setCurrentIndex(0)
         window.show_tab(Tab.SETTINGS)
         QApplication.processEvents()
