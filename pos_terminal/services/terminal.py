@@ -7,6 +7,7 @@ this layer): it passes the sandbox's root address in.
 
 from __future__ import annotations
 
+import getpass
 import ipaddress
 from dataclasses import dataclass
 from datetime import timedelta
@@ -102,6 +103,14 @@ def resolve_service(
 DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
 
 
+def desktop_user() -> str | None:
+    """Who works at this terminal, for the audit log: the desktop's (or the shell's) user."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return None
+
+
 class Terminal:
     """Everything one running terminal holds, below the windows."""
 
@@ -111,6 +120,7 @@ class Terminal:
         self.service = service
         self.money = MoneyFormat(settings.locale, settings.currency)
         self.journal = Journal(paths.journal_file)
+        self.actor = desktop_user()  # named on every audit entry this terminal writes
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
         store = open_token_store(
             account=f"{service.account}|{settings.terminal_id}",
@@ -118,7 +128,7 @@ class Terminal:
             allow_insecure_file=settings.allow_insecure_token_file,
         )
         auth = AuthClient(self.http, service.auth_url, settings.client_id)
-        self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id)
+        self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id, actor=self.actor)
         self.session.restore()
         self.client = PosClient(
             self.http,
@@ -131,6 +141,7 @@ class Terminal:
             self.client,
             self.journal,
             terminal_id=settings.terminal_id,
+            actor=self.actor,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
             verify_window=timedelta(seconds=max(60.0, 4 * settings.request_timeout_seconds)),
         )

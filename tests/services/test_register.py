@@ -14,7 +14,7 @@ from pos_terminal.domain.report import ReportScope, TimeRange
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.register import CheckFinished, NotPaidInFull, Phase
 from pos_terminal.services.reports import Reports
-from pos_terminal.services.terminal import Terminal
+from pos_terminal.services.terminal import Terminal, desktop_user
 from pos_terminal.store.journal import utcnow
 from tests.conftest import new_checked_in_customer
 from tests.services.test_checkout import arm, customer_model, ledger_kinds
@@ -36,6 +36,9 @@ async def test_a_check_paid_in_cash_is_kept_in_the_journal_and_on_the_shift_repo
     assert (sale.total, sale.paid, sale.change, sale.terminal_id) == (700, 5_000, 4_300, "LANE-1")
     [entry] = terminal.journal.audit_entries(utcnow() - timedelta(minutes=1), utcnow(), action="cash sale")
     assert entry.detail == {"total": 700, "paid": 5_000, "change": 4_300}
+    assert entry.actor == desktop_user() and entry.actor, "the audit says who"
+    signed_in = terminal.journal.audit_entries(utcnow() - timedelta(minutes=1), utcnow(), action="sign-in")
+    assert [e.actor for e in signed_in] == [desktop_user()]
 
     with pytest.raises(CheckFinished):
         register.edit(lambda check: check.add_discount(Discount("Late", amount=-100)))
