@@ -123,3 +123,16 @@ async def test_the_status_bar_counts_changes_in_words(
     window.status.show_pending(3)
     assert window.status.pending.text() == "3 changes waiting to be sent"
     await finish(window, host)
+
+
+async def test_the_window_opens_maximised_on_its_screen(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow]
+) -> None:
+    window = make_window(host)
+    window.open_on_screen()
+    screen = window.screen()
+    assert screen is not None
+    await until(window.isMaximized, what="maximised")
+    available = screen.availableGeometry()  # offscreen: 800x800, narrower than the 1024 px the window is made for
+    assert window.width() == max(available.width(), window.minimumWidth())
+    window.close()

@@ -6,6 +6,8 @@ accents and of the palette roles drawn as text, against what they are drawn on.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from pos_terminal.ui.theme import (
@@ -16,15 +18,20 @@ from pos_terminal.ui.theme import (
     Role,
     Scheme,
     Theme,
+    ThemeFollower,
     accessible_palette,
     apply_theme,
     contrast,
+    current,
     dark_palette,
+    follow_system,
+    scheme_of,
     seen,
     theme_for,
     with_contrast,
 )
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -99,3 +106,23 @@ def test_a_system_palette_with_faint_colours_is_made_readable() -> None:
     theme = theme_for(fixed)
     assert theme.scheme is Scheme.DARK and theme.window == "#202020"
     assert all(contrast(fg, bg) >= ratio for _, fg, bg, ratio in theme.text_pairs())
+
+
+def test_the_theme_follows_a_change_of_the_system_scheme(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the system switches between light and dark (Qt's colorSchemeChanged), the palette and the style
+    sheet are made again for it (here the scheme is named by POS_TERMINAL_THEME: offscreen has no system one)."""
+    try:
+        assert follow_system(qapp).scheme is Scheme.LIGHT or "POS_TERMINAL_THEME" in os.environ
+        monkeypatch.setenv("POS_TERMINAL_THEME", "dark")
+        qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+        assert current().scheme is Scheme.DARK and scheme_of(qapp.palette()) is Scheme.DARK
+        assert DARK.primary in qapp.styleSheet()
+        monkeypatch.setenv("POS_TERMINAL_THEME", "light")
+        qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Light)
+        assert current().scheme is Scheme.LIGHT and scheme_of(qapp.palette()) is Scheme.LIGHT
+    finally:
+        for follower in qapp.findChildren(ThemeFollower):
+            follower.setParent(None)
+            follower.deleteLater()
+        monkeypatch.delenv("POS_TERMINAL_THEME", raising=False)
+        apply_theme(qapp, Scheme.LIGHT)
