@@ -392,6 +392,12 @@ class Register:
         refreshed = await self.refresh_transaction(replace(state, message=outcome.message))
         return self._keep(replace(refreshed, message=outcome.message))
 
+    def pending_since(self) -> datetime | None:
+        """When the oldest change of the open check's transaction still waiting in the outbox was made."""
+        transaction_id = self.current.transaction_id
+        waiting = [e.created_at for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]
+        return min(waiting) if waiting and transaction_id else None
+
     def pending_targets(self) -> list[str]:
         """The states the open check's transaction waits to be moved to (kept in the outbox), oldest first."""
         transaction_id = self.current.transaction_id

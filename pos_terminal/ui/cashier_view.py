@@ -619,9 +619,11 @@ class CashierView(QWidget):
         elif state.phase is Phase.AUTHORIZED and self._changing:
             wait = f"Waiting for the service to confirm the {self._changing} ({waited(since)})."
         elif state.phase is Phase.AUTHORIZED and state.pending:
+            made = self.register.pending_since()
+            for_how_long = f" ({waited((datetime.now(UTC) - made).total_seconds())})" if made else ""
             wait = (
-                f"The service has not confirmed the {self._pending_target()} yet; the terminal sends it again "
-                "until it does and reads the transaction every few seconds."
+                f"The service has not confirmed the {self._pending_target()} yet{for_how_long}; the terminal "
+                "sends it again until it does and reads the transaction every few seconds."
             )
         elif state.phase is Phase.AUTHORIZED:
             next_step = "Complete (F9) charges the customer; Cancel (Shift+F9) releases the amount."

@@ -311,7 +311,8 @@ class HistoryView(QWidget):
             self,
             "Refund",
             f"Refund {amount} to {name}?",
-            f"Transaction {transaction_id}. A refund cannot be undone.",
+            f"Transaction <span style='white-space: nowrap'>{escape(transaction_id)}</span>. "
+            "A refund cannot be undone.",  # the id never breaks at one of its hyphens
             lambda: self._run_action(transaction_id, Action.REFUND),
         )
 

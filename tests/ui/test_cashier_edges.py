@@ -234,6 +234,7 @@ async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: "will be sent again" in window.cashier.charge_message.text(), what="kept pending")
     assert register.current.pending
+    await until(lambda: "has not confirmed the complete yet (" in window.cashier.wait_text.text(), what="how long")
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "authorized"
 
     await until(lambda: register.current.phase is Phase.COMPLETE, timeout=20, what="the complete sent again")
