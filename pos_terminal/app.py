@@ -143,7 +143,7 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     keep_large_blocks_out_of_the_heap()  # a shift's reports must not ratchet the resident memory up
     from pos_terminal.ui.loop import run
     from pos_terminal.ui.main_window import MainWindow
-    from pos_terminal.ui.widgets import STYLE
+    from pos_terminal.ui.theme import follow_system
 
     from PySide6.QtWidgets import QApplication
 
@@ -162,7 +162,7 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("pos-terminal")
     app.setQuitOnLastWindowClosed(False)
-    app.setStyleSheet(STYLE)
+    follow_system(app)  # the platform's style, light or dark as the system is, with our accents
     try:
         host = AppHost(paths, service_url=service_url, crash_notice=notice)
     except UserError as exc:
@@ -189,7 +189,7 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
         window.workspace_ready.connect(
             lambda: log.info("cashier screen shown %.3f s after start", time.monotonic() - STARTED)
         )
-        window.show()
+        window.open_on_screen()
         window.start()
         await closed.wait()
         await close_down(window, host)

@@ -489,7 +489,7 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.reports.end_of_day import render
     from pos_terminal.services.reports import Reports
 
-    reports = Reports.for_terminal(terminal, actor=_who())
+    reports = Reports.for_terminal(terminal, actor=terminal.actor)
     if args.end is not None and args.start is None:
         raise UserError("--to needs --from.", hint="Give the start with --from.")
     if args.start is not None:
@@ -551,7 +551,7 @@ async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.reports.receipt import render_receipt
     from pos_terminal.services.reports import Reports
 
-    reports = Reports.for_terminal(terminal, actor=_who())
+    reports = Reports.for_terminal(terminal, actor=terminal.actor)
     receipt = await reports.receipt(args.transaction_id)
     money = terminal.money.format
     out.data(
@@ -581,16 +581,6 @@ async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
             reports.record_receipt(receipt, "printed", where=printer)
             out.note(f"Printed on {printer}.")
     return EXIT_OK
-
-
-def _who() -> str | None:
-    """Who runs the command, for the audit log."""
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return None
 
 
 def _local(moment: datetime) -> str:

@@ -21,7 +21,7 @@ the service (and the sandbox) enforce.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
@@ -124,6 +124,12 @@ class Totals:
     payments: int
     balance: int
     charge_amount: int
+    change_due: int = 0  # what goes back to the customer when the payments taken exceed the total
+
+    @property
+    def left_to_pay(self) -> int:
+        """The balance as the cashier reads it: what is still owed, never below zero (the rest is change)."""
+        return max(0, self.balance)
 
 
 class CheckRule(StrEnum):
@@ -139,6 +145,10 @@ class CheckRule(StrEnum):
     NOTHING_TO_CHARGE = "nothing_to_charge"
     OUT_OF_INT32 = "out_of_int32"
     BAD_TEXT = "bad_text"
+
+
+_SETTLED = frozenset({CheckRule.OVERPAID, CheckRule.NOTHING_TO_CHARGE})
+_TOTAL_RULES = _SETTLED | {CheckRule.NEGATIVE_TOTAL, CheckRule.NO_ITEMS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +173,21 @@ class CheckRuleError(UserError):
 
 class LineNotFound(UserError):
     sentence = "That line is no longer on the check."
+
+
+class DiscountTooLarge(UserError):
+    """A discount that would take the check below zero; ``discount`` and ``available`` are cents."""
+
+    hint = "Take off at most what the check comes to."
+
+    def __init__(self, discount: int, available: int) -> None:
+        self.discount = discount
+        self.available = available
+        super().__init__("The discount is more than the check comes to.")
+
+    def explained(self, money: Callable[[int], str]) -> str:
+        """One sentence with the amounts written by ``money`` (the terminal's money format)."""
+        return f"A discount of {money(self.discount)} is more than the check's {money(self.available)}."
 
 
 class CheckFileError(UserError):
@@ -218,7 +243,17 @@ class Check:
         return replace(self, items=_without(self.items, which))
 
     def add_discount(self, discount: Discount) -> Check:
-        return replace(self, discounts=(*self.discounts, discount))
+        """The check with ``discount``; :class:`DiscountTooLarge` when it would take the total below zero.
+
+        Refused here, when the cashier adds it, rather than left as a rule the check breaks: a check whose
+        total is negative shows nonsense figures (a negative tax) until someone notices.
+        """
+        before = self.totals().total
+        added = replace(self, discounts=(*self.discounts, discount))
+        after = added.totals().total
+        if after < 0 <= before and not added._line_problems():
+            raise DiscountTooLarge(before - after, before)
+        return added
 
     def remove_discount(self, which: int | str) -> Check:
         return replace(self, discounts=_without(self.discounts, which))
@@ -295,6 +330,7 @@ class Check:
             payments=paid,
             balance=balance,
             charge_amount=balance,
+            change_due=-balance if balance < 0 <= total else 0,
         )
 
     # --- rules --------------------------------------------------------------------------------
@@ -409,6 +445,20 @@ class Check:
         elif totals.balance == 0:
             fail(CheckRule.NOTHING_TO_CHARGE, "chargeAmount", "The check is paid in full; there is nothing to charge.")
         return found
+
+    def _line_problems(self) -> bool:
+        """Whether a single line breaks a rule (the rules on the totals aside)."""
+        return any(p.rule not in _TOTAL_RULES for p in self.problems())
+
+    @property
+    def paid_in_full(self) -> bool:
+        """Nothing is left to charge: every line is sound and the payments taken (cash) cover the total.
+
+        Such a check is never sent to the service (``chargeAmount`` must be more than zero); the terminal
+        records it as a cash sale instead, with any change due.
+        """
+        problems = self.problems()
+        return bool(problems) and all(p.rule in _SETTLED for p in problems)
 
     @property
     def is_valid(self) -> bool:

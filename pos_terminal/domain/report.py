@@ -204,6 +204,17 @@ class TxRow:
         """When it last changed (a refund or a cancellation carries no time of its own)."""
         return self.updated or self.completed or self.created
 
+    @property
+    def charged(self) -> int | None:
+        """What the customer paid through the service; ``None`` while authorized or once canceled (the funds
+        were only reserved, and a cancel releases them, whatever ``chargedAmount`` the record carries)."""
+        return self.charged_amount if self.state in (TxState.COMPLETE, TxState.REFUNDED) else None
+
+    @property
+    def fee(self) -> int:
+        """The service's fee, which only a charge that went through carries."""
+        return self.fee_amount if self.state in (TxState.COMPLETE, TxState.REFUNDED) else 0
+
 
 @dataclass(frozen=True, slots=True)
 class AuditRow:
@@ -212,6 +223,18 @@ class AuditRow:
     actor: str | None
     terminal_id: str | None
     detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class CashSaleRow:
+    """A check paid in full in cash at this terminal: the service never saw it (it takes no charge of zero)."""
+
+    at: datetime
+    terminal_id: str | None
+    customer: str | None
+    total: int
+    paid: int
+    change: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +294,12 @@ class EndOfDayReport:
     audit: tuple[AuditRow, ...]
     merchant: str | None = None
     lookback: timedelta = DEFAULT_LOOKBACK
+    cash_sales: tuple[CashSaleRow, ...] = ()  # this terminal's, from its journal; not in the service's figures
+
+    @property
+    def cash_total(self) -> int:
+        """What the cash sales came to (the cash kept: change handed back is not counted)."""
+        return sum(sale.total for sale in self.cash_sales)
 
     @property
     def reconciled(self) -> bool:
@@ -378,6 +407,17 @@ class EndOfDayReport:
                 }
                 for a in self.audit
             ],
+            "cashSales": [
+                {
+                    "at": when(c.at),
+                    "terminalId": c.terminal_id,
+                    "customer": c.customer,
+                    "total": c.total,
+                    "paid": c.paid,
+                    "change": c.change,
+                }
+                for c in self.cash_sales
+            ],
         }
 
 
@@ -400,6 +440,7 @@ def build_report(
     audit: Iterable[AuditRow] = (),
     merchant: str | None = None,
     lookback: timedelta = DEFAULT_LOOKBACK,
+    cash_sales: Iterable[CashSaleRow] = (),
 ) -> EndOfDayReport:
     """Recompute the figures from ``listed`` and pair them with ``reported``, terminal by terminal.
 
@@ -453,6 +494,7 @@ def build_report(
         audit=tuple(sorted(audit, key=lambda a: a.at)),
         merchant=merchant,
         lookback=lookback,
+        cash_sales=tuple(sorted((c for c in cash_sales if c.at in period), key=lambda c: c.at)),
     )
 
 

@@ -1,4 +1,5 @@
-"""What counts as text on a check: valid Unicode, without control characters but tab and line ends.
+"""What counts as text on a check (valid Unicode, without control characters but tab and line ends), and how
+text is folded for searching.
 
 A lone surrogate (JSON ``"\\ud800"``) cannot be encoded as UTF-8: it cannot be journaled,
 sent or printed, so the check refuses it before it leaves, naming the field.
@@ -7,6 +8,7 @@ sent or printed, so the check refuses it before it leaves, naming the field.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _NOT_TEXT = re.compile("[\ud800-\udfff]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
@@ -28,3 +30,15 @@ def as_text(value: str) -> str:
     than a customer missing from the list, or a crash where the text is written out.
     """
     return _NOT_TEXT.sub("\ufffd", value)
+
+def fold(value: str) -> str:
+    """``value`` as people search for it: case folded, then accents dropped (NFKD, combining marks removed).
+
+    "Zoë Ångström" folds to "zoe angstrom", so typing "zoe" finds her; "ß" folds to "ss", "ﬁ" to "fi" and
+    "İ" to "i" (folding first, so the dot its folded form carries goes too). Letters that do not decompose
+    (Ł, Ø) keep their own folded form.
+    """
+    if value.isascii():
+        return value.lower()
+    decomposed = unicodedata.normalize("NFKD", value.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))

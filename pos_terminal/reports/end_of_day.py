@@ -110,7 +110,7 @@ class _Paper:
             ("Merchant", r.merchant or "The signed-in merchant"),
             ("Report for", r.scope.label),
             ("Made on", f"Terminal {r.terminal_id}"),
-            ("Service", f"{r.region}{'' if r.production else ' (sandbox)'}"),
+            ("Service", f"{r.region}{'' if r.production or 'sandbox' in r.region.lower() else ' (sandbox)'}"),
             ("From", f"{L.local(r.range.start, self.tz)} ({zone})"),
             ("To", f"{L.local(r.range.end, self.tz)} (not included)"),
             ("Generated", f"{L.local(r.generated_at, self.tz, '%Y-%m-%d %H:%M:%S')}"),
@@ -206,7 +206,8 @@ class _Paper:
         story.append(
             L.para(
                 "Counted: complete transactions whose completion lies in the range (a refunded one leaves the "
-                "figures). Payout = charged + tips − fees.",
+                "figures). Payout = the charge amounts asked for + tips − fees; the Charged column below is what "
+                "customers paid after loyalty benefits.",
                 self.s.small,
             )
         )
@@ -214,6 +215,7 @@ class _Paper:
         story += self._list_section("Authorized, never completed", r.open_authorized, "created")
         story += self._list_section("Refunds", r.refunds, "changed")
         story += self._list_section("Cancellations", r.cancellations, "changed")
+        story += self._cash_sales(rows=True)
         story += self._transactions_a4()
         story += self._audit_a4()
         return story
@@ -312,6 +314,34 @@ class _Paper:
         """``body`` (header first) as one table that goes on over pages under its header row."""
         return [L.RowTable(body[0], body[1:], col, right=right, size=self.size - 2, sizes=sizes)]
 
+    def _cash_sales(self, *, rows: bool) -> list[Flowable]:
+        """Checks paid in full in cash on this terminal: never sent to the service, so not in its figures."""
+        r = self.report
+        heading = self._heading(f"Cash sales on this terminal ({len(r.cash_sales)})")
+        if not r.cash_sales:
+            none = L.para("None.", self.s.small)
+            return [KeepTogether([heading, none])] if rows else [heading, none]
+        note = L.para(
+            f"Paid in full in cash, {self.money(r.cash_total)} in all; the service never saw them (it takes no "
+            "charge of zero), so they are not in its figures.",
+            self.s.small,
+        )
+        if not rows:
+            return [heading, note]
+        col = [w * self.width for w in (0.14, 0.38, 0.16, 0.16, 0.16)]
+        body = [["Time", "Customer", "Total", "Cash taken", "Change"]]
+        body += [
+            [
+                L.local(c.at, self.tz, self.time_pattern),
+                self._fit(c.customer or "—", col[1] - 6),
+                self.money(c.total),
+                self.money(c.paid),
+                self.money(c.change),
+            ]
+            for c in r.cash_sales
+        ]
+        return [heading, note, *self._tables(body, col, right=(2, 3, 4))]
+
     def _transactions_a4(self) -> list[Flowable]:
         r = self.report
         rows = r.transactions
@@ -336,9 +366,9 @@ class _Paper:
                     self._fit(t.customer, col[2] - 6),
                     str(t.state),
                     money(t.total),
-                    money(t.charged_amount),
+                    "—" if t.charged is None else money(t.charged),
                     money(t.tip_amount) if t.tip_amount else "",
-                    money(t.fee_amount) if t.fee_amount else "",
+                    money(t.fee) if t.fee else "",
                     fonts.fit(t.transaction_id, fonts.REGULAR, _ID_SIZE, id_room),
                 ]
             )
@@ -390,6 +420,7 @@ class _Paper:
         story += self._roll_list("Authorized, never completed", r.open_authorized, "created")
         story += self._roll_list("Refunds", r.refunds, "changed")
         story += self._roll_list("Cancellations", r.cancellations, "changed")
+        story += self._cash_sales(rows=False)
         story.append(self._heading(f"Audit log ({len(r.audit)})"))
         if not r.audit:
             story.append(L.para("No entries in the range.", self.s.small))

@@ -134,7 +134,9 @@ class _Receipt:
         story.append(Spacer(1, 3 * mm))
         story.append(L.para("Transaction", self.s.small))
         story.append(L.para(r.transaction_id, self.s.cell))
-        story.append(L.para(f"{r.region}{'' if r.production else ' (sandbox)'}", self.s.small))
+        story.append(
+            L.para(f"{r.region}{'' if r.production or 'sandbox' in r.region.lower() else ' (sandbox)'}", self.s.small)
+        )
         return story
 
     def _banner(self, text: str, color: colors.Color) -> Table:

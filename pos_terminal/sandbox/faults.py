@@ -7,7 +7,9 @@ A fault is armed for the next ``times`` requests whose method and path match
 - ``drop_after``: the request is handled and committed, then the connection is closed;
 - ``error_before``: 500 problem details, nothing done;
 - ``error_after``: handled and committed, then 500 instead of the real answer;
-- ``delay``: sleep ``delayMs`` (without blocking other requests), then answer;
+- ``delay``: sleep ``delayMs`` (without blocking other requests), then answer; a sandbox that stops
+  ends the sleep at once (:meth:`FaultRegistry.stop_waiting`): stopping never waits on a delay nor
+  cancels a request mid-way (which uvicorn reports with a traceback);
 - ``rate_limit``: 429 ``RATE_LIMITED`` with ``Retry-After: 1``, nothing done.
 
 Dropping needs the socket: uvicorn's ``send`` is a bound method of the request
@@ -17,6 +19,7 @@ cycle that owns the transport, which is only reachable from the outermost layer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import json
 import threading
@@ -54,6 +57,32 @@ class FaultRegistry:
     def __init__(self) -> None:
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
+        self._stopping = False
+        self._sleepers: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
+
+    async def pause(self, seconds: float) -> None:
+        """Sleep ``seconds`` for a delay fault, or less: until :meth:`stop_waiting` (from any thread)."""
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
+        sleeper = (loop, woken)
+        with self._lock:
+            if self._stopping:
+                return
+            self._sleepers.add(sleeper)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(woken, seconds)
+        finally:
+            with self._lock:
+                self._sleepers.discard(sleeper)
+
+    def stop_waiting(self) -> None:
+        """The server stops: every delay ends now, and none starts; the delayed requests are answered."""
+        with self._lock:
+            self._stopping = True
+            sleepers = list(self._sleepers)
+        for loop, woken in sleepers:
+            loop.call_soon_threadsafe(_wake, woken)
 
     def arm(self, fault: Fault) -> None:
         with self._lock:
@@ -76,6 +105,11 @@ class FaultRegistry:
                         self._faults.remove(fault)
                     return Fault(**{**asdict(fault), "times": 1})
         return None
+
+
+def _wake(woken: asyncio.Future[None]) -> None:
+    if not woken.done():
+        woken.set_result(None)
 
 
 def _problem(status: int, code: str, title: str, detail: str) -> bytes:
@@ -148,7 +182,7 @@ class FaultMiddleware:
             # the request has fully arrived before the wait, as on a slow server: a client that gives up
             # meanwhile does not stop the work from landing
             replay = await _buffered(receive)
-            await asyncio.sleep(fault.delay_ms / 1000)
+            await self.registry.pause(fault.delay_ms / 1000)
             await self.app(scope, replay, send)
         else:
             await self.app(scope, receive, _discard)

@@ -6,6 +6,7 @@ import asyncio
 import socket
 import threading
 import time
+from types import FrameType
 
 import uvicorn
 
@@ -33,6 +34,18 @@ def listening_socket(host: str, port: int) -> socket.socket:
         ) from None
     return sock
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which on SIGINT or SIGTERM (the command line's sandbox) first ends the delays of
+    injected faults, as :meth:`SandboxServer.stop` does."""
+
+    def __init__(self, config: uvicorn.Config, sandbox: Sandbox) -> None:
+        super().__init__(config)
+        self.sandbox = sandbox
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.sandbox.faults.stop_waiting()
+        super().handle_exit(sig, frame)
+
 
 class SandboxServer:
     """A uvicorn server for one sandbox; ``start()`` returns once it accepts connections.
@@ -58,7 +71,7 @@ class SandboxServer:
             timeout_graceful_shutdown=2,
             date_header=False,  # the application dates every answer by the sandbox's clock (app.ServiceDate)
         )
-        self._server = uvicorn.Server(config)
+        self._server = _Server(config, self.sandbox)
         self._thread: threading.Thread | None = None
 
     @property
@@ -84,6 +97,9 @@ class SandboxServer:
         return self.url
 
     def stop(self) -> None:
+        """Stop serving: requests held by a delay fault are answered at once rather than canceled after the
+        graceful timeout (uvicorn printed a traceback for each one canceled)."""
+        self.sandbox.faults.stop_waiting()
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)

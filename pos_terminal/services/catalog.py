@@ -1,12 +1,23 @@
-"""The quick-button catalog: a small editable JSON file of items with a price in cents and a tax rate.
+"""The product catalog: a small editable JSON file of items with a price in cents, a tax rate and a category.
 
 The shipped file is ``resources/catalog.json``; the settings may name another.
 A file that cannot be read is a :class:`CatalogError` with one sentence; the
 cashier can still enter items by hand.
+
+Format (version 2)::
+
+    {"version": 2, "categories": ["Coffee", "Food"],
+     "items": [{"name": "Flat white", "price": 480, "taxRate": 10, "category": "Coffee"}]}
+
+``categories`` gives the order of the category tabs and is optional: a category
+named only by its items follows, in the order they first name it. Files of
+version 1 (no categories) still load: their items have no category and show
+under "All".
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -20,7 +31,10 @@ from pos_terminal.errors import UserError
 
 
 class CatalogError(UserError):
-    hint = 'Each entry needs "name", "price" in cents and an optional "taxRate" in percent; items can still be typed.'
+    hint = (
+        'Each entry needs "name", "price" in cents, an optional "taxRate" in percent and an optional "category"; '
+        "items can still be typed."
+    )
 
 
 @dataclass(frozen=True)
@@ -28,9 +42,28 @@ class CatalogEntry:
     name: str
     price: int
     tax_rate_bp: int | None
+    category: str | None = None
 
     def item(self, quantity: int = 1) -> Item:
         return Item(self.name, quantity=quantity, unit_price=self.price, tax_rate_bp=self.tax_rate_bp)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The entries in the file's order, and the categories in the order their tabs are shown."""
+
+    entries: tuple[CatalogEntry, ...] = ()
+    categories: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[CatalogEntry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def in_category(self, category: str | None) -> tuple[CatalogEntry, ...]:
+        """The entries of ``category``; every entry for ``None`` ("All")."""
+        return self.entries if category is None else tuple(e for e in self.entries if e.category == category)
 
 
 def _entry(index: int, raw: Any, source: str) -> CatalogEntry:
@@ -51,7 +84,10 @@ def _entry(index: int, raw: Any, source: str) -> CatalogEntry:
         if points is None or points % 1 or not 0 <= points <= MAX_RATE_BP:
             raise CatalogError(f"The tax rate of {where} must be a percent from 0 to 100.")
         rate_bp = int(points)
-    return CatalogEntry(name.strip(), price, rate_bp)
+    category = raw.get("category")
+    if category is not None and (not isinstance(category, str) or not category.strip()):
+        raise CatalogError(f"The category of {where} must be some text.")
+    return CatalogEntry(name.strip(), price, rate_bp, category.strip() if category else None)
 
 
 def _points(rate: Any) -> Decimal | None:
@@ -68,15 +104,26 @@ def _points(rate: Any) -> Decimal | None:
     return percent * 100 if percent.is_finite() and -1000 < percent < 1000 else None
 
 
-def parse_catalog(raw: bytes | str, source: str) -> tuple[CatalogEntry, ...]:
+def _categories(data: dict[str, Any], entries: tuple[CatalogEntry, ...], source: str) -> tuple[str, ...]:
+    listed = data.get("categories", [])
+    if not isinstance(listed, list) or not all(isinstance(c, str) and c.strip() for c in listed):
+        raise CatalogError(f"The catalog {source} has a list of categories that is not a list of names.")
+    order = [c.strip() for c in listed]
+    order += [e.category for e in entries if e.category is not None]
+    used = {e.category for e in entries}
+    return tuple(c for c in dict.fromkeys(order) if c in used)
+
+
+def parse_catalog(raw: bytes | str, source: str) -> Catalog:
     data = decode_json(raw, f"The catalog {source}", CatalogError, decimals=True)
-    entries = data.get("items") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
+    raw_entries = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(raw_entries, list):
         raise CatalogError(f"The catalog {source} has no list of items.")
-    return tuple(_entry(index, raw, source) for index, raw in enumerate(entries))
+    entries = tuple(_entry(index, raw, source) for index, raw in enumerate(raw_entries))
+    return Catalog(entries, _categories(data, entries, source))
 
 
-def load_catalog(path: str | Path | None) -> tuple[CatalogEntry, ...]:
+def load_catalog(path: str | Path | None) -> Catalog:
     """The catalog at ``path``, or the shipped one."""
     if path is None:
         return parse_catalog(assets.path("catalog.json").read_bytes(), "shipped with the terminal")

@@ -423,6 +423,21 @@ class Checkout:
         self.journal.drop_state_change(entry.id, message)
         return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.REFUSED, transaction, message)
 
+    def confirm_seen(self, transaction: Transaction) -> int:
+        """A read shows that pending changes of ``transaction`` took effect (their answer was lost): confirm
+        them from the read instead of waiting for the next re-send; returns how many. A change whose request
+        is out right now is left to that request."""
+        confirmed = 0
+        for entry in self.journal.pending_state_changes():
+            if (
+                entry.transaction_id == transaction.transaction_id
+                and entry.id not in self._sending
+                and entry.target_state == str(transaction.state)
+            ):
+                self.journal.confirm_state_change(entry.id, str(transaction.state))
+                confirmed += 1
+        return confirmed
+
     def _remember(self, transaction: Transaction) -> None:
         known = self.journal.known_transaction(transaction.transaction_id)
         if known is not None or transaction.ref_id:

@@ -53,6 +53,7 @@ class Phase(StrEnum):
     COMPLETE = "complete"
     CANCELED = "canceled"
     REFUNDED = "refunded"
+    PAID_IN_CASH = "paid in cash"  # paid in full before any charge: kept in the journal, never sent
     FAILED = "failed"
 
 
@@ -64,7 +65,7 @@ _PHASE_OF_STATE = {
 }
 
 LOCKED = frozenset({Phase.CHARGING, Phase.VERIFYING, Phase.AUTHORIZED})
-FINISHED = frozenset({Phase.COMPLETE, Phase.CANCELED, Phase.REFUNDED})
+FINISHED = frozenset({Phase.COMPLETE, Phase.CANCELED, Phase.REFUNDED, Phase.PAID_IN_CASH})
 
 
 class NoCustomer(UserError):
@@ -75,6 +76,16 @@ class NoCustomer(UserError):
 class CheckLocked(UserError):
     sentence = "The check cannot be changed while its charge is under way."
     hint = "Complete or cancel the transaction, or start a new check."
+
+
+class CheckFinished(UserError):
+    sentence = "This check is finished."
+    hint = "Start a new check (Ctrl+N) for the next sale."
+
+
+class NotPaidInFull(UserError):
+    sentence = "The cash taken does not cover the check."
+    hint = "Charge the customer the balance, or take more cash."
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,12 @@ class OpenCheck:
     @property
     def editable(self) -> bool:
         return self.phase in (Phase.BUILDING, Phase.FAILED)
+
+    @property
+    def unfinished(self) -> bool:
+        """Being built with something on it (a customer, a line): starting another would throw it away."""
+        check = self.check
+        return self.editable and bool(self.customer or check.items or check.discounts or check.payments)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -211,11 +228,12 @@ class Register:
     # --- building ---------------------------------------------------------------------------
 
     def edit(self, change: Callable[[Check], Check]) -> OpenCheck:
-        """Apply one change to the check (add, remove, quantity...); refused once it is being charged."""
+        """Apply one change to the check (add, remove, quantity...); refused once it is being charged, and
+        once it is finished: the next sale starts with a new check, never with a line added to the last one."""
         state = self.current
         if state.phase in FINISHED:
-            state = OpenCheck(customer=None)
-        elif not state.editable:
+            raise CheckFinished()
+        if not state.editable:
             raise CheckLocked()
         check = change(state.check)
         return self._keep(replace(state, check=check, phase=Phase.BUILDING, message=None, ref_id=None))
@@ -234,6 +252,38 @@ class Register:
                 "The transaction of this check is still open.", hint="Complete or cancel it before a new check."
             )
         return self._keep(OpenCheck())
+
+    # --- paid in cash -----------------------------------------------------------------------
+
+    def finish_cash_sale(self) -> OpenCheck:
+        """Record a check the cash taken pays in full: kept in the journal (and the audit log) for the shift.
+
+        The service is never asked: it takes no charge of zero (contract section 7), and no customer's
+        account is touched. The check stays on screen, finished, until a new one is started.
+        """
+        state = self.current
+        if not state.editable:
+            raise CheckLocked() if state.phase in LOCKED else CheckFinished()
+        if not state.check.paid_in_full:
+            state.check.validate()  # a broken line is named first
+            raise NotPaidInFull()
+        totals = state.totals
+        customer = state.customer.display_name if state.customer else None
+        sale = self.journal.record_cash_sale(
+            terminal_id=self.checkout.terminal_id,
+            customer=customer,
+            total=totals.total,
+            tax=totals.tax,
+            paid=totals.payments,
+            check=state.check.to_json(),
+        )
+        self.journal.audit(
+            "cash sale",
+            actor=self.checkout.actor,
+            terminal_id=self.checkout.terminal_id,
+            detail={"total": sale.total, "paid": sale.paid, "change": sale.change},
+        )
+        return self._keep(replace(state, phase=Phase.PAID_IN_CASH, message=None, ref_id=None))
 
     # --- charging ---------------------------------------------------------------------------
 
@@ -295,12 +345,22 @@ class Register:
             # the check moved on while the read was out (a complete landed): what was read is older than that
             return self.current
         phase = _PHASE_OF_STATE.get(transaction.state, state.phase)
+        self.checkout.confirm_seen(transaction)
         pending = bool(self._pending_for(state.transaction_id))
         # "kept and will be sent again" says nothing true any more once the kept change went through
         message = None if state.pending and not pending else state.message
         if phase is Phase.CANCELED and state.phase is Phase.AUTHORIZED:
             message = "The transaction was canceled (it was left open too long, or canceled elsewhere)."
         return self._keep(replace(state, transaction=transaction, phase=phase, pending=pending, message=message))
+
+    def verify_window(self) -> tuple[datetime, datetime] | None:
+        """For a charge being verified: when it was sent, and when the terminal gives up looking for it (from
+        then on, if the service still has no record of it, it is declared not charged)."""
+        state = self.current
+        intent = self.journal.intent(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
+        if intent is None:
+            return None
+        return intent.created_at, intent.created_at + self.checkout.verify_window
 
     def seconds_left(self) -> int | None:
         """Time before the authorized transaction is canceled automatically (None when unknown).
@@ -335,6 +395,17 @@ class Register:
             return self._keep(replace(state, pending=True, message=outcome.message))
         refreshed = await self.refresh_transaction(replace(state, message=outcome.message))
         return self._keep(replace(refreshed, message=outcome.message))
+
+    def pending_since(self) -> datetime | None:
+        """When the oldest change of the open check's transaction still waiting in the outbox was made."""
+        transaction_id = self.current.transaction_id
+        waiting = [e.created_at for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]
+        return min(waiting) if waiting and transaction_id else None
+
+    def pending_targets(self) -> list[str]:
+        """The states the open check's transaction waits to be moved to (kept in the outbox), oldest first."""
+        transaction_id = self.current.transaction_id
+        return self._pending_for(transaction_id) if transaction_id else []
 
     def _pending_for(self, transaction_id: str) -> list[str]:
         return [e.target_state for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]

@@ -21,6 +21,7 @@ from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import (
     DEFAULT_LOOKBACK,
     AuditRow,
+    CashSaleRow,
     EndOfDayReport,
     ModifierRow,
     Receipt,
@@ -32,7 +33,7 @@ from pos_terminal.domain.report import (
 )
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import AuditEntry, Journal, utcnow
+from pos_terminal.store.journal import AuditEntry, CashSale, Journal, utcnow
 
 if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
@@ -68,16 +69,28 @@ def figures(s: Summary) -> SummaryFigures:
     return SummaryFigures(s.terminal_id, count=s.count, total=s.total, fees=s.fees, payout=s.payout, tips=s.tips)
 
 
-def _detail(entry: AuditEntry) -> str:
+# Keys of audit details that hold cents, and how each reads on a report.
+_AMOUNTS = {"chargeAmount": "charge amount", "total": "total", "paid": "cash taken", "change": "change"}
+
+
+def _detail(entry: AuditEntry, money: Callable[[int], str] | None) -> str:
     parts = []
     for key, value in sorted(entry.detail.items()):
+        if key in _AMOUNTS and money is not None and isinstance(value, int) and not isinstance(value, bool):
+            parts.append(f"{_AMOUNTS[key]}: {money(value)}")
+            continue
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         parts.append(f"{key}: {text}")
     return ", ".join(parts)
 
 
-def audit_row(entry: AuditEntry) -> AuditRow:
-    return AuditRow(entry.at, entry.action, entry.actor, entry.terminal_id, _detail(entry))
+def audit_row(entry: AuditEntry, money: Callable[[int], str] | None = None) -> AuditRow:
+    """The entry as a report prints it; amounts in cents are written by ``money`` when given."""
+    return AuditRow(entry.at, entry.action, entry.actor, entry.terminal_id, _detail(entry, money))
+
+
+def cash_sale_row(sale: CashSale) -> CashSaleRow:
+    return CashSaleRow(sale.at, sale.terminal_id, sale.customer, sale.total, sale.paid, sale.change)
 
 
 class Reports:
@@ -99,6 +112,7 @@ class Reports:
         actor: str | None = None,
         lookback: timedelta = DEFAULT_LOOKBACK,
         now: Callable[[], datetime] = utcnow,
+        money: Callable[[int], str] | None = None,
     ) -> None:
         self.client = client
         self.journal = journal
@@ -109,6 +123,7 @@ class Reports:
         self.actor = actor
         self.lookback = lookback
         self.now = now
+        self.money = money
 
     @classmethod
     def for_terminal(cls, terminal: Terminal, *, actor: str | None = None, merchant: str | None = None) -> Reports:
@@ -126,6 +141,7 @@ class Reports:
             merchant=merchant,
             actor=actor,
             lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
+            money=terminal.money.format,
         )
 
     # --- ranges, from the terminal's clock ------------------------------------------------------------------
@@ -150,6 +166,7 @@ class Reports:
         start, end = period.listing_window(self.lookback)
         listed = await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id)
         audit = self.journal.audit_entries(period.start, period.end)
+        cash = self.journal.cash_sales(period.start, period.end) if scope.covers(self.terminal_id) else []
         return build_report(
             terminal_id=self.terminal_id,
             scope=scope,
@@ -159,9 +176,10 @@ class Reports:
             generated_at=generated_at,
             reported=reported,
             listed=[tx_row(t) for t in listed],
-            audit=[audit_row(e) for e in audit],
+            audit=[audit_row(e, self.money) for e in audit],
             merchant=self.merchant,
             lookback=self.lookback,
+            cash_sales=[cash_sale_row(c) for c in cash if scope.covers(c.terminal_id)],
         )
 
     # --- receipts -------------------------------------------------------------------------------------------

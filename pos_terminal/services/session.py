@@ -45,8 +45,10 @@ class Session:
         *,
         terminal_id: str | None,
         scope: str = "posapi",
+        actor: str | None = None,
     ) -> None:
         self.auth = auth
+        self.actor = actor
         self.store = store
         self.journal = journal
         self.terminal_id = terminal_id
@@ -128,12 +130,12 @@ class Session:
         )
         self._save(tokens, legacy=legacy)
         self._adopt(tokens, legacy=legacy)
-        self.journal.audit("sign-in", actor=None, terminal_id=self.terminal_id, detail={"how": "token"})
+        self.journal.audit("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": "token"})
 
     async def _signed_in(self, tokens: TokenSet, *, how: str) -> None:
         self._save(tokens, legacy=False)
         self._adopt(tokens, legacy=False)
-        self.journal.audit("sign-in", actor=None, terminal_id=self.terminal_id, detail={"how": how})
+        self.journal.audit("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": how})
 
     def _save(self, tokens: TokenSet, *, legacy: bool) -> None:
         data = tokens.to_json()
@@ -168,7 +170,7 @@ class Session:
         self.store.clear()
         self._manager = None
         self._static = None
-        self.journal.audit("disconnect", actor=None, terminal_id=self.terminal_id)
+        self.journal.audit("disconnect", actor=self.actor, terminal_id=self.terminal_id)
         self._set_state(SessionState.SIGNED_OUT)
 
 

@@ -7,6 +7,7 @@ this layer): it passes the sandbox's root address in.
 
 from __future__ import annotations
 
+import getpass
 import ipaddress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -135,6 +136,14 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
 
 
+def desktop_user() -> str | None:
+    """Who works at this terminal, for the audit log: the desktop's (or the shell's) user."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return None
+
+
 class Terminal:
     """Everything one running terminal holds, below the windows."""
 
@@ -144,6 +153,7 @@ class Terminal:
         self.service = service
         self.money = MoneyFormat(settings.locale, settings.currency)
         self.journal = Journal(paths.journal_file)
+        self.actor = desktop_user()  # named on every audit entry this terminal writes
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
         store = open_token_store(
             account=sign_in_key(paths, service, settings.terminal_id),
@@ -152,7 +162,7 @@ class Terminal:
             earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id),
         )
         auth = AuthClient(self.http, service.auth_url, settings.client_id)
-        self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id)
+        self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id, actor=self.actor)
         self.session.restore()
         self.client = PosClient(
             self.http,
@@ -165,6 +175,7 @@ class Terminal:
             self.client,
             self.journal,
             terminal_id=settings.terminal_id,
+            actor=self.actor,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
             verify_window=timedelta(seconds=max(60.0, 4 * settings.request_timeout_seconds)),
         )

@@ -9,7 +9,9 @@ One SQLite file holds
 - the outbox of state changes (complete, cancel, refund) waiting to be
   confirmed by the service;
 - the audit log (sign-in, charge, complete, cancel, refund, report-printed,
-  disconnect …).
+  disconnect …);
+- cash sales: checks paid in full before any charge, which the service never
+  sees (it takes no charge of zero), kept for the shift's report.
 
 Every write is committed (WAL, ``synchronous=FULL``) before the method returns.
 Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they
@@ -89,6 +91,21 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX audit_at ON audit (at);
     """,
+    # 2: checks paid in full in cash, never sent to the service (chargeAmount must be more than zero).
+    """
+    CREATE TABLE cash_sale (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        terminal_id TEXT,
+        customer TEXT,
+        total INTEGER NOT NULL CHECK (total >= 0),
+        tax INTEGER NOT NULL,
+        paid INTEGER NOT NULL CHECK (paid >= total),
+        change INTEGER NOT NULL CHECK (change = paid - total),
+        check_body TEXT NOT NULL
+    );
+    CREATE INDEX cash_sale_at ON cash_sale (at);
+    """,
 ]
 
 
@@ -103,7 +120,7 @@ class IntentStatus(StrEnum):
 
 
 UNFINISHED = (IntentStatus.RECORDED, IntentStatus.VERIFYING)
-TABLES = ("open_check", "charge_intent", "known_transaction", "outbox", "audit")
+TABLES = ("open_check", "charge_intent", "known_transaction", "outbox", "audit", "cash_sale")
 
 
 class DamagedJournal(StorageError):
@@ -147,6 +164,21 @@ class OutboxEntry:
     attempts: int
     last_error: str | None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class CashSale:
+    """A check paid in full in cash at this terminal; amounts in cents, ``change`` handed back."""
+
+    id: int
+    at: datetime
+    terminal_id: str | None
+    customer: str | None
+    total: int
+    tax: int
+    paid: int
+    change: int
+    check: JsonObject
 
 
 @dataclass(frozen=True)
@@ -473,6 +505,38 @@ class Journal:
             raise KeyError(f"no state change {entry_id}")
         return self._outbox(rows[0])
 
+    # --- cash sales ---------------------------------------------------------------------------
+
+    def record_cash_sale(
+        self,
+        *,
+        terminal_id: str | None,
+        customer: str | None,
+        total: int,
+        tax: int,
+        paid: int,
+        check: Mapping[str, Any],
+    ) -> CashSale:
+        """Keep a check paid in full in cash (``paid`` is the cash taken, the change is what exceeds ``total``)."""
+        at = self.now()
+        with self._lock, transaction(self.conn):
+            cursor = self.conn.execute(
+                "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check)),
+            )
+            row = self.conn.execute("SELECT * FROM cash_sale WHERE id = ?", (cursor.lastrowid,)).fetchone()
+        return self._cash_sale(row)
+
+    def cash_sales(self, since: datetime, until: datetime, *, terminal_id: str | None = None) -> list[CashSale]:
+        """Cash sales with ``since <= at < until``, oldest first, optionally of one terminal."""
+        sql = "SELECT * FROM cash_sale WHERE at >= ? AND at < ?"
+        params: list[Any] = [_when(since), _when(until)]
+        if terminal_id is not None:
+            sql += " AND terminal_id = ?"
+            params.append(terminal_id)
+        return [self._cash_sale(row) for row in self._read(sql + " ORDER BY at, id", tuple(params))]
+
     # --- the audit log ------------------------------------------------------------------------
 
     def audit(
@@ -541,6 +605,20 @@ class Journal:
             attempts=cells.count("attempts"),
             last_error=cells.optional_text("last_error"),
             created_at=cells.time("created_at"),
+        )
+
+    def _cash_sale(self, row: sqlite3.Row) -> CashSale:
+        cells = _Cells(row, self.path, f"cash sale {row['id']}")
+        return CashSale(
+            id=cells.count("id"),
+            at=cells.time("at"),
+            terminal_id=cells.optional_text("terminal_id"),
+            customer=cells.optional_text("customer"),
+            total=cells.count("total"),
+            tax=cells.count("tax"),
+            paid=cells.count("paid"),
+            change=cells.count("change"),
+            check=cells.json("check_body"),
         )
 
     def _audit(self, row: sqlite3.Row) -> AuditEntry:

@@ -10,7 +10,8 @@ class Act(StrEnum):
     HELP = "help"
     FIND_CUSTOMER = "find_customer"
     REFRESH_CUSTOMERS = "refresh_customers"
-    ADD_ITEM = "add_item"
+    FIND_PRODUCT = "find_product"
+    TYPE_ITEM = "type_item"
     DISCOUNT = "discount"
     CASH = "cash"
     REMOVE_LINE = "remove_line"
@@ -38,14 +39,15 @@ class ActionSpec:
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.HELP, "Keyboard help", "F1", "Show or hide this list of shortcuts"),
     ActionSpec(Act.FIND_CUSTOMER, "Find customer", "F2", "Type a name, member number or check-in number"),
-    ActionSpec(Act.ADD_ITEM, "Add item", "F3", "Type an item by hand: name, price, quantity, tax"),
+    ActionSpec(Act.FIND_PRODUCT, "Find product", "F3", "Type part of a product's name; Enter adds the one found"),
     ActionSpec(Act.DISCOUNT, "Discount", "F4", "Add a discount: an amount or a percent of the check"),
     ActionSpec(Act.REFRESH_CUSTOMERS, "Refresh customers", "F5", "Fetch the checked-in customers again"),
-    ActionSpec(Act.CASH, "Cash paid", "F6", "Record cash (or another payment) already taken"),
-    ActionSpec(Act.CHARGE, "Charge", "F8", "Charge the selected customer the balance of the check"),
+    ActionSpec(Act.CASH, "Cash taken", "F6", "Record the cash the customer gave; over the balance, it is change due"),
+    ActionSpec(Act.TYPE_ITEM, "Type an item", "F7", "An item that is not in the catalog: name, price, quantity, tax"),
+    ActionSpec(Act.CHARGE, "Charge", "F8", "Charge the customer the balance, or finish a sale paid in cash"),
     ActionSpec(Act.COMPLETE, "Complete", "F9", "Complete the authorized transaction"),
     ActionSpec(Act.CANCEL_TX, "Cancel transaction", "Shift+F9", "Cancel the authorized transaction"),
-    ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check"),
+    ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check (asks first if one is being built)"),
     ActionSpec(Act.REMOVE_LINE, "Remove line", "Del", "Remove the selected line of the check"),
     ActionSpec(Act.MORE, "Quantity +1", "+", "One more of the selected item"),
     ActionSpec(Act.LESS, "Quantity −1", "-", "One less of the selected item"),

@@ -1,39 +1,62 @@
-"""The cashier's screen: customers, the check being built, its totals, and the charge as it goes.
+"""The cashier's screen, laid out for a counter as Square and Odoo lay out theirs: three columns.
 
-The view holds no figures of its own: it asks the register (services) to change
-the check and shows what comes back. Amounts the cashier types are read by the
-terminal's one money format; a mistake is one sentence and the check stays.
+- **Customers**: a compact list of the checked-in customers and its search (F2).
+- **The sale**: the product grid with its categories and search (F3) and, on a second
+  tab, the keypad page: an item typed by hand (F7), a discount (F4), the cash taken
+  (F6), with a numpad for touch screens. While a charge is under way, or once the check
+  is finished, this column shows where the charge stands instead: what it waits for
+  and for how long, the countdown to automatic cancellation, what happens next.
+- **The ticket**: the customer chosen, the lines, the totals with the cash taken and
+  the change due, and one big button that does the next thing (Charge, Complete or
+  Cancel, New check), always in the same place at the bottom.
+
+The view holds no figures of its own: it asks the register (services) to change the
+check and shows what comes back. Amounts the cashier types are read by the terminal's
+one money format; a mistake is one sentence and the check stays. Nothing shown or
+hidden while the cashier works moves the rest: the reason line, the banner and the
+button area keep their room.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import itertools
+import time
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
+from typing import Any
 
 from pos_terminal.api.models import Customer
-from pos_terminal.domain.check import Check, Discount, Item, Payment
+from pos_terminal.domain.check import Check, Discount, DiscountTooLarge, Item, Payment
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
-from pos_terminal.services.catalog import CatalogEntry, CatalogError, load_catalog
-from pos_terminal.services.register import FINISHED, LOCKED, OpenCheck, Phase, Register
+from pos_terminal.services.catalog import Catalog, CatalogEntry, CatalogError, load_catalog
+from pos_terminal.services.register import FINISHED, LOCKED, CheckFinished, CheckLocked, OpenCheck, Phase, Register
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.check_model import CheckModel
 from pos_terminal.ui.customers import CustomerPanel
+from pos_terminal.ui.keypad import Keypad
+from pos_terminal.ui.products import ProductPanel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, empty, label, set_role
+from pos_terminal.ui.widgets import ElidedLabel, button, confirm, empty, label, on_enter, roomy, set_role, waited
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
-    QScrollArea,
+    QMessageBox,
+    QSizePolicy,
     QSpinBox,
-    QSplitter,
+    QStackedWidget,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -46,12 +69,41 @@ PHASE_TEXT = {
     Phase.COMPLETE: "Complete",
     Phase.CANCELED: "Canceled",
     Phase.REFUNDED: "Refunded",
+    Phase.PAID_IN_CASH: "Paid in cash",
     Phase.FAILED: "Not charged",
 }
 
+CHECK = "check"  # the topic of messages about the open check: they go once the check moves on
 VERIFY_FIRST_DELAY = 1.0
-CATALOG_COLUMNS = 3
 VERIFY_MAX_DELAY = 10.0
+PENDING_REFRESH_SECONDS = 2  # while a complete or cancel waits to be confirmed, the transaction is read this often
+REFRESH_SECONDS = 15  # an authorized transaction is read this often (auto-cancel, a change made elsewhere)
+COLUMN_MINIMUM = (200, 400, 330)  # customers, the sale, the ticket: 1024 px wide holds all three
+COLUMN_STRETCH = (2, 5, 3)
+
+
+class Page:
+    """The pages of the middle column."""
+
+    SALE = 0
+    STATUS = 1
+
+
+class Actions:
+    """The pages of the ticket's button area."""
+
+    CHARGE = 0
+    DECIDE = 1
+    NEXT = 2
+
+
+def _fixed_room(widget: QLabel, lines: int) -> None:
+    """Give a label the height of ``lines`` lines, shown or hidden: what it says never moves the rest."""
+    widget.ensurePolished()
+    widget.setFixedHeight(lines * widget.fontMetrics().lineSpacing() + 4)
+    policy = widget.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    widget.setSizePolicy(policy)
 
 
 class CashierView(QWidget):
@@ -65,44 +117,169 @@ class CashierView(QWidget):
         self.tasks = Tasks(messages, self)
         self.terminal: Terminal | None = None
         self.money = MoneyFormat("en_AU", "AUD")
+        self.confirmation: QMessageBox | None = None
+        self._shown_phase: Phase | None = None
+        self._waiting_since: float | None = None  # when the request the screen waits on went out
+        self._verify_now = asyncio.Event()
+        self._next_verify_at: float | None = None
+        self._changing = ""  # "complete" or "cancel" while that request is out
 
         self.customers = CustomerPanel(messages)
         self.customers.chosen.connect(self.on_customer_chosen)
+        self.products = ProductPanel()
+        self.products.chosen.connect(self.add_catalog_item)
+        self.products.not_found.connect(self.on_product_not_found)
+        self.catalog_box = self.products.catalog_box
 
-        # --- the check ---
-        self.catalog_box = QWidget()
-        self.catalog_grid = QGridLayout(self.catalog_box)
-        self.catalog_grid.setContentsMargins(0, 0, 0, 0)
-        catalog_scroll = QScrollArea()
-        catalog_scroll.setWidget(self.catalog_box)
-        catalog_scroll.setWidgetResizable(True)
-        catalog_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        catalog_scroll.setMinimumHeight(130)
-        catalog_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        catalog_scroll.setMaximumHeight(200)
+        self.entry_tabs = QTabWidget()
+        self.entry_tabs.setDocumentMode(True)
+        self.entry_tabs.setAccessibleName("Products or keypad")
+        self.entry_tabs.addTab(self.products, "Products (F3)")
+        self.entry_tabs.addTab(self._keypad_page(), "Keypad (F7)")
+        self.status_page = self._status_page()
+        self.middle = QStackedWidget()
+        self.middle.addWidget(self.entry_tabs)
+        self.middle.addWidget(self.status_page)
 
+        ticket = self._ticket()
+        columns = QHBoxLayout(self)
+        columns.setContentsMargins(8, 8, 8, 8)
+        columns.setSpacing(12)
+        for column, minimum, stretch in zip(
+            (self.customers, self.middle, ticket), COLUMN_MINIMUM, COLUMN_STRETCH, strict=True
+        ):
+            column.setMinimumWidth(minimum)
+            columns.addWidget(column, stretch)
+
+        self._connect()
+        self._tab_order()
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self.on_tick)
+        self._ticks = 0
+
+    # --- building the screen ------------------------------------------------------------------------
+
+    def _keypad_page(self) -> QWidget:
         self.item_name = QLineEdit()
-        self.item_name.setPlaceholderText("Item (F3)")
+        self.item_name.setPlaceholderText("What is sold (F7)")
         self.item_name.setAccessibleName("Item name")
         self.item_price = QLineEdit()
-        self.item_price.setPlaceholderText("Price")
+        self.item_price.setPlaceholderText("0.00")
         self.item_price.setAccessibleName("Item price")
         self.item_quantity = QSpinBox()
         self.item_quantity.setRange(1, 9999)
         self.item_quantity.setAccessibleName("Item quantity")
-        self.item_quantity.setPrefix("× ")
         self.item_tax = QLineEdit("10")
         self.item_tax.setAccessibleName("Item tax rate in percent")
         self.item_tax.setToolTip("Tax rate in percent, included in the price (leave empty for no tax)")
-        self.item_tax.setMaximumWidth(70)
         self.add_item_button = button("Add", name="Add item")
-        entry = QHBoxLayout()
-        entry.addWidget(self.item_name, 3)
-        entry.addWidget(self.item_price, 1)
-        entry.addWidget(self.item_quantity)
-        entry.addWidget(label("Tax %"))
-        entry.addWidget(self.item_tax)
-        entry.addWidget(self.add_item_button)
+        self.discount_input = QLineEdit()
+        self.discount_input.setPlaceholderText("5.00 or 10% (F4)")
+        self.discount_input.setAccessibleName("Discount")
+        self.discount_input.setToolTip("A discount on the check: an amount, or a percent of the items")
+        self.add_discount_button = button("Add", name="Add discount")
+        self.cash_input = QLineEdit()
+        self.cash_input.setPlaceholderText("Cash the customer gave (F6)")
+        self.cash_input.setAccessibleName("Cash taken")
+        self.add_cash_button = button("Add", name="Add cash taken")
+        self.keypad = Keypad()
+        self.keypad.serve(self.item_price, self.item_quantity, self.item_tax, self.discount_input, self.cash_input)
+        self.typing_into = label(role="hint")
+        self.typing_into.setAccessibleName("The field the numpad types into")
+
+        captions: list[QLabel] = []
+
+        def caption(text: str, buddy: QWidget) -> QLabel:
+            shown = label(text)
+            shown.setBuddy(buddy)
+            shown.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            roomy(shown)
+            captions.append(shown)
+            return shown
+
+        def row(*widgets: QWidget) -> QHBoxLayout:
+            line = QHBoxLayout()
+            for widget in widgets:
+                line.addWidget(widget, 0, Qt.AlignmentFlag.AlignVCenter)
+            return line
+
+        for field, width in ((self.item_price, 84), (self.item_quantity, 0), (self.item_tax, 60)):
+            field.ensurePolished()
+            field.setFixedWidth(max(width, field.minimumSizeHint().width()))
+        rows = [
+            row(caption("&Item", self.item_name), self.item_name, self.add_item_button),
+            row(
+                caption("&Price", self.item_price),
+                self.item_price,
+                caption("&Qty", self.item_quantity),
+                self.item_quantity,
+                caption("&Tax %", self.item_tax),
+                self.item_tax,
+            ),
+            row(caption("&Discount", self.discount_input), self.discount_input, self.add_discount_button),
+            row(caption("&Cash taken", self.cash_input), self.cash_input, self.add_cash_button),
+        ]
+        for stretchy, line in ((self.item_name, rows[0]), (self.discount_input, rows[2]), (self.cash_input, rows[3])):
+            line.setStretchFactor(stretchy, 1)
+        rows[1].addStretch(1)
+        first_column = (captions[0], captions[1], captions[4], captions[5])  # Item, Price, Discount, Cash taken
+        width = max(c.minimumWidth() for c in first_column)
+        for shown in first_column:
+            shown.setFixedWidth(width)
+        page = QWidget()
+        page.setAccessibleName("Keypad")
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 8, 0, 0)
+        for line in rows:
+            layout.addLayout(line)
+        layout.addWidget(self.typing_into)
+        layout.addWidget(self.keypad)
+        layout.addStretch(1)
+        return page
+
+    def _status_page(self) -> QWidget:
+        self.phase = label(role="phase")
+        self.phase.setAccessibleName("Charge status")
+        self.summary = label(role="heading", wrap=True)
+        self.summary.setAccessibleName("Amount and customer")
+        self.transaction_text = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle)
+        self.transaction_text.setProperty("role", "hint")
+        self.transaction_text.setAccessibleName("Transaction")
+        self.wait_text = label(wrap=True)
+        self.wait_text.setAccessibleName("What the terminal waits for")
+        self.countdown = label(role="reason", wrap=True)
+        self.countdown.setAccessibleName("Time before automatic cancellation")
+        self.charge_message = label(wrap=True)
+        self.charge_message.setAccessibleName("Charge message")
+        self.next_text = label(role="hint", wrap=True)
+        self.next_text.setAccessibleName("What happens next")
+        self.check_now_button = button("Check now", name="Check the charge with the service now")
+        self.check_now_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        page = QFrame()
+        page.setObjectName("charge")
+        page.setAccessibleName("Where the charge stands")
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(16, 16, 16, 16)
+        layout.addStretch(1)  # in the middle of the column, where the eye is
+        for widget in (
+            self.phase,
+            self.summary,
+            self.transaction_text,
+            self.wait_text,
+            self.countdown,
+            self.charge_message,
+            self.next_text,
+        ):
+            layout.addWidget(widget)
+        layout.addWidget(self.check_now_button)
+        layout.addStretch(2)
+        return page
+
+    def _ticket(self) -> QWidget:
+        self.customer_text = ElidedLabel("No customer chosen")
+        self.customer_text.setProperty("role", "heading")
+        self.customer_text.setAccessibleName("Customer of the check")
 
         self.lines = CheckModel(self.money, self)
         self.table = QTableView()
@@ -111,8 +288,12 @@ class CashierView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setMinimumHeight(96)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(38)
+        self.table.verticalHeader().setDefaultSectionSize(34)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
             self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -122,112 +303,75 @@ class CashierView(QWidget):
         self.remove_button = button("Remove line", name="Remove line", shortcut="Del")
         line_buttons = QHBoxLayout()
         for widget in (self.less_button, self.more_button, self.remove_button):
-            line_buttons.addWidget(widget)
-        line_buttons.addStretch(1)
+            line_buttons.addWidget(widget, 1)
 
-        self.discount_input = QLineEdit()
-        self.discount_input.setPlaceholderText("Discount: amount or percent, e.g. 5.00 or 10% (F4)")
-        self.discount_input.setAccessibleName("Discount")
-        self.add_discount_button = button("Add discount", name="Add discount")
-        self.cash_input = QLineEdit()
-        self.cash_input.setPlaceholderText("Cash already paid (F6)")
-        self.cash_input.setAccessibleName("Cash paid")
-        self.add_cash_button = button("Add cash", name="Add cash paid")
-        extras = QHBoxLayout()
-        extras.addWidget(self.discount_input, 2)
-        extras.addWidget(self.add_discount_button)
-        extras.addWidget(self.cash_input, 2)
-        extras.addWidget(self.add_cash_button)
-
-        check_box = QWidget()
-        check_layout = QVBoxLayout(check_box)
-        check_layout.setContentsMargins(0, 0, 0, 0)
-        check_layout.addWidget(label("Check", role="heading"))
-        check_layout.addWidget(catalog_scroll)
-        check_layout.addLayout(entry)
-        check_layout.addWidget(self.table, 1)
-        check_layout.addLayout(line_buttons)
-        check_layout.addLayout(extras)
-
-        # --- totals and charge ---
         totals = QFrame()
         totals.setObjectName("totals")
+        totals.setAccessibleName("Totals")
         grid = QGridLayout(totals)
-        self.figures: dict[str, tuple[object, object]] = {}
+        grid.setContentsMargins(12, 6, 12, 6)
+        grid.setVerticalSpacing(2)
+        self.figures: dict[str, tuple[QLabel, QLabel]] = {}
         for row, (key, text) in enumerate(
             (
                 ("item_total", "Items"),
                 ("discount_total", "Discounts"),
                 ("total", "Total"),
                 ("tax", "Tax included"),
-                ("payments", "Paid"),
+                ("payments", "Cash taken"),
                 ("balance", "Balance"),
             )
         ):
             name, value = label(text), label()
-            value.setAlignment(Qt.AlignmentFlag.AlignRight)
+            value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             value.setAccessibleName(text)
             if key in ("total", "balance"):
-                name.setProperty("role", "heading")
-                value.setProperty("role", "heading")
+                name.setProperty("role", "big")
+                value.setProperty("role", "big")
             grid.addWidget(name, row, 0)
             grid.addWidget(value, row, 1)
             self.figures[key] = (name, value)
-        self.charge_button = button("Charge", role="primary", name="Charge", shortcut="F8")
+
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why the check cannot be charged")
+        _fixed_room(self.reason, 2)
 
-        self.charge_box = charge_box = QFrame()
-        charge_box.setObjectName("charge")
-        charge_layout = QVBoxLayout(charge_box)
-        self.phase = label(role="phase")
-        self.phase.setAccessibleName("Charge status")
-        self.transaction_text = label(role="hint", wrap=True)
-        self.transaction_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.countdown = label(role="reason", wrap=True)
-        self.countdown.setAccessibleName("Time before automatic cancellation")
-        self.charge_message = label(wrap=True)
+        self.charge_button = button("Charge", role="primary", name="Charge", shortcut="F8")
         self.complete_button = button("Complete", role="primary", name="Complete", shortcut="F9")
-        self.cancel_button = button("Cancel transaction", role="danger", name="Cancel transaction", shortcut="Shift+F9")
-        self.new_check_button = button("New check", name="New check", shortcut="Ctrl+N")
-        for shown in (self.phase, self.transaction_text, self.countdown, self.charge_message):
-            charge_layout.addWidget(shown)
-        state_buttons = QHBoxLayout()
-        state_buttons.addWidget(self.complete_button, 2)
-        state_buttons.addWidget(self.cancel_button, 1)
-        charge_layout.addLayout(state_buttons)
-        charge_layout.addWidget(self.new_check_button)
+        self.cancel_button = button("Cancel", role="danger", name="Cancel transaction", shortcut="Shift+F9")
+        self.new_check_button = button("New check", role="primary", name="New check", shortcut="Ctrl+N")
+        for big in (self.charge_button, self.complete_button, self.cancel_button, self.new_check_button):
+            big.setMinimumHeight(64)
+            big.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            big.setAutoDefault(True)  # Enter on the button in focus presses it
+        self.action_area = QStackedWidget()
+        decide = QWidget()
+        decide_row = QHBoxLayout(decide)
+        decide_row.setContentsMargins(0, 0, 0, 0)
+        decide_row.addWidget(self.complete_button, 3)
+        decide_row.addWidget(self.cancel_button, 2)
+        for page in (self.charge_button, decide, self.new_check_button):
+            self.action_area.addWidget(page)
+        self.action_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.action_area.setFixedHeight(64)
 
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        self.customer_text = label("No customer chosen", role="heading", wrap=True)
-        self.customer_text.setAccessibleName("Customer of the check")
-        right_layout.addWidget(self.customer_text)
-        right_layout.addWidget(totals)
-        right_layout.addWidget(self.charge_button)
-        right_layout.addWidget(self.reason)
-        right_layout.addWidget(charge_box)
-        right_layout.addStretch(1)
+        ticket = QWidget()
+        ticket.setAccessibleName("Ticket")
+        layout = QVBoxLayout(ticket)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.customer_text)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(line_buttons)
+        layout.addWidget(totals)
+        layout.addWidget(self.reason)
+        layout.addWidget(self.action_area)
+        return ticket
 
-        splitter = QSplitter()
-        splitter.addWidget(self.customers)
-        splitter.addWidget(check_box)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 5)
-        splitter.setStretchFactor(2, 3)
-        splitter.setSizes([340, 560, 380])
-        right.setMinimumWidth(340)
-        self.customers.setMinimumWidth(300)
-        splitter.setChildrenCollapsible(False)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.addWidget(splitter)
-
+    def _connect(self) -> None:
         self.add_item_button.clicked.connect(self.on_add_item_clicked)
-        self.item_price.returnPressed.connect(self.on_add_item_clicked)
         self.item_name.returnPressed.connect(self.item_price.setFocus)
+        self.item_price.returnPressed.connect(self.on_add_item_clicked)
+        on_enter(self.item_quantity, self.on_add_item_clicked)
         self.item_tax.returnPressed.connect(self.on_add_item_clicked)
         self.add_discount_button.clicked.connect(self.on_add_discount_clicked)
         self.discount_input.returnPressed.connect(self.on_add_discount_clicked)
@@ -240,23 +384,54 @@ class CashierView(QWidget):
         self.complete_button.clicked.connect(self.complete)
         self.cancel_button.clicked.connect(self.cancel_transaction)
         self.new_check_button.clicked.connect(self.new_check)
+        self.check_now_button.clicked.connect(self.check_now)
+        self.entry_tabs.currentChanged.connect(lambda _: self._say_typing_into())
+        for field in (self.item_price, self.item_quantity, self.item_tax, self.discount_input, self.cash_input):
+            field.installEventFilter(self)
 
-        self._tick = QTimer(self)
-        self._tick.setInterval(1000)
-        self._tick.timeout.connect(self.on_tick)
-        self._ticks = 0
-        self.setTabOrder(self.customers.search, self.item_name)
-        self.setTabOrder(self.item_name, self.item_price)
-        self.setTabOrder(self.item_price, self.item_quantity)
-        self.setTabOrder(self.item_quantity, self.item_tax)
-        self.setTabOrder(self.item_tax, self.add_item_button)
-        self.setTabOrder(self.add_item_button, self.table)
-        self.setTabOrder(self.table, self.discount_input)
-        self.setTabOrder(self.discount_input, self.cash_input)
-        self.setTabOrder(self.cash_input, self.charge_button)
-        self.setTabOrder(self.charge_button, self.complete_button)
+    def _tab_order(self) -> None:
+        """Left to right, top to bottom, as the screen reads."""
+        chain: list[QWidget] = [
+            self.customers.search,
+            self.customers.table,
+            self.customers.refresh_button,
+            self.entry_tabs.tabBar(),
+            self.products.search,
+            *self.products.category_group.buttons(),
+            self.item_name,
+            self.add_item_button,
+            self.item_price,
+            self.item_quantity,
+            self.item_tax,
+            self.discount_input,
+            self.add_discount_button,
+            self.cash_input,
+            self.add_cash_button,
+            self.check_now_button,
+            self.table,
+            self.less_button,
+            self.more_button,
+            self.remove_button,
+            self.charge_button,
+            self.complete_button,
+            self.cancel_button,
+            self.new_check_button,
+        ]
+        for first, second in itertools.pairwise(chain):
+            self.setTabOrder(first, second)
 
-    # --- attaching -------------------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """An amount field took the focus: say it is the one the numpad types into."""
+        if event.type() == QEvent.Type.FocusIn:
+            QTimer.singleShot(0, self._say_typing_into)
+        return False
+
+    def _say_typing_into(self) -> None:
+        target = self.keypad.target
+        name = target.accessibleName() if target is not None else ""
+        self.typing_into.setText(f"The numpad types into: {name}" if name else "")
+
+    # --- attaching -----------------------------------------------------------------------------------
 
     @property
     def register(self) -> Register:
@@ -273,6 +448,7 @@ class CashierView(QWidget):
         restored = terminal.register.restore()
         terminal.register.on_change(self._on_register_changed)
         self.customers.attach(terminal.customers)
+        self._shown_phase = None
         self.show_check()
         self._tick.start()
         if self.register.current.phase is Phase.VERIFYING:
@@ -288,26 +464,17 @@ class CashierView(QWidget):
         self.terminal = None
 
     def load_catalog(self, path: str | None) -> None:
-        while self.catalog_grid.count():
-            item = self.catalog_grid.takeAt(0)
-            old = item.widget() if item is not None else None
-            if old is not None:
-                old.deleteLater()
+        problem = None
         try:
-            entries = load_catalog(path)
+            catalog = load_catalog(path)
         except CatalogError as exc:
-            # said in the banner, and kept where the buttons would be: a later message must not hide it
+            # said in the banner, and kept where the products would be: a later message must not hide it
             self.messages.show_error(exc)
-            problem = label(exc.text(), role="hint", wrap=True)
-            problem.setAccessibleName("Catalog problem")
-            self.catalog_grid.addWidget(problem, 0, 0, 1, CATALOG_COLUMNS)
-            entries = ()
-        for index, entry in enumerate(entries):
-            quick = button(f"{entry.name}\n{self.money.format(entry.price)}", role="catalog", name=f"Add {entry.name}")
-            quick.clicked.connect(lambda _=False, e=entry: self.add_catalog_item(e))
-            self.catalog_grid.addWidget(quick, index // CATALOG_COLUMNS, index % CATALOG_COLUMNS)
+            catalog, problem = Catalog(), exc.text()
+        self.products.set_catalog(catalog, self.money, problem=problem)
+        self._tab_order()
 
-    # --- rendering -------------------------------------------------------------------------------
+    # --- rendering -----------------------------------------------------------------------------------
 
     def show_check(self) -> None:
         if self.terminal is None:
@@ -321,90 +488,202 @@ class CashierView(QWidget):
                 self.table.selectRow(row)
         elif self.lines.rowCount():
             self.table.selectRow(self.lines.rowCount() - 1)
-        totals = state.totals
-        for key, (_, value) in self.figures.items():
-            value.setText(self.money.format(getattr(totals, key)))  # type: ignore[attr-defined]
+        self._render_totals(state)
         customer = state.customer
         self.customer_text.setText(
             f"{customer.display_name}" + (f" · member {customer.member_no}" if customer.member_no else "")
             if customer
-            else "No customer chosen"
+            else "No customer chosen (F2 to find one)"
         )
         self.customers.show_chosen(customer)
-        self._render_charge_button(state)
-        self._render_phase(state)
-        editable = state.editable or state.phase in FINISHED
-        for widget in (
-            self.add_item_button,
-            self.add_discount_button,
-            self.add_cash_button,
-            self.more_button,
-            self.less_button,
-            self.remove_button,
-            self.catalog_box,
-        ):
+        if state.phase is not self._shown_phase:
+            self.messages.resolve(CHECK)  # what was said about the check before it moved on is no longer true
+            self._shown_phase = state.phase
+            focused = QApplication.focusWidget()
+            if focused is not None and self.middle.isAncestorOf(focused):
+                self.table.setFocus()  # never on nothing: the keyboard goes on working when the column changes
+            self.middle.setCurrentIndex(Page.SALE if state.editable else Page.STATUS)
+        self._render_actions(state)
+        self._render_status(state)
+        editable = state.editable
+        for widget in (self.more_button, self.less_button, self.remove_button, self.entry_tabs):
             widget.setEnabled(editable)
         self.changed.emit()
 
-    def _render_charge_button(self, state: OpenCheck) -> None:
-        """Shown while the check is being built; once charged, the charge panel says where it stands."""
-        self.charge_button.setVisible(state.editable)
-        amount = self.money.format(max(0, state.totals.charge_amount))
-        self.charge_button.setText(f"Charge {amount}\nto {state.customer.display_name}" if state.customer else "Charge")
-        reason = ""
-        if not state.editable:
-            reason = ""
-        elif not state.check.items:
-            reason = "Add an item to the check."
-        elif problems := state.check.problems():
-            reason = problems[0].sentence
+    def _render_totals(self, state: OpenCheck) -> None:
+        totals = state.totals
+        for key in ("item_total", "discount_total", "total", "tax", "payments"):
+            self.figures[key][1].setText(self.money.format(getattr(totals, key)))
+        name, value = self.figures["balance"]
+        if totals.change_due:
+            name.setText("Change due")
+            value.setText(self.money.format(totals.change_due))
+        else:
+            name.setText("Balance")
+            value.setText(self.money.format(totals.left_to_pay if totals.total >= 0 else totals.balance))
+
+    def _render_actions(self, state: OpenCheck) -> None:
+        """The big button does the next thing: charge (or finish a cash sale), complete or cancel, a new check."""
+        if state.phase is Phase.AUTHORIZED:
+            self.action_area.setCurrentIndex(Actions.DECIDE)
+            busy = state.pending or bool(self._changing)
+            self.complete_button.setEnabled(not busy)
+            self.cancel_button.setEnabled(not busy)
+            self.reason.hide()
+            return
+        if state.phase in FINISHED:
+            self.action_area.setCurrentIndex(Actions.NEXT)
+            self.reason.hide()
+            return
+        self.action_area.setCurrentIndex(Actions.CHARGE)
+        if state.phase in LOCKED:
+            self.charge_button.setText(PHASE_TEXT[state.phase])
+            self.charge_button.setEnabled(False)
+            self.reason.hide()
+            return
+        check = state.check
+        blocked = ""  # why the big button cannot do anything yet
+        if not check.items:
+            blocked = "Add an item to the check."
+        elif check.paid_in_full:
+            change = state.totals.change_due
+            self.charge_button.setText(
+                "Finish cash sale\n" + (f"change due {self.money.format(change)}" if change else "no change due")
+            )
+        elif problems := check.problems():
+            blocked = problems[0].sentence
         elif state.customer is None:
-            reason = "Choose the customer to charge (F2 to find them)."
+            blocked = "Choose the customer to charge (F2 to find them), or take cash for all of it (F6)."
+        if not check.paid_in_full:
+            amount = self.money.format(max(0, state.totals.charge_amount))
+            name = state.customer.display_name if state.customer else ""
+            self.charge_button.setText(f"Charge {amount}\nto {self._fit_name(name)}" if name else "Charge")
+        reason = blocked
+        if not blocked and state.phase is Phase.FAILED and state.message:
+            reason = f"Not charged: {state.message}"
         self.reason.setText(reason)
         self.reason.setVisible(bool(reason))
-        self.charge_button.setEnabled(state.editable and not reason)
+        self.charge_button.setEnabled(not blocked)
 
-    def _render_phase(self, state: OpenCheck) -> None:
-        self.phase.setText(PHASE_TEXT[state.phase] + (" — sending…" if state.pending else ""))
+    def _fit_name(self, name: str) -> str:
+        room = max(120, self.charge_button.width() - 40)
+        return self.charge_button.fontMetrics().elidedText(name, Qt.TextElideMode.ElideRight, room)
+
+    def _render_status(self, state: OpenCheck) -> None:
+        self.phase.setText(self._phase_text(state))
         set_role(self.phase, "reason" if state.phase is Phase.FAILED else "phase")
+        totals, customer = state.totals, state.customer
         transaction = state.transaction
+        if state.phase is Phase.PAID_IN_CASH:
+            change = f"Change due {self.money.format(totals.change_due)}" if totals.change_due else "No change due"
+            self.summary.setText(f"{self.money.format(totals.total)} paid in cash. {change}.")
+        elif state.phase in (Phase.COMPLETE, Phase.REFUNDED) and transaction is not None:
+            loyalty = (
+                f" (loyalty {self.money.format(transaction.modified_amount)})" if transaction.modified_amount else ""
+            )
+            who = f" to {customer.display_name}" if customer else ""
+            self.summary.setText(f"Charged {self.money.format(transaction.amount_charged)}{who}{loyalty}")
+        elif customer is not None:
+            self.summary.setText(f"{self.money.format(max(0, totals.charge_amount))} to {customer.display_name}")
+        else:
+            self.summary.clear()
         if state.transaction_id:
-            charged = ""
-            if transaction is not None and state.phase in (Phase.COMPLETE, Phase.REFUNDED):
-                charged = f" · charged {self.money.format(transaction.amount_charged)}"
-                if transaction.modified_amount:
-                    charged += f" (loyalty {self.money.format(transaction.modified_amount)})"
-            self.transaction_text.setText(f"Transaction {state.transaction_id}{charged}")
+            self.transaction_text.setText(f"Transaction {state.transaction_id}")
         elif state.phase is Phase.VERIFYING:
             self.transaction_text.setText("No second charge will be sent while this one is being verified.")
         else:
-            self.transaction_text.clear()
+            self.transaction_text.setText("")
+        self.transaction_text.setVisible(bool(self.transaction_text.text()))
         self.charge_message.setText(state.message or "")
-        self.charge_message.setVisible(bool(state.message))
-        authorized = state.phase is Phase.AUTHORIZED
-        self.complete_button.setVisible(authorized)
-        self.cancel_button.setVisible(authorized)
-        self.complete_button.setEnabled(authorized and not state.pending)
-        self.cancel_button.setEnabled(authorized and not state.pending)
-        self.new_check_button.setVisible(state.phase in FINISHED or state.phase is Phase.FAILED)
+        self.charge_message.setVisible(bool(state.message) and state.phase is not Phase.FAILED)
+        self.check_now_button.setVisible(state.phase is Phase.VERIFYING)
+        self._render_waits()
+
+    def _phase_text(self, state: OpenCheck) -> str:
+        if state.phase is Phase.AUTHORIZED and self._changing:
+            return "Completing…" if self._changing == "complete" else "Canceling…"
+        if state.phase is Phase.AUTHORIZED and state.pending:
+            return "Authorized — sending…"
+        return PHASE_TEXT[state.phase]
+
+    def _render_waits(self) -> None:
+        """What the screen waits for and for how long, the countdown, and what happens next; every second."""
+        if self.terminal is None:
+            return
+        state = self.register.current
         self._render_countdown()
-        self.charge_box.setVisible(state.phase is not Phase.BUILDING)
+        wait, next_step = "", ""
+        since = time.monotonic() - self._waiting_since if self._waiting_since is not None else 0.0
+        if state.phase is Phase.CHARGING:
+            wait = f"Waiting for the service to authorize the charge ({waited(since)})."
+        elif state.phase is Phase.VERIFYING:
+            wait, next_step = self._verify_texts()
+        elif state.phase is Phase.AUTHORIZED and self._changing:
+            wait = f"Waiting for the service to confirm the {self._changing} ({waited(since)})."
+        elif state.phase is Phase.AUTHORIZED and state.pending:
+            made = self.register.pending_since()
+            for_how_long = f" ({waited((datetime.now(UTC) - made).total_seconds())})" if made else ""
+            wait = (
+                f"The service has not confirmed the {self._pending_target()} yet{for_how_long}; the terminal "
+                "sends it again until it does and reads the transaction every few seconds."
+            )
+        elif state.phase is Phase.AUTHORIZED:
+            next_step = "Complete (F9) charges the customer; Cancel (Shift+F9) releases the amount."
+        elif state.phase is Phase.PAID_IN_CASH:
+            next_step = (
+                "Kept on this terminal for the shift's report; nothing was sent to the service and no customer "
+                "account was touched. New check (Ctrl+N) starts the next sale."
+            )
+        elif state.phase in FINISHED:
+            next_step = "New check (Ctrl+N) starts the next sale."
+        self.wait_text.setText(wait)
+        self.wait_text.setVisible(bool(wait))
+        self.next_text.setText(next_step)
+        self.next_text.setVisible(bool(next_step))
+
+    def _pending_target(self) -> str:
+        targets = self.register.pending_targets() if self.terminal is not None else []
+        return {"complete": "complete", "canceled": "cancel"}.get(targets[0], "change") if targets else "change"
+
+    def _verify_texts(self) -> tuple[str, str]:
+        window = self.register.verify_window()
+        now = datetime.now(UTC)
+        if window is None:
+            return "Verifying the charge with the service.", ""
+        sent, gives_up = window
+        wait = f"Verifying the charge with the service: sent {waited((now - sent).total_seconds())} ago."
+        again = ""
+        if self._next_verify_at is not None:
+            seconds = max(0, round(self._next_verify_at - time.monotonic()))
+            again = f"The terminal asks the service again in {seconds} s (Check now asks at once). "
+        if now < gives_up:
+            until = gives_up.astimezone().strftime("%H:%M:%S")
+            after = (
+                f"If the service has no record of it by {until}, nothing was charged and the check can be "
+                "charged again."
+            )
+        else:
+            after = "If the service has no record of it at the next look, nothing was charged."
+        return wait, f"{again}{after} No second charge is sent meanwhile."
 
     def _render_countdown(self) -> None:
         if self.terminal is None:
             return
         left = self.register.seconds_left()
         if left is None:
-            self.countdown.clear()
+            self.countdown.setText("")
             self.countdown.hide()
             return
         self.countdown.show()
         self.countdown.setText(f"Canceled automatically in {left // 60}:{left % 60:02d} unless completed")
 
     def on_tick(self) -> None:
-        self._render_countdown()
         self._ticks += 1
-        if self.terminal is not None and self.register.current.phase is Phase.AUTHORIZED and self._ticks % 15 == 0:
+        self._render_waits()
+        if self.terminal is None or self.register.current.phase is not Phase.AUTHORIZED:
+            return
+        every = PENDING_REFRESH_SECONDS if self.register.current.pending else REFRESH_SECONDS
+        if self._ticks % every == 0 and not self._changing:
             self.refresh_transaction()
 
     def refresh_transaction(self) -> None:
@@ -416,22 +695,76 @@ class CashierView(QWidget):
         await self.register.refresh_transaction()
         self.show_check()
 
-    # --- editing ----------------------------------------------------------------------------------
+    # --- where the cashier types ----------------------------------------------------------------------
+
+    def entry_refused(self) -> UserError | None:
+        """Why the check cannot take an entry now (being charged, or finished); None when it can."""
+        if self.terminal is None:
+            return UserError("The terminal is not connected yet.")
+        state = self.register.current
+        if state.phase in LOCKED:
+            return CheckLocked()
+        if state.phase in FINISHED:
+            return CheckFinished()
+        return None
+
+    def focus_entry(self, field: QWidget) -> None:
+        """F3, F4, F6, F7: the field to type in, on its tab; said why not when the check takes no entry now."""
+        refused = self.entry_refused()
+        if refused is not None:
+            self.messages.show_error(refused, topic=CHECK)
+            return
+        if field is self.products.search:
+            self.entry_tabs.setCurrentWidget(self.products)
+            self.products.focus_search()
+            return
+        self.entry_tabs.setCurrentIndex(1)
+        field.setFocus()
+        if isinstance(field, QLineEdit):
+            field.selectAll()
+
+    def on_product_not_found(self, text: str) -> None:
+        """Enter on a search that finds no product: the text is an item to type by hand, with its price."""
+        self.products.search.setText("")
+        self.entry_tabs.setCurrentIndex(1)
+        self.item_name.setText(text)
+        self.item_price.setFocus()
+
+    # --- editing -------------------------------------------------------------------------------------
 
     def _edit(self, change: Callable[[Check], Check], *, select: str | None = None) -> bool:
         try:
             self.register.edit(change)
-        except UserError as exc:
-            self.messages.show_error(exc)
+        except DiscountTooLarge as exc:
+            self.messages.show_error(UserError(exc.explained(self.money.format), hint=exc.hint), topic=CHECK)
             return False
+        except UserError as exc:
+            self.messages.show_error(exc, topic=CHECK)
+            return False
+        self.messages.resolve(CHECK)
         self.show_check()
         if select is not None and (row := self.lines.row_of(select)) is not None:
             self.table.selectRow(row)
         return True
 
     def add_catalog_item(self, entry: CatalogEntry) -> None:
+        """A product tapped (or found): one more of it when the check has it already, else a new line."""
+        if self.terminal is None:
+            return
         item = entry.item()
-        self._edit(lambda check: check.add_item(item), select=item.id)
+        same = next(
+            (
+                line
+                for line in self.register.current.check.items
+                if (line.name, line.unit_price, line.tax_rate_bp, line.tax)
+                == (item.name, item.unit_price, item.tax_rate_bp, None)
+            ),
+            None,
+        )
+        if same is not None:
+            self._edit(lambda check: check.set_quantity(same.id, same.quantity + 1), select=same.id)
+        else:
+            self._edit(lambda check: check.add_item(item), select=item.id)
 
     def on_add_item_clicked(self) -> None:
         name = self.item_name.text().strip()
@@ -442,7 +775,7 @@ class CashierView(QWidget):
             tax_text = self.item_tax.text().strip()
             rate = self.money.parse_percent(tax_text) if tax_text not in ("", "0") else None
         except UserError as exc:
-            self.messages.show_error(exc)
+            self.messages.show_error(exc, topic=CHECK)
             return
         item = Item(name, quantity=self.item_quantity.value(), unit_price=price, tax_rate_bp=rate)
         if self._edit(lambda check: check.add_item(item), select=item.id):
@@ -463,7 +796,7 @@ class CashierView(QWidget):
                     raise UserError("A discount of nothing is not a discount.", hint="Type an amount or a percent.")
                 discount = Discount("Discount", amount=-abs(amount))
         except UserError as exc:
-            self.messages.show_error(exc)
+            self.messages.show_error(exc, topic=CHECK)
             return
         if self._edit(lambda check: check.add_discount(discount), select=discount.id):
             empty(self.discount_input)
@@ -472,13 +805,15 @@ class CashierView(QWidget):
         try:
             amount = self.money.parse(self.cash_input.text())
             if amount == 0:
-                raise UserError("The cash paid is zero.", hint="Type the amount the customer gave.")
+                raise UserError("The cash taken is zero.", hint="Type the amount the customer gave.")
         except UserError as exc:
-            self.messages.show_error(exc)
+            self.messages.show_error(exc, topic=CHECK)
             return
         payment = Payment("cash", amount)
         if self._edit(lambda check: check.add_payment(payment), select=payment.id):
             empty(self.cash_input)
+            if self.register.current.check.paid_in_full:
+                self.charge_button.setFocus()  # Enter finishes the cash sale
 
     def _selected_row(self) -> str | None:
         index = self.table.currentIndex()
@@ -489,7 +824,7 @@ class CashierView(QWidget):
         index = self.table.currentIndex()
         row = self.lines.row(index.row()) if index.isValid() else None
         if row is None or row.kind != "item" or self.terminal is None:
-            self.messages.show_error("Select an item of the check first.")
+            self.messages.show_error("Select an item of the check first.", topic=CHECK)
             return
         item = next(i for i in self.register.current.check.items if i.id == row.line_id)
         if item.quantity + delta < 1:
@@ -501,7 +836,7 @@ class CashierView(QWidget):
         index = self.table.currentIndex()
         row = self.lines.row(index.row()) if index.isValid() else None
         if row is None:
-            self.messages.show_error("Select a line of the check first.")
+            self.messages.show_error("Select a line of the check first.", topic=CHECK)
             return
         removers: dict[str, Callable[[Check], Check]] = {
             "item": lambda check: check.remove_item(row.line_id),
@@ -514,33 +849,76 @@ class CashierView(QWidget):
         try:
             self.register.choose_customer(customer)
         except UserError as exc:
-            self.messages.show_error(exc)
+            self.messages.show_error(exc, topic=CHECK)
             self.show_check()
             return
+        self.messages.resolve(CHECK)
         self.show_check()
+        self.entry_tabs.setCurrentWidget(self.products)
+        self.products.focus_search()  # the next thing a cashier does: what the customer buys
+
+    def request_new_check(self) -> None:
+        """Ctrl+N: a check being built is only thrown away once the cashier says so."""
+        if self.terminal is None:
+            return
+        state = self.register.current
+        if not state.unfinished:
+            self.new_check()
+            return
+        lines = len(state.check.items)
+        what = f"{lines} item{'s' if lines != 1 else ''}, {self.money.format(state.totals.total)}"
+        who = f" for {state.customer.display_name}" if state.customer else ""
+        self.confirmation = confirm(
+            self,
+            "New check",
+            "Start a new check?",
+            f"The check being built ({what}{who}) is thrown away. Nobody has been charged for it.",
+            self.new_check,
+        )
 
     def new_check(self) -> None:
         try:
             self.register.new_check()
         except UserError as exc:
-            self.messages.show_error(exc)
+            self.messages.show_error(exc, topic=CHECK)
             return
         empty(self.customers.search)
         self.show_check()
+        self.entry_tabs.setCurrentWidget(self.products)
         self.customers.focus_search()
 
-    # --- charging ---------------------------------------------------------------------------------
+    # --- charging ------------------------------------------------------------------------------------
 
     def charge(self) -> None:
-        if self.terminal is None or not self.charge_button.isEnabled():
-            if self.reason.text():
-                self.messages.show_error(self.reason.text())
+        """F8 or the big button: charge the customer the balance, or finish a check the cash pays in full."""
+        if self.terminal is None:
+            return
+        state = self.register.current
+        if state.editable and state.check.paid_in_full:
+            self.finish_cash_sale()
+            return
+        if not self.charge_button.isEnabled() or self.action_area.currentIndex() != Actions.CHARGE:
+            refused = self.entry_refused()
+            if refused is not None and state.phase in LOCKED:
+                self.messages.show_error(refused, topic=CHECK)
+            elif self.reason.text():
+                self.messages.show_error(self.reason.text(), topic=CHECK)
             return
         self.charge_button.setEnabled(False)
+        self._waiting_since = time.monotonic()
         self.tasks.run(self._charge(), key="charge", on_error=self._charge_refused)
 
+    def finish_cash_sale(self) -> None:
+        try:
+            self.register.finish_cash_sale()
+        except UserError as exc:
+            self.messages.show_error(exc, topic=CHECK)
+            return
+        self.show_check()
+        self.new_check_button.setFocus()
+
     def _charge_refused(self, error: UserError) -> None:
-        self.messages.show_error(error)
+        self.messages.show_error(error, topic=CHECK)
         self.show_check()
 
     def _on_register_changed(self, state: OpenCheck) -> None:
@@ -558,41 +936,66 @@ class CashierView(QWidget):
     def _start_verifying(self) -> None:
         self.tasks.run(self._verify_until_settled(), key="verify")
 
+    def check_now(self) -> None:
+        """Ask the service about the charge being verified now rather than at the next look."""
+        self._verify_now.set()
+
     async def _verify_until_settled(self) -> None:
         delay = VERIFY_FIRST_DELAY
         verifying = self.terminal is not None and self.register.current.phase is Phase.VERIFYING
-        while verifying:
-            try:
-                state = await self.register.verify()
-            except UserError as exc:
-                self.charge_message.setText(f"{exc.sentence} Still verifying…")
-                state = self.register.current
-            self.show_check()
-            verifying = self.terminal is not None and state.phase is Phase.VERIFYING
-            if verifying:
-                await asyncio.sleep(delay)
-            delay = min(delay * 2, VERIFY_MAX_DELAY)
+        try:
+            while verifying:
+                self._next_verify_at = None
+                try:
+                    state = await self.register.verify()
+                except UserError as exc:
+                    self.charge_message.setText(f"{exc.sentence} Still verifying…")
+                    state = self.register.current
+                self.show_check()
+                verifying = self.terminal is not None and state.phase is Phase.VERIFYING
+                if verifying:
+                    self._next_verify_at = time.monotonic() + delay
+                    self._render_waits()
+                    self._verify_now.clear()
+                    with contextlib.suppress(TimeoutError):  # "Check now" cuts the pause short
+                        await asyncio.wait_for(self._verify_now.wait(), delay)
+                delay = min(delay * 2, VERIFY_MAX_DELAY)
+        finally:
+            self._next_verify_at = None
+        if self.terminal is not None and self.register.current.phase is Phase.AUTHORIZED:
+            self.complete_button.setFocus()
 
     def complete(self) -> None:
         if self.terminal is None or self.register.current.phase is not Phase.AUTHORIZED:
             return
-        self.complete_button.setEnabled(False)
-        self.cancel_button.setEnabled(False)
-        self.tasks.run(self._complete(), key="state", on_error=self._charge_refused)
-
-    async def _complete(self) -> None:
-        await self.register.complete()
-        self.show_check()
-        if self.register.current.phase is Phase.COMPLETE:
-            self.new_check_button.setFocus()
+        self._change("complete", self._complete())
 
     def cancel_transaction(self) -> None:
         if self.terminal is None or self.register.current.phase is not Phase.AUTHORIZED:
             return
+        self._change("cancel", self._cancel())
+
+    def _change(self, what: str, work: Coroutine[Any, Any, None]) -> None:
+        """Complete or cancel: the screen says which it waits for, and for how long, until the answer."""
+        self._changing = what
+        self._waiting_since = time.monotonic()
         self.complete_button.setEnabled(False)
         self.cancel_button.setEnabled(False)
-        self.tasks.run(self._cancel(), key="state", on_error=self._charge_refused)
+        self.tasks.run(work, key="state", on_error=self._charge_refused)
+        self._render_status(self.register.current)
+
+    async def _complete(self) -> None:
+        try:
+            await self.register.complete()
+        finally:
+            self._changing = ""
+        self.show_check()
+        if self.register.current.phase is Phase.COMPLETE:
+            self.new_check_button.setFocus()
 
     async def _cancel(self) -> None:
-        await self.register.cancel()
+        try:
+            await self.register.cancel()
+        finally:
+            self._changing = ""
         self.show_check()

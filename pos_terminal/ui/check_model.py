@@ -7,6 +7,7 @@ from typing import Any
 
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.ui import theme
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 
 from PySide6.QtCore import QObject, Qt
@@ -23,6 +24,7 @@ class Row:
     quantity: str
     price: str
     amount: str
+    detail: str = ""  # the tool tip: the tax an item includes
 
 
 def rows_of(check: Check, money: MoneyFormat) -> list[Row]:
@@ -30,10 +32,11 @@ def rows_of(check: Check, money: MoneyFormat) -> list[Row]:
         Row(
             "item",
             item.id,
-            item.name + (f"  (tax {money.format(item.tax_amount)})" if item.tax_amount else ""),
+            item.name,
             str(item.quantity),
             money.format(item.unit_price),
             money.format(item.amount),
+            f"{item.name}: tax {money.format(item.tax_amount)} included" if item.tax_amount else item.name,
         )
         for item in check.items
     ]
@@ -41,7 +44,8 @@ def rows_of(check: Check, money: MoneyFormat) -> list[Row]:
         discount = priced.discount
         rows.append(Row("discount", discount.id, discount.name, "", "", money.format(priced.amount)))
     for payment in check.payments:
-        rows.append(Row("payment", payment.id, f"Paid: {payment.method}", "", "", money.format(-payment.amount)))
+        method = "Cash taken" if payment.method == "cash" else f"Paid: {payment.method}"
+        rows.append(Row("payment", payment.id, method, "", "", money.format(-payment.amount)))
     return rows
 
 
@@ -67,5 +71,8 @@ class CheckModel(ReadOnlyTableModel[Row]):
 
     def style(self, row: Row, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and row.kind != "item":
-            return QColor("#1f7a4d") if row.kind == "discount" else QColor("#2680c2")
+            colours = theme.current()  # drawn on the table's base colour, with AA contrast in either scheme
+            return QColor(colours.success if row.kind == "discount" else colours.payment)
+        if role == Qt.ItemDataRole.ToolTipRole and row.detail:
+            return row.detail
         return None

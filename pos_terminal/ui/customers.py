@@ -1,7 +1,7 @@
 """Checked-in customers: a small table model with a fast filter, and the panel that shows it.
 
-Filtering is done by the model over keys computed once per refresh (lower-case
-name, member number, check-in number), so a keystroke over thousands of
+Filtering is done by the model over keys computed once per refresh (name, member
+number, check-in number, folded: case and accents do not matter), so a keystroke over thousands of
 customers is a list comprehension and one model reset, not a Python call per row.
 """
 
@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from pos_terminal.api.models import Customer
+from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
 from pos_terminal.services.directory import Customers
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import Waiting, button, label
 
 from PySide6.QtCore import (
     QEvent,
@@ -24,15 +25,17 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-HEADERS = ("Name", "Member", "Check-in", "Since")
+HEADERS = ("Name", "Check-in", "Member", "Since")
+WIDE = 360  # narrower than this, the list shows name and check-in number only (a compact list)
 
 
 def search_key(customer: Customer) -> str:
+    """First and last name, member and check-in number, folded as people type them (:func:`fold`)."""
     parts = (customer.first_name, customer.last_name, customer.member_no, customer.check_in_number)
-    return " ".join(p for p in parts if p).casefold()
+    return fold(" ".join(p for p in parts if p))
 
 
 class CustomerModel(ReadOnlyTableModel[Customer]):
@@ -55,7 +58,7 @@ class CustomerModel(ReadOnlyTableModel[Customer]):
     def set_filter(self, text: str, *, force: bool = False) -> None:
         """Keep the customers whose key holds every word typed. Typing on narrows what is shown already
         (a longer filter can only match fewer), so each keystroke searches fewer keys."""
-        words = text.casefold().split()
+        words = fold(text).split()
         wanted = " ".join(words)
         if not force and wanted == self._filter:
             return
@@ -90,15 +93,19 @@ class CustomerModel(ReadOnlyTableModel[Customer]):
         if column == 0:
             return customer.display_name
         if column == 1:
-            return customer.member_no or "—"
-        if column == 2:
             return f"#{customer.check_in_number}" if customer.check_in_number else "—"
+        if column == 2:
+            return customer.member_no or "—"
         if column == 3 and customer.check_in_date is not None:
             return customer.check_in_date.astimezone().strftime("%H:%M")
         return ""
 
     def style(self, customer: Customer, column: int, role: int) -> Any:
-        return customer.notes if role == Qt.ItemDataRole.ToolTipRole and customer.notes else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            member = f" · member {customer.member_no}" if customer.member_no else ""
+            notes = f"\n{customer.notes}" if customer.notes else ""
+            return f"{customer.display_name}{member}{notes}"
+        return None
 
 
 class _SearchKeys(QObject):
@@ -122,7 +129,9 @@ class _SearchKeys(QObject):
 
 
 class CustomerPanel(QWidget):
-    """Search as you type, refresh on its own and on demand. Signals: ``chosen(object)`` a Customer."""
+    """A compact list of the checked-in customers: search as you type, refresh on its own and on demand.
+    Names never wrap (a long one ends in "…", whole in its tool tip); narrow, it shows name and check-in
+    number only. Signals: ``chosen(object)`` a Customer; ``refreshed(int)`` how many are checked in."""
 
     chosen = Signal(object)
     refreshed = Signal(int)
@@ -135,7 +144,8 @@ class CustomerPanel(QWidget):
         self.customers: Customers | None = None
         self.model = CustomerModel(self)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Find a customer: name, member or check-in number (F2)")
+        self.search.setPlaceholderText("Name, member or check-in no. (F2)")
+        self.search.setToolTip("Find a customer by name, member number or check-in number (F2)")
         self.search.setAccessibleName("Find customer")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.on_search_changed)
@@ -149,8 +159,11 @@ class CustomerPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(40)
+        self.table.verticalHeader().setDefaultSectionSize(38)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Sized once per refresh, not per keystroke: ResizeToContents re-measured every row on each filter.
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
@@ -159,14 +172,15 @@ class CustomerPanel(QWidget):
         self.table.clicked.connect(lambda index: self.choose_row(index.row()))
         self.status = label(role="hint", wrap=True)
         self.status.setAccessibleName("Customer list status")
+        self.waiting = Waiting(self.status.setText, self)
 
         top = QHBoxLayout()
-        top.addWidget(self.search, 1)
+        top.addWidget(label("Customers", role="heading"), 1)
         top.addWidget(self.refresh_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(label("Checked-in customers", role="heading"))
         layout.addLayout(top)
+        layout.addWidget(self.search)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.status)
         self._timer = QTimer(self)
@@ -190,13 +204,27 @@ class CustomerPanel(QWidget):
             self.tasks.run(self._refresh(self.customers), key="refresh", on_error=self._refresh_failed)
 
     async def _refresh(self, customers: Customers) -> None:
-        self.status.setText("Fetching the checked-in customers…")
-        fetched = await customers.refresh()
+        self.waiting.start("Fetching the checked-in customers…")
+        try:
+            fetched = await customers.refresh()
+        finally:
+            self.waiting.stop()
         self.model.set_customers(fetched)
         for column in (1, 2, 3):
             self.table.resizeColumnToContents(column)
+        self._fit_columns()
         self._say_count()
         self.refreshed.emit(len(fetched))
+
+    def _fit_columns(self) -> None:
+        """Compact when narrow: the member number and the time of check-in only when there is room."""
+        wide = self.width() >= WIDE
+        for column in (2, 3):
+            self.table.setColumnHidden(column, not wide)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_columns()
 
     def _refresh_failed(self, error: UserError) -> None:
         kept = " The list shown is the last one fetched." if self.model.total else ""

@@ -1,23 +1,27 @@
 """History: transactions by range and terminal, their detail, and what each state allows.
 
+The list is read again each time the tab is opened, so the sale just made is there.
 Refund asks for a confirmation first (a dialog opened with ``open()``, never a
 nested ``exec()`` inside a coroutine).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from html import escape
 from typing import Any
 
 from pos_terminal.api.models import Transaction
-from pos_terminal.domain.lifecycle import Action, allowed_actions
+from pos_terminal.domain.lifecycle import Action, TxState, allowed_actions
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import RangeKind, local_midnight
+from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, confirm, label
+from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label
 
 from PySide6.QtCore import (
     QObject,
@@ -65,19 +69,28 @@ class TransactionModel(ReadOnlyTableModel[Transaction]):
         return self.row(row)
 
     def cell(self, t: Transaction, column: int) -> Any:
+        charged = charged_amount(t)
         return (
             t.created.astimezone().strftime("%d %b %H:%M:%S") if t.created else "",
             t.state.value,
             t.customer.display_name if t.customer else "",
-            self.money.format(t.amount_charged),
+            "—" if charged is None else self.money.format(charged),
             t.terminal_id or "—",
             t.transaction_id,
         )[column]
 
 
+CHARGED_STATES = (TxState.COMPLETE, TxState.REFUNDED)
+
+
+def charged_amount(t: Transaction) -> int | None:
+    """What the customer paid through the service; ``None`` while authorized or once canceled: the funds were
+    only reserved, and a cancel releases them, whatever ``chargedAmount`` the record carries."""
+    return t.amount_charged if t.state in CHARGED_STATES else None
+
+
 def detail_html(t: Transaction, money: MoneyFormat) -> str:
-    """The transaction as the cashier reads it (escaped: names come from the service)."""
-    from html import escape
+    """The transaction as the cashier reads it (escaped: names come from the service; ids never wrap)."""
 
     def when(moment: datetime | None) -> str:
         return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "—"
@@ -91,7 +104,7 @@ def detail_html(t: Transaction, money: MoneyFormat) -> str:
         ("Created", when(t.created)),
         ("Completed", when(t.completed)),
     ]
-    lines = [f"<tr><td><b>{escape(k)}</b></td><td>{escape(v)}</td></tr>" for k, v in rows]
+    lines = [f"<tr><td><b>{escape(k)}</b></td><td style='white-space: nowrap'>{escape(v)}</td></tr>" for k, v in rows]
     for item in t.items:
         lines.append(
             f"<tr><td>{item.quantity} × {escape(item.name or '')}</td>"
@@ -107,12 +120,24 @@ def detail_html(t: Transaction, money: MoneyFormat) -> str:
             f"<tr><td>Paid: {escape(payment.method or '')}</td>"
             f"<td align='right'>{escape(money.format(-payment.amount))}</td></tr>"
         )
-    figures = [("Total", t.total), ("Tax included", t.tax or 0), ("Charge amount", t.charge_amount)]
-    for modifier in t.modifiers:
-        figures.append((modifier.name or "Loyalty", modifier.amount))
-    figures += [("Charged", t.amount_charged), ("Tip", t.tip_amount), ("Fee", t.fee_amount)]
-    for name, amount in figures:
-        lines.append(f"<tr><td><b>{escape(name)}</b></td><td align='right'>{escape(money.format(amount))}</td></tr>")
+    figures: list[tuple[str, str]] = [
+        ("Total", money.format(t.total)),
+        ("Tax included", money.format(t.tax or 0)),
+        ("Charge amount", money.format(t.charge_amount)),
+    ]
+    if t.state in CHARGED_STATES:
+        figures += [(modifier.name or "Loyalty", money.format(modifier.amount)) for modifier in t.modifiers]
+        figures += [
+            ("Charged", money.format(t.amount_charged)),
+            ("Tip", money.format(t.tip_amount)),
+            ("Fee", money.format(t.fee_amount)),
+        ]
+    elif t.state is TxState.CANCELED:
+        figures.append(("Charged", "nothing: the amount reserved was released"))
+    else:
+        figures.append(("Charged", "nothing yet: the amount is reserved until it is completed"))
+    for name, shown in figures:
+        lines.append(f"<tr><td><b>{escape(name)}</b></td><td align='right'>{escape(shown)}</td></tr>")
     return "<table cellspacing='4'>" + "".join(lines) + "</table>"
 
 
@@ -161,8 +186,11 @@ class HistoryView(QWidget):
         self.cancel_button = button("Cancel", role="danger", name="Cancel selected transaction")
         self.refund_button = button("Refund…", role="danger", name="Refund selected transaction")
         self.status = label(role="hint", wrap=True)
+        self.status.setAccessibleName("History status")
+        self.waiting = Waiting(self.status.setText, self)
         actions = QHBoxLayout()
         for action_button in (self.complete_button, self.cancel_button, self.refund_button):
+            action_button.setMinimumHeight(BIG_BUTTON)  # side by side, one height
             actions.addWidget(action_button)
         detail_box = QWidget()
         detail_layout = QVBoxLayout(detail_box)
@@ -217,18 +245,43 @@ class HistoryView(QWidget):
 
     def load(self) -> None:
         if self.terminal is not None:
-            self.tasks.run(self._load(self.terminal), key="load")
+            self.tasks.run(self._load(self.terminal), key="load", on_error=self._load_failed)
+
+    def on_shown(self) -> None:
+        """The tab was opened: read the list again, so the sales made since the last look are in it."""
+        if not self.tasks.is_running("load"):
+            self.load()
+
+    def listing_range(self, now: datetime) -> tuple[datetime, datetime]:
+        """The range to list. Today and this shift run to the end of the day rather than the terminal's now:
+        a list has no reason to stop at this terminal's clock, and a sale the service stamped a moment
+        later (its clock ahead of this one's) still belongs to today."""
+        period = self.range.selected(now)
+        if period.kind in (RangeKind.TODAY, RangeKind.SHIFT):
+            tomorrow = now.astimezone().date() + timedelta(days=1)
+            return period.start, max(period.end, local_midnight(tomorrow))
+        return period.start, period.end
 
     async def _load(self, terminal: Terminal) -> None:
-        period = self.range.selected(datetime.now(UTC))
-        self.status.setText("Loading…")
-        transactions = await terminal.history.list(period.start, period.end, self.selected_terminal())
+        start, end = self.listing_range(datetime.now(UTC))
+        self.waiting.start("Loading the transactions…")
+        try:
+            transactions = await terminal.history.list(start, end, self.selected_terminal())
+        finally:
+            self.waiting.stop()
         self.model.set_transactions(transactions)
-        self.status.setText(f"{len(transactions)} transaction(s)." if transactions else "No transactions in range.")
+        count = len(transactions)
+        self.status.setText(
+            f"{count} transaction{'s' if count != 1 else ''}." if count else "No transactions in range."
+        )
         if transactions:
             self.table.selectRow(0)
         else:
             self.show_row(-1)
+
+    def _load_failed(self, error: UserError) -> None:
+        self.status.setText(f"The transactions cannot be listed: {error.sentence} Press Show to try again.")
+        self.messages.show_error(error)
 
     def current(self) -> Transaction | None:
         index = self.table.currentIndex()
@@ -252,13 +305,14 @@ class HistoryView(QWidget):
         if transaction is None or self.terminal is None:
             return
         name = transaction.customer.display_name if transaction.customer else "the customer"
-        amount = self.terminal.money.format(transaction.amount_charged)
+        amount = self.terminal.money.format(charged_amount(transaction) or 0)
         transaction_id = transaction.transaction_id
         self.confirm = confirm(
             self,
             "Refund",
             f"Refund {amount} to {name}?",
-            f"Transaction {transaction_id}. A refund cannot be undone.",
+            f"Transaction <span style='white-space: nowrap'>{escape(transaction_id)}</span>. "
+            "A refund cannot be undone.",  # the id never breaks at one of its hyphens
             lambda: self._run_action(transaction_id, Action.REFUND),
         )
 

@@ -24,7 +24,7 @@ from pos_terminal.ui.host import Host
 from pos_terminal.ui.settings_view import SettingsView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Banner, confirm, label
+from pos_terminal.ui.widgets import Banner, Waiting, confirm, label
 
 if TYPE_CHECKING:
     from pos_terminal.ui.reports_view import ReportsView
@@ -33,9 +33,20 @@ if TYPE_CHECKING:
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
-from PySide6.QtWidgets import QDialog, QMainWindow, QMessageBox, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QGridLayout,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 log = logging.getLogger(__name__)
+
+SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
 
 
 class Page(StrEnum):
@@ -68,12 +79,14 @@ class MainWindow(QMainWindow):
         self.tasks = Tasks(self.messages, self)
         self.setWindowTitle("pos-terminal")
         self.resize(1280, 800)
-        self.setMinimumSize(1000, 700)
+        self.setMinimumSize(960, 640)
 
         self.banner = Banner()
         self.built_setup: SetupView | None = None  # the first-launch and sign-in pages are built when first shown
         self.connecting = label("Connecting…", role="heading")
         self.connecting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.connecting.setAccessibleName("Connecting")
+        self.connect_wait = Waiting(self.connecting.setText, self)
         self.built_sign_in: SignInView | None = None
         self.cashier = CashierView(self.messages)
         self.history = HistoryView(self.messages)
@@ -92,10 +105,20 @@ class MainWindow(QMainWindow):
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
+        # The banner's place: a hint while no message is up; a message never moves what is below it.
+        self.idle_hint = label("F1 lists every keyboard shortcut.", role="hint")
+        self.idle_hint.setAccessibleName("Hint")
+        self.banner.showing.connect(lambda shown: self.idle_hint.setVisible(not shown))
+        strip = QWidget()
+        place = QGridLayout(strip)
+        place.setContentsMargins(0, 0, 0, 0)
+        place.addWidget(self.idle_hint, 0, 0)
+        place.addWidget(self.banner, 0, 0)
         central = QWidget()
         layout = QVBoxLayout(central)
-        layout.setContentsMargins(8, 8, 8, 0)
-        layout.addWidget(self.banner)
+        layout.setContentsMargins(8, 4, 8, 0)
+        layout.setSpacing(4)
+        layout.addWidget(strip)
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
         self.status = StatusBar()
@@ -129,13 +152,14 @@ class MainWindow(QMainWindow):
             Act.HELP: self.help.toggle,
             Act.FIND_CUSTOMER: self.on_find_customer,
             Act.REFRESH_CUSTOMERS: self.cashier.customers.refresh,
-            Act.ADD_ITEM: lambda: self._cashier_focus(self.cashier.item_name),
-            Act.DISCOUNT: lambda: self._cashier_focus(self.cashier.discount_input),
-            Act.CASH: lambda: self._cashier_focus(self.cashier.cash_input),
+            Act.FIND_PRODUCT: lambda: self._cashier_entry(self.cashier.products.search),
+            Act.TYPE_ITEM: lambda: self._cashier_entry(self.cashier.item_name),
+            Act.DISCOUNT: lambda: self._cashier_entry(self.cashier.discount_input),
+            Act.CASH: lambda: self._cashier_entry(self.cashier.cash_input),
             Act.CHARGE: lambda: self._in_cashier(self.cashier.charge),
             Act.COMPLETE: lambda: self._in_cashier(self.cashier.complete),
             Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.cancel_transaction),
-            Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.new_check),
+            Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.request_new_check),
             Act.CASHIER: lambda: self.show_tab(Tab.CASHIER),
             Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
             Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
@@ -164,8 +188,8 @@ class MainWindow(QMainWindow):
 
     def _connect_signals(self) -> None:
         # messages
-        self.messages.error.connect(lambda text: self.banner.show_message(text, "error"))
-        self.messages.info.connect(lambda text: self.banner.show_message(text, "info"))
+        self.messages.posted.connect(lambda kind, text, topic: self.banner.show_message(text, kind, topic))
+        self.messages.resolved.connect(self.banner.resolve)
         # flow
         self.settings_view.saved.connect(self.on_settings_saved)
         self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
@@ -244,11 +268,15 @@ class MainWindow(QMainWindow):
 
     def connect_terminal(self) -> None:
         self.show_page(Page.CONNECTING)
+        self.connect_wait.start("Connecting to the service…")
         self.tasks.run(self._connect(), key="connect", on_error=self._connect_failed)
 
     async def _connect(self) -> None:
         self._detach()
-        terminal = await self.host.connect()
+        try:
+            terminal = await self.host.connect()
+        finally:
+            self.connect_wait.stop()
         self.terminal = terminal
         terminal.session.on_state(self.on_session_state)
         self.status.show_terminal(terminal)
@@ -282,9 +310,9 @@ class MainWindow(QMainWindow):
 
     async def _resume(self, terminal: Terminal) -> None:
         report = await terminal.checkout.resume()
-        if report.late_duplicates_canceled:
+        if canceled := len(report.late_duplicates_canceled):
             self.messages.show_info(
-                f"Canceled {len(report.late_duplicates_canceled)} transaction(s) that landed after their charge "
+                f"Canceled {canceled} transaction{'s' if canceled != 1 else ''} that landed after their charge "
                 "was reported as failed; nobody was charged twice."
             )
         self._on_pending_changed()
@@ -314,6 +342,7 @@ class MainWindow(QMainWindow):
         self.connect_terminal()
 
     def on_signed_in(self) -> None:
+        self.messages.resolve(SESSION)
         if self.terminal is not None:
             self.status.show_terminal(self.terminal)
             self.tasks.run(self._enter_workspace(self.terminal), key="enter")
@@ -379,13 +408,19 @@ class MainWindow(QMainWindow):
 
     def on_session_state(self, state: SessionState) -> None:
         self.status.show_connection(state)
+        if state is SessionState.CONNECTED:
+            self.messages.resolve(SESSION)
         if state in (SessionState.EXPIRED, SessionState.REVOKED) and self.terminal is not None:
-            self.messages.show_error("The sign-in is no longer valid. Sign in again; the open check is kept.")
+            self.messages.show_error(
+                "The sign-in is no longer valid. Sign in again; the open check is kept.", topic=SESSION
+            )
             self.cashier.detach()
             self.history.detach()
             self._enter_sign_in(self.terminal)
 
     def on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.history:
+            self.history.on_shown()
         if self.tabs.widget(index) is self.reports_page:
             self.reports.setFocus()
         if self.tabs.widget(index) is self.settings_view:
@@ -408,8 +443,22 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.cashier)
             widget.setFocus()
 
+    def _cashier_entry(self, field: QWidget) -> None:
+        """F3, F4, F6, F7: the cashier's screen, with the field to type in (or why the check takes none now)."""
+        if self.page is Page.WORKSPACE and self.terminal is not None:
+            self.tabs.setCurrentWidget(self.cashier)
+            self.cashier.focus_entry(field)
+
     def quit(self) -> None:
         self.close()
+
+    def open_on_screen(self) -> None:
+        """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot
+        maximise, the window takes the screen's available area (its task bar left free)."""
+        screen = self.screen()
+        if screen is not None:
+            self.setGeometry(screen.availableGeometry())
+        self.showMaximized()
 
     def background_work(self) -> list[asyncio.Task[object]]:
         """Every view's coroutines still running."""

@@ -28,7 +28,7 @@ from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import Waiting, button, label
 
 from PySide6.QtCore import (
     QObject,
@@ -101,9 +101,10 @@ class FiguresModel(ReadOnlyTableModel[tuple[str, FigureRow]]):
             return str(figures.shown.count)
         if figure is not None:
             return self.money.format(getattr(figures.shown, figure))
-        if figures.reported is None:
-            return "no summary"
-        return "matches" if figures.matches else "differs: " + ", ".join(figures.mismatched)
+        if not figures.matches:
+            return "differs: " + ", ".join(figures.mismatched)
+        # the service sends no record for a terminal with nothing completed: the transactions agree with that
+        return "matches (nothing completed)" if figures.reported is None else "matches"
 
     def style(self, row: tuple[str, FigureRow], column: int, role: int) -> Any:
         name, figures = row
@@ -271,6 +272,7 @@ class ReportsView(QWidget):
         self.print_button = button("Print", name="Print report")
         self.status = label(role="hint", wrap=True)
         self.status.setAccessibleName("Report status")
+        self.waiting = Waiting(self.status.setText, self)
         outputs = QHBoxLayout()
         outputs.addWidget(self.save_button)
         outputs.addWidget(self.print_button)
@@ -368,14 +370,16 @@ class ReportsView(QWidget):
     async def _show(self, terminal: Terminal, reports: Reports) -> None:
         period = self.selected_range(reports)
         scope = self.selected_scope(terminal)
-        self.status.setText("Asking the service for the figures…")
+        self.waiting.start("Asking the service for the figures…")
         self.show_button.setEnabled(False)
         try:
             report = await reports.end_of_day(period, scope)
         except BaseException:
+            self.waiting.stop()
             self.status.setText("No report: the service did not answer with one.")
             raise
         finally:
+            self.waiting.stop()
             self.show_button.setEnabled(True)
         self.show_figures(report, terminal.money)
         await self._render(report, terminal.money)
@@ -423,9 +427,11 @@ class ReportsView(QWidget):
             )
             self.reconciliation.setStyleSheet(MISMATCH_STYLE)
         self.reconciliation.show()
+        cash = f"{len(report.cash_sales)} ({money.format(report.cash_total)})" if report.cash_sales else "0"
         self.counts.setText(
             f"Open authorized: {len(report.open_authorized)} · Refunds: {len(report.refunds)} · "
-            f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)}"
+            f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)} · "
+            f"Cash sales on this terminal: {cash}"
         )
 
     def fit_table(self) -> None:

@@ -8,6 +8,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.setup import check_custom_urls
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui import widgets
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
 from pos_terminal.ui.widgets import button, confirm, label
 
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QMessageBox,
@@ -80,7 +80,7 @@ class SettingsView(QWidget):
         self.insecure = QCheckBox("Keep the sign-in in a file when no keychain exists (insecure)")
         self.token_store = label(role="hint", wrap=True)
 
-        form = QFormLayout()
+        form = widgets.form()
         form.addRow("&Region", self.region)
         form.addRow("Auth address", self.auth_url)
         form.addRow("POS API address", self.pos_url)
@@ -94,6 +94,7 @@ class SettingsView(QWidget):
         form.addRow("Auto-cancel hint", self.auto_cancel)
         form.addRow("Sign-in kept", self.token_store)
         form.addRow("", self.insecure)
+        widgets.level_labels(form)
         self.error = label(role="reason", wrap=True)
         self.save_button = button("&Save settings", role="primary", name="Save settings")
         self.disconnect_button = button("&Disconnect…", role="danger", name="Disconnect")

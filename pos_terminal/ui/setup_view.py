@@ -6,10 +6,11 @@ from pos_terminal.config import Settings, suggested_terminal_id
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.services.setup import set_up
+from pos_terminal.ui import widgets
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLineEdit, QVBoxLayout, QWidget
 
 LOCALES = ("en_AU", "en_NZ", "en_GB", "en_SG", "en_US", "de_DE", "fr_FR")
 CURRENCIES = ("AUD", "NZD", "GBP", "SGD", "USD", "EUR")
@@ -35,7 +36,7 @@ class SetupView(QWidget):
                 wrap=True,
             )
         )
-        form = QFormLayout()
+        form = widgets.form()
         self.region = QComboBox()
         self.region.setAccessibleName("Region")
         for key, name in regions:
@@ -60,6 +61,7 @@ class SetupView(QWidget):
         form.addRow("&Locale", self.locale_box)
         form.addRow("C&urrency", self.currency_box)
         form.addRow("Amounts look like", self.example)
+        widgets.level_labels(form)
         layout.addLayout(form)
         self.error = label(role="reason", wrap=True)
         layout.addWidget(self.error)

@@ -13,7 +13,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.tokens import NoKeychain
 from pos_terminal.ui.qr import QrCode
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, label, set_role
+from pos_terminal.ui.widgets import Waiting, button, label, set_role
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication
@@ -109,14 +109,16 @@ class SignInView(QWidget):
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._update_countdown)
+        self.waiting = Waiting(self.status.setText, self)
+        self._show_code(None)
         self._show_state(SignInState.STARTING, "Asking the service for a sign-in code…")
 
     # --- flow ---------------------------------------------------------------------------------
 
     def begin(self, terminal: Terminal) -> None:
         self.terminal = terminal
-        self.demo_button.setVisible(terminal.is_sandbox)
-        name = terminal.service.name + (" (sandbox)" if terminal.is_sandbox else "")
+        sandbox = terminal.is_sandbox and "sandbox" not in terminal.service.name.lower()
+        name = terminal.service.name + (" (sandbox)" if sandbox else "")
         self.heading.setText(f"Sign in terminal {terminal.settings.terminal_id} to {name}")
         self.start()
 
@@ -132,8 +134,12 @@ class SignInView(QWidget):
         session = self.terminal.session
         self.authorization = None
         self._show_code(None)
-        self._show_state(SignInState.STARTING, "Asking the service for a sign-in code…")
-        authorization = await session.start_device_sign_in()
+        self._show_state(SignInState.STARTING, "")
+        self.waiting.start("Asking the service for a sign-in code…")
+        try:
+            authorization = await session.start_device_sign_in()
+        finally:
+            self.waiting.stop()
         self.authorization = authorization
         self._show_code(authorization)
         self._show_state(SignInState.PENDING, "Waiting for approval.")
@@ -164,9 +170,9 @@ class SignInView(QWidget):
 
     def _finished(self, state: SignInState, text: str) -> None:
         self._tick.stop()
+        self.waiting.stop()
+        self._show_code(None)
         self._show_state(state, text)
-        if state is not SignInState.SIGNED_IN:
-            self.countdown.clear()
 
     def on_device_status(self, status: DeviceStatus) -> None:
         self._show_state(_PHASES.get(status.phase, SignInState.PENDING), status.message)
@@ -174,11 +180,14 @@ class SignInView(QWidget):
     # --- showing --------------------------------------------------------------------------------
 
     def _show_code(self, authorization: DeviceAuthorization | None) -> None:
+        """The code, its address and QR code, and the buttons that act on it: shown only while there is a code
+        to approve; a code that expired or was denied leaves the screen, the way to a new one stays."""
         has_code = authorization is not None
-        for widget in (self.copy_button, self.open_button, self.demo_button):
-            widget.setEnabled(has_code)
-        self.user_code.setVisible(has_code)
-        self.qr.setVisible(has_code)
+        for action in (self.copy_button, self.open_button, self.demo_button):
+            action.setEnabled(has_code)
+        for widget in (self.user_code, self.qr, self.url, self.countdown, self.copy_button, self.open_button):
+            widget.setVisible(has_code)
+        self.demo_button.setVisible(has_code and self.terminal is not None and self.terminal.is_sandbox)
         if authorization is None:
             self.user_code.clear()
             self.url.clear()

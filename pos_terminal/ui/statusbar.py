@@ -31,6 +31,8 @@ class StatusBar(QStatusBar):
         self.pending.setAccessibleName("State changes waiting to be sent")
         for widget in (self.badge, self.region, self.terminal_id, self.connection):
             self.addWidget(widget)
+        for text in (self.region, self.terminal_id, self.connection, self.pending):
+            text.setContentsMargins(0, 0, 6, 0)  # room for a last letter's overhang: none is cut
         self.addPermanentWidget(self.pending)
         self.show_terminal(None)
 
@@ -52,4 +54,7 @@ class StatusBar(QStatusBar):
         self.connection.setText(_CONNECTION.get(state, str(state)))
 
     def show_pending(self, count: int) -> None:
-        self.pending.setText(f"{count} change(s) waiting to be sent" if count else "Nothing waiting to be sent")
+        if count:
+            self.pending.setText(f"{count} change{'s' if count != 1 else ''} waiting to be sent")
+        else:
+            self.pending.setText("Nothing waiting to be sent")

@@ -20,18 +20,33 @@ log = logging.getLogger(__name__)
 
 
 class Messages(QObject):
-    """Signals: ``error(str)`` one sentence of what went wrong and what to do; ``info(str)`` news."""
+    """Signals: ``error(str)`` one sentence of what went wrong and what to do; ``info(str)`` news;
+    ``posted(str, str, str)`` either, as kind ("error" or "info"), text and topic; ``resolved(str)`` a topic
+    whose cause is gone.
+
+    A message may name its *topic* (what it is about: the open check, the sign-in …). When the cause is
+    gone, whoever knows it calls :meth:`resolve` with the topic, and a message about it still shown goes:
+    an error never stays up after it stopped being true.
+    """
 
     error = Signal(str)
     info = Signal(str)
+    posted = Signal(str, str, str)
+    resolved = Signal(str)
 
-    def show_error(self, error: UserError | str) -> None:
+    def show_error(self, error: UserError | str, *, topic: str = "") -> None:
         text = error.text() if isinstance(error, UserError) else error
         log.info("shown to the cashier: %s", text)
         self.error.emit(text)
+        self.posted.emit("error", text, topic)
 
-    def show_info(self, text: str) -> None:
+    def show_info(self, text: str, *, topic: str = "") -> None:
         self.info.emit(text)
+        self.posted.emit("info", text, topic)
+
+    def resolve(self, topic: str) -> None:
+        """The cause of messages about ``topic`` is gone."""
+        self.resolved.emit(topic)
 
 
 class Tasks(QObject):
@@ -63,6 +78,8 @@ class Tasks(QObject):
         else:
             self._anonymous.add(task)
         task.add_done_callback(self._finished)
+        # A task canceled before its first step never runs ``coro``: close it, or Python warns it was never awaited.
+        task.add_done_callback(lambda done: coro.close() if done.cancelled() else None)
         return task
 
     async def _guard(self, coro: Coroutine[Any, Any, Any], on_error: Callable[[UserError], None] | None) -> Any:

@@ -1,16 +1,31 @@
-"""Small shared pieces: the message banner, the style sheet (``resources/style.qss``), touch-sized buttons."""
+"""Small shared pieces: the message banner, touch-sized buttons, labels, waits that say how long they last.
+
+The colours and sizes are the style sheet of :mod:`pos_terminal.ui.theme`.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
-from pos_terminal import assets
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QSizePolicy, QWidget
-
-STYLE = assets.read_text("style.qss")  # resources/style.qss
+BUTTON = 40  # touch-sized: a fingertip
+LABEL_SLACK = 6  # pixels a form label gets beyond its text: the last glyph's overhang is not in its advance
+FRAME = 1  # the banner's frame (the style sheet draws it 1 px wide for every kind of message)
+BIG_BUTTON = 52  # the accent buttons (Charge, Complete, Save, Disconnect): one height, side by side
 
 
 def set_role(widget: QWidget, role: str) -> None:
@@ -21,14 +36,82 @@ def set_role(widget: QWidget, role: str) -> None:
 
 
 def button(text: str, *, role: str | None = None, name: str | None = None, shortcut: str | None = None) -> QPushButton:
+    """A push button with an accessible name (``name``, else its text) and its shortcut in the tool tip."""
     widget = QPushButton(text)
     if role:
         widget.setProperty("role", role)
-    widget.setAccessibleName(name or text.replace("&", ""))
+    widget.setMinimumHeight(BIG_BUTTON if role in ("primary", "danger") else BUTTON)
+    widget.setAccessibleName(name or text.replace("&", "").replace("\n", " "))
     if shortcut:
-        widget.setToolTip(f"{text.replace('&', '')} ({shortcut})")
+        widget.setToolTip(f"{(name or text).replace('&', '')} ({shortcut})")
+        widget.setAccessibleDescription(f"Shortcut: {shortcut}")
     widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     return widget
+
+
+def waited(seconds: float) -> str:
+    """How long something has lasted, as a cashier reads it: "4 s", "1 min 05 s"."""
+    whole = int(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60:02d} s"
+
+
+class Waiting(QObject):
+    """A wait that says what it waits for and for how long: ``"Loading… (3 s)"``, every second while it lasts.
+
+    ``show`` receives the text each second (a label's ``setText``). The timer runs only while waiting.
+    """
+
+    def __init__(self, show: Callable[[str], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._show = show
+        self._what = ""
+        self._since = 0.0
+        self._timer = QTimer(self)
+        self._timer.setInterval(1000)
+        self._timer.timeout.connect(self._tick)
+
+    @property
+    def active(self) -> bool:
+        return self._timer.isActive()
+
+    def seconds(self) -> float:
+        return time.monotonic() - self._since if self.active else 0.0
+
+    def start(self, what: str) -> None:
+        self._what = what
+        self._since = time.monotonic()
+        self._timer.start()
+        self._tick()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def text(self) -> str:
+        return f"{self._what} ({waited(self.seconds())})"
+
+    def _tick(self) -> None:
+        self._show(self.text())
+
+
+class _OnEnter(QObject):
+    def __init__(self, watched: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(watched)
+        self.then = then
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self.then()
+            return True
+        return False
+
+
+def on_enter(widget: QWidget, then: Callable[[], None]) -> None:
+    """Call ``then`` when Enter is pressed in ``widget`` (a spin box has no ``returnPressed`` of its own)."""
+    widget.installEventFilter(_OnEnter(widget, then))
 
 
 def empty(field: QLineEdit) -> None:
@@ -41,6 +124,37 @@ def empty(field: QLineEdit) -> None:
     field.setText("")
 
 
+def form() -> QFormLayout:
+    """A form whose labels sit level with their fields (Qt's own places them a few pixels high next to
+    touch-sized fields)."""
+    layout = QFormLayout()
+    layout.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    return layout
+
+
+def level_labels(layout: QFormLayout) -> None:
+    """Once the rows are in: each label fills its row's height with its text centred on the field beside it,
+    and is as wide as the widest label (a label sized to its own text lost the last letter of some)."""
+    for row in range(layout.rowCount()):
+        shown = layout.itemAt(row, QFormLayout.ItemRole.LabelRole)
+        widget = shown.widget() if shown is not None else None
+        if isinstance(widget, QLabel):
+            widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            roomy(widget)
+
+
+def roomy(widget: QLabel) -> int:
+    """Make ``widget`` at least as wide as its letters as drawn (in the style sheet's font), with a little
+    slack: a label sized to its text's advance lost the overhang of its last letter. Returns that width."""
+    widget.ensurePolished()
+    shown = widget.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+    width = widget.fontMetrics().boundingRect(shown).width() + LABEL_SLACK
+    widget.setMinimumWidth(width)
+    return width
+
+
 def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLabel:
     widget = QLabel(text)
     if role:
@@ -49,52 +163,124 @@ def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLa
     return widget
 
 
-class Banner(QFrame):
-    """One sentence for the cashier at the top of the window; errors stay until dismissed or replaced.
+class ElidedLabel(QLabel):
+    """One line that never wraps nor widens the layout: drawn shortened with "…" when it has too little room
+    (in the middle for an id, at the end for a name); ``text()`` and the tool tip keep it whole."""
 
-    Signals: ``dismissed()``.
+    def __init__(self, text: str = "", *, mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:
+        super().__init__(text)
+        self.mode = mode
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setToolTip(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self.setToolTip(text)
+
+    def shown_text(self) -> str:
+        """The text as drawn in the room it has."""
+        return self.fontMetrics().elidedText(self.text(), self.mode, self.contentsRect().width())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(self.fontMetrics().horizontalAdvance("…") * 4, super().minimumSizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        painter = QPainter(self)
+        alignment = int(self.alignment() | Qt.AlignmentFlag.AlignVCenter)
+        self.style().drawItemText(
+            painter,
+            self.contentsRect(),
+            alignment,
+            self.palette(),
+            self.isEnabled(),
+            self.shown_text(),
+            self.foregroundRole(),
+        )
+
+
+class Banner(QFrame):
+    """One message for the cashier at the top of the window, in a space of its own that never changes size:
+    showing, replacing or hiding a message moves nothing else (a click meant for a button lands on it).
+
+    Errors stay until dismissed, replaced, or their cause is gone (:meth:`resolve` with their topic); news
+    goes after 8 s. Two lines of text fit; a longer message shows whole in the tool tip.
+
+    Signals: ``dismissed()``; ``showing(bool)`` whether a message is up.
     """
 
     dismissed = Signal()
+    showing = Signal(bool)
+    LINES = 2
+    INFO_MS = 8000
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("banner")
+        self.setAccessibleName("Messages")
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
+        layout.setContentsMargins(10, 4, 6, 4)
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setAccessibleName("Message")
-        close = QPushButton("Dismiss")
-        close.setAccessibleName("Dismiss message")
-        close.setShortcut(QKeySequence("Ctrl+D"))
-        close.clicked.connect(self.clear)
+        self.close_button = QPushButton("Dismiss")
+        self.close_button.setAccessibleName("Dismiss message")
+        self.close_button.setToolTip("Dismiss the message (Ctrl+D)")
+        self.close_button.setShortcut(QKeySequence("Ctrl+D"))
+        self.close_button.clicked.connect(self.clear)
         layout.addWidget(self.text, 1)
-        layout.addWidget(close)
+        layout.addWidget(self.close_button)
+        self.topic = ""
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.clear)
+        policy = self.sizePolicy()
+        policy.setVerticalPolicy(QSizePolicy.Policy.Fixed)
+        policy.setRetainSizeWhenHidden(True)  # hidden, it keeps its place: nothing below moves
+        self.setSizePolicy(policy)
         self.hide()
+        self.setFixedHeight(self.room())
+
+    def room(self) -> int:
+        """As tall as two lines of text (or the Dismiss button) and a frame, whatever is shown or not."""
+        self.ensurePolished()
+        self.text.ensurePolished()
+        self.close_button.ensurePolished()
+        layout = self.layout()
+        padding = layout.contentsMargins().top() + layout.contentsMargins().bottom() if layout is not None else 0
+        lines = self.LINES * self.text.fontMetrics().lineSpacing()
+        return max(lines, self.close_button.sizeHint().height()) + padding + 2 * FRAME
 
     @property
     def kind(self) -> str:
         return str(self.property("kind") or "")
 
-    def show_message(self, text: str, kind: str = "error") -> None:
+    def show_message(self, text: str, kind: str = "error", topic: str = "") -> None:
         self.setProperty("kind", kind)
         self.style().unpolish(self)
         self.style().polish(self)
         self.text.setText(text)
+        self.text.setToolTip(text)
+        self.topic = topic
         self.show()
+        self.showing.emit(True)
         if kind == "info":
-            self._timer.start(8000)
+            self._timer.start(self.INFO_MS)
         else:
             self._timer.stop()
 
+    def resolve(self, topic: str) -> None:
+        """The cause of ``topic`` is gone: its message goes, any other stays."""
+        if topic and self.isVisible() and self.topic == topic:
+            self.clear()
+
     def clear(self) -> None:
+        self._timer.stop()
         self.text.clear()
+        self.text.setToolTip("")
+        self.topic = ""
         self.hide()
+        self.showing.emit(False)
         self.dismissed.emit()
 
 

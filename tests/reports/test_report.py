@@ -16,6 +16,7 @@ from pos_terminal.domain.summary import FIGURES
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.reports import NoReceipt, Reports
+from pos_terminal.services.terminal import desktop_user
 from tests.reports.conftest import Day, expected_figures
 from tests.sandbox.helpers import Shop
 
@@ -97,7 +98,7 @@ async def test_the_audit_entries_of_the_period_are_on_the_report(
     reports.record_report(first, "printed", where="Office", layout="a4")
     second = await reports.end_of_day(period)
     actions = [(a.action, a.actor) for a in second.audit]
-    assert ("sign-in", None) in actions
+    assert ("sign-in", desktop_user()) in actions, "the terminal's own entries name the desktop's user"
     assert ("report printed", "manager") in actions
     printed = next(a for a in second.audit if a.action == "report printed")
     assert "where: Office" in printed.detail and "layout: a4" in printed.detail

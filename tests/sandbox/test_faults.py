@@ -266,3 +266,27 @@ def test_an_override_the_sandbox_ignores_does_not_change_which_fault_fires(shop:
     assert_problem(response, 429, "RATE_LIMITED")
     assert [r for r in shop.listed() if r["refId"] == "ignored-override"] == []
     assert armed(shop) == []
+
+
+def test_stopping_answers_a_delayed_request_at_once_without_a_traceback(
+    make_sandbox: Callable[..., SandboxServer], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Quitting the terminal while a request was held by a delay fault waited out uvicorn's graceful timeout,
+    then canceled the request and printed "Exception in ASGI application" with a traceback."""
+    sandbox = make_sandbox()
+    with httpx.Client(base_url=sandbox.url, timeout=30) as http:
+        held = {"method": "GET", "path": "/v4/customers", "mode": "delay", "delayMs": 30_000}
+        http.post("/sandbox/faults", json=held).raise_for_status()
+        answers: list[int] = []
+        waiting = threading.Thread(target=lambda: answers.append(http.get("/v4/customers").status_code))
+        waiting.start()
+        deadline = time.monotonic() + 10
+        while http.get("/sandbox/faults").json() and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the request is held (the fault is taken); not a wait on an outcome
+        started = time.monotonic()
+        sandbox.stop()
+        stopped = time.monotonic() - started
+        waiting.join(timeout=10)
+    assert answers == [401], "the held request is answered (without a token: 401), not dropped"
+    assert stopped < 1.0, f"stopping took {stopped:.1f} s"
+    assert "Traceback" not in capfd.readouterr().err

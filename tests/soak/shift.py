@@ -440,8 +440,8 @@ def whole_shift(picker: RangePicker, opened: QDateTime) -> None:
 
 
 def catalog_buttons(window: MainWindow) -> list[QPushButton]:
-    """The cashier's quick buttons, one per catalog entry, in the catalog's order."""
-    return window.cashier.catalog_box.findChildren(QPushButton)
+    """The product tiles, one per catalog entry, in the catalog's order."""
+    return list(window.cashier.products.tiles)
 
 
 @dataclass
@@ -701,7 +701,7 @@ class Shift:
             fresh = self.register.current  # read again: the key press started a new check
             assert fresh.phase is Phase.BUILDING and not fresh.check.items, self.where()
         await self.choose(step)
-        self.build_check(step)
+        await self.build_check(step)
         assert cashier.charge_button.isEnabled(), f"charge {step.index} cannot be charged: {self.where()}"
         self.arm_create_fault(step)
         if step.ending is Ending.EXPIRE:
@@ -758,13 +758,26 @@ class Shift:
         chosen = self.register.current.customer
         assert chosen is not None and chosen.customer_id == customer["customerId"], self.where()
 
-    def build_check(self, step: Step) -> None:
+    async def show_field(self, step: Step, key: Qt.Key, field: QWidget) -> None:
+        """The cashier goes to a field of the keypad page: its function key, or the Keypad tab and a tap."""
+        cashier = self.window.cashier
+        if step.keys:
+            await self.press(key)
+            assert field.hasFocus(), f"{key} did not reach {field.accessibleName()}: {self.where()}"
+            return
+        bar = cashier.entry_tabs.tabBar()
+        if cashier.entry_tabs.currentIndex() != 1:
+            QTest.mouseClick(bar, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, bar.tabRect(1).center())
+        assert field.isVisible(), f"{field.accessibleName()} is not on screen: {self.where()}"
+        QTest.mouseClick(field, Qt.MouseButton.LeftButton)
+
+    async def build_check(self, step: Step) -> None:
         cashier = self.window.cashier
         for entry in step.catalog:
             self.click(self.catalog[entry % len(self.catalog)])
         if step.typed is not None:
             name, price = step.typed
-            QTest.mouseClick(cashier.item_name, Qt.MouseButton.LeftButton)
+            await self.show_field(step, Qt.Key.Key_F7, cashier.item_name)
             QTest.keyClicks(cashier.item_name, name)
             QTest.keyClick(cashier.item_name, Qt.Key.Key_Return)  # on to the price
             QTest.keyClicks(cashier.item_price, price)
@@ -775,13 +788,13 @@ class Shift:
             assert cashier.item_name.text() == "", f"the typed item was not added: {self.where()}"
         if step.more:
             self.click(cashier.more_button)
-        for text, line_edit, add in (
-            (step.discount, cashier.discount_input, cashier.add_discount_button),
-            (step.cash, cashier.cash_input, cashier.add_cash_button),
+        for text, key, line_edit, add in (
+            (step.discount, Qt.Key.Key_F4, cashier.discount_input, cashier.add_discount_button),
+            (step.cash, Qt.Key.Key_F6, cashier.cash_input, cashier.add_cash_button),
         ):
             if text is None:
                 continue
-            QTest.mouseClick(line_edit, Qt.MouseButton.LeftButton)
+            await self.show_field(step, key, line_edit)
             QTest.keyClicks(line_edit, text)
             if step.keys:
                 QTest.keyClick(line_edit, Qt.Key.Key_Return)

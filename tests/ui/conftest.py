@@ -25,7 +25,7 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.ui.loop import EventLoop
 from pos_terminal.ui.main_window import MainWindow, Page
-from pos_terminal.ui.widgets import STYLE
+from pos_terminal.ui.theme import Scheme, apply_theme
 from tests.conftest import mint_token
 from tests.keyrings import MemoryKeyring
 
@@ -39,7 +39,7 @@ def _application() -> QApplication:
     keep_large_blocks_out_of_the_heap()  # as the application's start does (pos_terminal.app.run_gui)
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
-    app.setStyleSheet(STYLE)
+    apply_theme(app, Scheme.LIGHT)  # every test starts light, whatever a test before it chose
     app.setQuitOnLastWindowClosed(False)  # as the application: closing a window must not stop the loop
     return app
 

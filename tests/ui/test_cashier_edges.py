@@ -17,7 +17,7 @@ from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 
 def transactions_of(client: httpx.Client, pos: httpx.Client, customer_id: str) -> list[dict[str, object]]:
@@ -37,23 +37,15 @@ async def test_an_invalid_check_disables_charge_and_says_why(
     choose(window, "Nguyen")
     assert cashier.charge_button.isEnabled() and not cashier.reason.isVisible()
 
+    type_item(window, "Bread", "-2.00")
+    assert window.banner.isVisible() and cashier.lines.rowCount() == 1, "a negative price is refused as typed"
+    cashier.focus_entry(cashier.discount_input)
     QTest.keyClicks(cashier.discount_input, "9.00")
     QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
-    assert not cashier.charge_button.isEnabled()
-    assert cashier.reason.text() == "The discounts come to more than the items."
-    QTest.keyClick(window, Qt.Key.Key_F8)
+    assert window.banner.text.text().startswith("A discount of $9.00 is more than the check's $8.00.")
+    assert cashier.lines.rowCount() == 1 and cashier.charge_button.isEnabled(), "the check stays as it was"
+    assert cashier.discount_input.text() == "9.00", "what was typed is kept to be corrected"
     assert host.terminal is not None and host.terminal.journal.unfinished_intents() == []
-
-    cashier.table.setFocus()
-    cashier.table.selectRow(1)
-    QTest.keyClick(cashier.table, Qt.Key.Key_Delete)
-    assert cashier.charge_button.isEnabled()
-
-    QTest.keyClicks(cashier.cash_input, "8")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
-    assert not cashier.charge_button.isEnabled()
-    assert "paid" in cashier.reason.text().lower() or "charge" in cashier.reason.text().lower()
-    screenshot(window, "cashier-invalid", Path("/tmp"))
     await finish(window, host)
 
 
@@ -146,7 +138,8 @@ async def test_the_window_stays_responsive_while_the_service_is_slow(
     await asyncio.sleep(1.0)  # a second into a 3 s call: the loop must have kept turning
     assert window.cashier.customers.tasks.busy, "the slow call is still in flight"
     assert len(ticks) >= 10, f"timers fired {len(ticks)} times in a second"
-    QTest.keyClick(window, Qt.Key.Key_F3)
+    QTest.keyClick(window, Qt.Key.Key_F7)
+    assert window.cashier.item_name.hasFocus()
     QTest.keyClicks(window.cashier.item_name, "Typing works")
     assert window.cashier.item_name.text() == "Typing works"
     await until(lambda: not window.cashier.customers.tasks.busy, timeout=10, what="the slow refresh")
@@ -241,6 +234,7 @@ async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: "will be sent again" in window.cashier.charge_message.text(), what="kept pending")
     assert register.current.pending
+    await until(lambda: "has not confirmed the complete yet (" in window.cashier.wait_text.text(), what="how long")
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "authorized"
 
     await until(lambda: register.current.phase is Phase.COMPLETE, timeout=20, what="the complete sent again")
@@ -261,6 +255,7 @@ async def test_fields_emptied_after_each_entry_keep_no_undo_history(
     choose(window, "Nguyen")
     for _ in range(3):
         type_item(window, "Cappuccino", "4.50")
+        cashier.focus_entry(cashier.discount_input)
         QTest.keyClicks(cashier.discount_input, "0.10")
         QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
         QTest.keyClicks(cashier.cash_input, "1")
@@ -291,8 +286,8 @@ async def test_a_broken_catalog_file_gets_one_sentence_and_the_open_check_comes_
     second = make_window(again)
     second.start()
     await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
-    problem = second.cashier.catalog_box.findChild(QLabel)
-    assert problem is not None and problem.accessibleName() == "Catalog problem"
+    problem = second.cashier.products.problem
+    assert problem.isVisible() and problem.accessibleName() == "Catalog problem"
     assert str(catalog) in problem.text() and "items can still be typed" in problem.text(), problem.text()
     assert "Something unexpected" not in second.banner.text.text()
     assert second.cashier.customer_text.text().startswith("Cato Catalog")

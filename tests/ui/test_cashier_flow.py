@@ -26,8 +26,9 @@ def choose(window: MainWindow, name: str) -> None:
 
 
 def type_item(window: MainWindow, name: str, price: str, quantity: int = 1, tax: str = "10") -> None:
+    """An item typed by hand on the keypad page (F7), added with its button."""
     cashier = window.cashier
-    cashier.item_name.setFocus()
+    cashier.focus_entry(cashier.item_name)
     QTest.keyClicks(cashier.item_name, name)
     QTest.keyClicks(cashier.item_price, price)
     cashier.item_quantity.setValue(quantity)
@@ -61,13 +62,14 @@ async def test_build_a_check_charge_and_complete(
     choose(window, "Quigley")
     assert cashier.customer_text.text().startswith("Zoë Quigley")
 
-    catalog_button = next(
-        b for b in cashier.catalog_box.findChildren(type(cashier.add_item_button)) if "Flat white" in b.text()
-    )
+    catalog_button = next(b for b in cashier.products.tiles if "Flat white" in b.text())
     QTest.mouseClick(catalog_button, Qt.MouseButton.LeftButton)
     type_item(window, "Cake", "12.50", quantity=2)
+    QTest.keyClick(window, Qt.Key.Key_F4)
+    assert cashier.discount_input.hasFocus()
     QTest.keyClicks(cashier.discount_input, "10%")
     QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F6)
     QTest.keyClicks(cashier.cash_input, "5")
     QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
 
@@ -87,7 +89,6 @@ async def test_build_a_check_charge_and_complete(
     assert cashier.complete_button.isVisible() and cashier.complete_button.isEnabled()
     transaction_id = host.terminal.register.current.transaction_id  # type: ignore[union-attr]
     assert transaction_id and transaction_id in cashier.transaction_text.text()
-    screenshot(window, "cashier-authorized", tmp_path)
 
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: host.terminal.register.current.phase is Phase.COMPLETE, what="complete")  # type: ignore[union-attr]

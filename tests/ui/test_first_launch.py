@@ -38,6 +38,7 @@ async def test_first_launch_to_signed_in_and_disconnect(
 
     sign_in = window.sign_in
     await until(lambda: window.page is Page.SIGN_IN and sign_in.state is SignInState.PENDING, what="a code")
+    assert sign_in.heading.text() == "Sign in terminal COUNTER-2 to Embedded sandbox"
     code = sign_in.user_code.text()
     assert len(code) == 9 and code[4] == "-"
     assert sign_in.qr.text.startswith("http://127.0.0.1:") and code in sign_in.qr.text
@@ -81,6 +82,10 @@ async def test_denied_sign_in_offers_a_new_code(
     client.post("/sandbox/clock", json={"advanceSeconds": 601}).raise_for_status()
     await until(lambda: sign_in.state is SignInState.EXPIRED, what="expired")
     assert "expired" in sign_in.status.text()
+    dead = (sign_in.user_code, sign_in.qr, sign_in.url, sign_in.countdown, sign_in.copy_button, sign_in.demo_button)
+    assert not any(w.isVisible() for w in dead), "an expired code leaves the screen"
+    assert sign_in.retry_button.isVisible() and sign_in.retry_button.isEnabled()
+    screenshot(window, "sign-in-expired", tmp_path)
     await finish(window, host)
 
 
@@ -96,6 +101,8 @@ async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepte
     assert sign_in.status.text().startswith("No keychain is available")
     assert sign_in.file_store_button.isVisible() and not sign_in.retry_button.isVisible()
     assert not sign_in.user_code.isVisible() and not sign_in.qr.isVisible()
+    buttons = (sign_in.copy_button, sign_in.open_button, sign_in.demo_button)
+    assert not any(b.isVisible() for b in buttons), "no button that cannot be used is shown"
     screenshot(window, "sign-in-no-keychain", tmp_path)
 
     QTest.mouseClick(sign_in.file_store_button, Qt.MouseButton.LeftButton)

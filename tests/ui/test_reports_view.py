@@ -100,6 +100,13 @@ async def test_the_roll_layout_and_a_missing_terminal_id(
     assert view.paper is not None and view.paper.layout == "roll"
     assert view.model.figure(0, "count") == "0"
     assert view.preview.images[0].width() < 400  # 80 mm at 100 dpi is about 315 pixels
+
+    view.scope.setCurrentIndex(view.scope.findData("this"))  # nothing completed: the service sends no record
+    first = view.report
+    QTest.mouseClick(view.show_button, Qt.MouseButton.LeftButton)
+    await until(lambda: view.report is not first and view.report is not None, what="this terminal's report")
+    assert view.model.data(view.model.index(0, 6)) == "matches (nothing completed)", "not 'no summary'"
+    assert view.reconciliation.text().startswith("✓ Reconciled")
     await finish(window, host)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
@@ -18,6 +19,7 @@ from pos_terminal.domain.check import (
     CheckRule,
     CheckRuleError,
     Discount,
+    DiscountTooLarge,
     Item,
     LineNotFound,
     Payment,
@@ -320,7 +322,9 @@ def _bad_discount(check: Check, draw: Draw) -> Check:
 
 
 def _negative_total(check: Check, draw: Draw) -> Check:
-    return check.add_discount(Discount("Too much", amount=-(check.totals().total + draw(st.integers(1, 1000)))))
+    """Built as a saved check or a file would hold it: ``add_discount`` refuses such a discount."""
+    too_much = Discount("Too much", amount=-(check.totals().total + draw(st.integers(1, 1000))))
+    return replace(check, discounts=(*check.discounts, too_much))
 
 
 def _payment_not_positive(check: Check, draw: Draw) -> Check:
@@ -497,3 +501,36 @@ def test_from_file_refuses_what_it_cannot_read(data: dict[str, Any], words: str)
 def test_from_file_leaves_rules_to_problems() -> None:
     check = Check.from_file({"items": [], "discounts": [{"name": "d", "amount": 100}]})
     assert {p.rule for p in check.problems()} == {CheckRule.NO_ITEMS, CheckRule.DISCOUNT_NOT_NEGATIVE}
+
+
+# --- discounts larger than the check, cash and change -----------------------------------------------
+
+
+def test_a_discount_larger_than_the_check_is_refused_with_the_amounts() -> None:
+    check = Check().add_item(Item("Tart", 1, 700, tax_rate_bp=1000))
+    with pytest.raises(DiscountTooLarge) as refused:
+        check.add_discount(Discount("Discount", amount=-2000))
+    assert (refused.value.discount, refused.value.available) == (2000, 700)
+    assert refused.value.explained(lambda cents: f"${cents / 100:.2f}") == (
+        "A discount of $20.00 is more than the check's $7.00."
+    )
+    assert check.add_discount(Discount("Discount", amount=-700)).totals().total == 0, "all of it is allowed"
+    with pytest.raises(DiscountTooLarge):
+        Check().add_discount(Discount("Discount", amount=-500))  # nothing on the check to take it from
+    staff = check.add_discount(Discount("Staff", amount=-500))
+    with pytest.raises(DiscountTooLarge):
+        staff.add_discount(Discount("All", percent_bp=10000))
+
+
+def test_cash_over_the_total_is_change_due_and_needs_no_charge() -> None:
+    check = Check().add_item(Item("Tart", 1, 700, tax_rate_bp=1000)).add_payment(Payment("cash", 5000))
+    totals = check.totals()
+    assert (totals.balance, totals.left_to_pay, totals.change_due) == (-4300, 0, 4300)
+    assert check.paid_in_full
+    exact = Check().add_item(Item("Tart", 1, 700)).add_payment(Payment("cash", 700))
+    assert exact.paid_in_full and exact.totals().change_due == 0
+    part = Check().add_item(Item("Tart", 1, 700)).add_payment(Payment("cash", 200))
+    assert not part.paid_in_full and part.totals().left_to_pay == 500 and part.totals().change_due == 0
+    assert not Check().add_payment(Payment("cash", 200)).paid_in_full, "no items: nothing was sold"
+    bad = Check().add_item(Item("Tart", 0, 700)).add_payment(Payment("cash", 5000))
+    assert not bad.paid_in_full, "a broken line is named first"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pos_terminal.api.models import Customer
+from pos_terminal.domain.text import fold
 from pos_terminal.ui.customers import CustomerModel, search_key
 
 from PySide6.QtWidgets import QApplication
@@ -11,7 +12,7 @@ NAMES = [("Ava", "Nguyen", "M-1"), ("Avery", "Ng", None), ("Zoë", "Quigley", "M
 
 
 def fresh(text: str, customers: list[Customer]) -> list[str]:
-    words = text.casefold().split()
+    words = fold(text).split()
     return [c.customer_id for c in customers if all(w in search_key(c) for w in words)]
 
 
@@ -29,3 +30,31 @@ def test_typing_on_and_back_matches_a_fresh_search(qapp: QApplication) -> None:
     model.set_filter("ava")
     model.set_customers(customers[:4])
     assert [model.customer(r).customer_id for r in range(model.rowCount())] == fresh("ava", customers[:4])  # type: ignore[union-attr]
+
+
+def test_names_are_found_as_people_type_them(qapp: QApplication) -> None:
+    """Accents and case do not matter, on first name, last name, member number and check-in number."""
+    people = [
+        Customer(customer_id="zoe", first_name="Zoë", last_name="Ångström", member_no="M-77", check_in_number="109"),
+        Customer(customer_id="lukasz", first_name="Łukasz", last_name="Wiśniewski", check_in_number="110"),
+        Customer(customer_id="strasse", first_name="Jörg", last_name="Straße", member_no="m-88"),
+        Customer(customer_id="noel", first_name="NOËL", last_name="Dupré"),
+    ]
+    model = CustomerModel()
+    model.set_customers(people)
+    found = {
+        "zoe": ["zoe"],
+        "ZOE angstrom": ["zoe"],
+        "ångström": ["zoe"],
+        "wisniewski": ["lukasz"],
+        "łuk": ["lukasz"],
+        "strasse": ["strasse"],
+        "M-88": ["strasse"],
+        "m-77": ["zoe"],
+        "109": ["zoe"],
+        "noel dupre": ["noel"],
+        "Noël": ["noel"],
+    }
+    for typed, wanted in found.items():
+        model.set_filter(typed)
+        assert [model.customer(r).customer_id for r in range(model.rowCount())] == wanted, typed  # type: ignore[union-attr]

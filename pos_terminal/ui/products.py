@@ -1,0 +1,332 @@
+"""The product grid: touch-sized tiles from the catalog, a tab per category, and a search as you type.
+
+Every product can be reached: the grid flows into as many columns as the width
+allows and scrolls when there are more rows than fit. The search folds case and
+accents as the customer search does, on the product's name and category. Enter in
+the search adds the one product it finds; Down moves into the grid, where the
+arrow keys move between tiles and Enter or Space adds the one in focus.
+"""
+
+from __future__ import annotations
+
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.text import fold
+from pos_terminal.services.catalog import Catalog, CatalogEntry
+from pos_terminal.ui.widgets import button, label
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QFontMetrics, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QButtonGroup,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+TILE_WIDTH = 132  # the narrowest a tile gets: two lines of a name at the tile's font fit in it
+TILE_HEIGHT = 72
+TILE_MAX_HEIGHT = 112  # on a tall screen tiles grow up to this
+TILE_ROWS_SHOWN = 6  # ... so that about this many rows fill the grid's height
+ALL = "All"
+
+
+def wrap(text: str, metrics: QFontMetrics, width: int, lines: int = 2) -> str:
+    """``text`` broken at spaces into at most ``lines`` lines of ``width`` pixels; the last one elided."""
+    words = text.split()
+    out: list[str] = []
+    current = ""
+    for word in words:
+        candidate = f"{current} {word}".strip()
+        if metrics.horizontalAdvance(candidate) <= width or not current:
+            current = candidate
+            continue
+        out.append(current)
+        current = word
+    out.append(current)
+    if len(out) > lines:
+        out = [*out[: lines - 1], " ".join(out[lines - 1 :])]
+    return "\n".join(metrics.elidedText(line, Qt.TextElideMode.ElideRight, width) for line in out)
+
+
+class ProductTile(QPushButton):
+    """A product's button: its name (up to three lines) and price, as tall as the tallest tile of the grid."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.rows_height = TILE_HEIGHT
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), TILE_WIDTH), max(hint.height(), self.rows_height))
+
+
+class _GridKeys(QObject):
+    """Arrow keys move between the tiles shown, by row and column; Up from the first row goes to the search."""
+
+    def __init__(self, panel: ProductPanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        panel = self.panel
+        if watched is panel.search:
+            if event.key() == Qt.Key.Key_Down and panel.shown:
+                panel.shown[0].setFocus()
+                return True
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                panel.choose_from_search()
+                return True
+            return False
+        if not isinstance(watched, QPushButton) or watched not in panel.shown:
+            return False
+        index, columns = panel.shown.index(watched), panel.columns
+        moves = ((Qt.Key.Key_Left, -1), (Qt.Key.Key_Right, 1), (Qt.Key.Key_Up, -columns), (Qt.Key.Key_Down, columns))
+        for key, step in moves:
+            if event.key() != key:
+                continue
+            target = index + step
+            if 0 <= target < len(panel.shown):
+                panel.shown[target].setFocus()
+                panel.grid_scroll.ensureWidgetVisible(panel.shown[target])
+            elif key == Qt.Key.Key_Up:
+                panel.search.setFocus()
+            return True
+        return False
+
+
+class ProductPanel(QWidget):
+    """The catalog as tiles. Signals: ``chosen(object)`` a :class:`CatalogEntry` to add; ``not_found(str)``
+    the search text when Enter finds no product (the cashier means an item to type by hand)."""
+
+    chosen = Signal(object)
+    not_found = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = Catalog()
+        self.tiles: list[ProductTile] = []
+        self.entries: dict[QPushButton, CatalogEntry] = {}
+        self._keys: dict[QPushButton, str] = {}
+        self.shown: list[ProductTile] = []
+        self.columns = 3
+        self.category: str | None = None
+        self._text_height = TILE_HEIGHT
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Find a product (F3)")
+        self.search.setAccessibleName("Find product")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.refilter)
+        keys = _GridKeys(self)
+        self.search.installEventFilter(keys)
+        self._grid_keys = keys
+
+        self.category_box = QWidget()
+        self.category_box.setAccessibleName("Product categories")
+        self.category_lines = QVBoxLayout(self.category_box)
+        self.category_lines.setContentsMargins(0, 0, 0, 0)
+        self.category_lines.setSpacing(6)
+        self.category_group = QButtonGroup(self)
+        self.category_group.setExclusive(True)
+        self.category_group.buttonClicked.connect(self.on_category_clicked)
+        self.category_names: dict[QAbstractButton, str] = {}
+        self._category_flow: list[list[int]] = []
+
+        self.catalog_box = QWidget()
+        self.catalog_box.setAccessibleName("Products")
+        self.grid = QGridLayout(self.catalog_box)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(6)
+        self.grid.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.grid_scroll = QScrollArea()
+        self.grid_scroll.setWidget(self.catalog_box)
+        self.grid_scroll.setWidgetResizable(True)
+        self.grid_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.grid_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.grid_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.none_found = label(role="hint", wrap=True)
+        self.none_found.setAccessibleName("No product found")
+        self.none_found.setParent(self.catalog_box)  # never a window of its own, even for a moment
+        self.none_found.hide()
+
+        self.problem = label(role="hint", wrap=True)  # why there are no products: the catalog file's sentence
+        self.problem.setAccessibleName("Catalog problem")
+        self.problem.hide()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.search)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.category_box)
+        layout.addWidget(self.grid_scroll, 1)
+
+    # --- the catalog ---------------------------------------------------------------------------------
+
+    def set_catalog(self, catalog: Catalog, money: MoneyFormat, *, problem: str | None = None) -> None:
+        """Show ``catalog``'s products; ``problem`` says why there are none (a catalog file that cannot be read)."""
+        self.problem.setText(problem or "")
+        self.problem.setVisible(problem is not None)
+        for tile in self.tiles:
+            self.grid.removeWidget(tile)
+            tile.deleteLater()
+        for old in self.category_group.buttons():
+            self.category_group.removeButton(old)
+            old.hide()
+            old.deleteLater()
+        self._category_flow = []
+        self.catalog = catalog
+        self.tiles, self.entries, self._keys = [], {}, {}
+        for entry in catalog:
+            price = money.format(entry.price)
+            tile = ProductTile(entry.name)
+            tile.setProperty("role", "tile")
+            tile.setAccessibleName(f"Add {entry.name}, {price}")
+            tile.ensurePolished()  # the style sheet's font, which the name is wrapped in
+            name = wrap(entry.name, tile.fontMetrics(), TILE_WIDTH - 24, lines=3)
+            tile.setText(f"{name}\n{price}".replace("&", "&&"))  # a name's "&" is not a mnemonic
+            tile.setToolTip(f"{entry.name}, {price}")
+            tile.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            tile.setAutoDefault(True)  # Enter on the tile in focus adds it
+            tile.installEventFilter(self._grid_keys)
+            tile.clicked.connect(lambda _=False, e=entry: self.chosen.emit(e))
+            self.tiles.append(tile)
+            self.entries[tile] = entry
+            self._keys[tile] = fold(f"{entry.name} {entry.category or ''}")
+        self.category_names = {}
+        self._text_height = max([TILE_HEIGHT, *(tile.sizeHint().height() for tile in self.tiles)])
+        self._size_tiles()
+        for name in (ALL, *catalog.categories):
+            tab = button(name.replace("&", "&&"), role="category", name=f"Category {name}")
+            tab.setCheckable(True)
+            tab.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+            self.category_group.addButton(tab)
+            self.category_names[tab] = name
+        self.category_box.setVisible(bool(catalog.categories))
+        first = self.category_group.buttons()
+        if first:
+            first[0].setChecked(True)
+        self.category = None
+        self._flow_categories()
+        self.refilter()
+
+    def _flow_categories(self) -> None:
+        """The category buttons in as many rows as the width needs: every one in sight, none clipped."""
+        tabs = self.category_group.buttons()
+        room = self.width() or self.sizeHint().width()
+        spacing = self.category_lines.spacing()
+        flow: list[list[int]] = [[]]
+        used = 0
+        for index, tab in enumerate(tabs):
+            width = tab.sizeHint().width()
+            if flow[-1] and used + spacing + width > room:
+                flow.append([])
+                used = 0
+            used += (spacing if flow[-1] else 0) + width
+            flow[-1].append(index)
+        if flow == self._category_flow:
+            return
+        self._category_flow = flow
+        while (item := self.category_lines.takeAt(0)) is not None:
+            line = item.layout()
+            if line is not None:
+                while line.takeAt(0) is not None:
+                    pass
+                line.deleteLater()
+        for indexes in flow:
+            line = QHBoxLayout()
+            line.setSpacing(spacing)
+            for index in indexes:
+                line.addWidget(tabs[index])
+            line.addStretch(1)
+            self.category_lines.addLayout(line)
+
+    def on_category_clicked(self, chosen: QAbstractButton) -> None:
+        name = self.category_names.get(chosen, ALL)
+        self.category = None if name == ALL else name
+        self.refilter()
+
+    def choose_category(self, name: str | None) -> None:
+        for tab, shown in self.category_names.items():
+            if shown == (name or ALL):
+                tab.setChecked(True)
+                self.on_category_clicked(tab)
+
+    # --- filtering and flowing ----------------------------------------------------------------------
+
+    def refilter(self) -> None:
+        """Show the tiles of the category chosen that hold every word typed, in the catalog's order."""
+        words = fold(self.search.text()).split()
+        category = self.category if not words else None  # a search looks through every category
+        self.shown = [
+            tile
+            for tile in self.tiles
+            if (category is None or self.entries[tile].category == category)
+            and all(word in self._keys[tile] for word in words)
+        ]
+        self._flow()
+
+    def _flow(self) -> None:
+        room = self.grid_scroll.viewport().width() or self.width()
+        self.columns = max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing()))
+        for tile in self.tiles:
+            self.grid.removeWidget(tile)
+            tile.hide()
+        self.grid.removeWidget(self.none_found)
+        for index, tile in enumerate(self.shown):
+            self.grid.addWidget(tile, index // self.columns, index % self.columns)
+            tile.show()
+        typed = self.search.text().strip()
+        if typed and not self.shown:
+            self.none_found.setText(f"No product matches “{typed}”. Press Enter to type it as an item with its price.")
+            self.grid.addWidget(self.none_found, 0, 0, 1, self.columns)
+        self.none_found.setVisible(bool(typed) and not self.shown)
+        for column in range(self.grid.columnCount()):
+            self.grid.setColumnStretch(column, 1 if column < self.columns else 0)
+
+    def _size_tiles(self) -> None:
+        """One height for every tile (the grid reads as rows): what the longest name needs, and taller on a
+        tall screen, so the grid fills it with larger targets rather than leaving it empty."""
+        screenful = self.grid_scroll.viewport().height() // TILE_ROWS_SHOWN
+        height = max(self._text_height, min(TILE_MAX_HEIGHT, screenful))
+        for tile in self.tiles:
+            if tile.rows_height != height:
+                tile.rows_height = height
+                tile.setMinimumHeight(height)
+                tile.updateGeometry()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._flow_categories()
+        self._size_tiles()
+        room = self.grid_scroll.viewport().width()
+        if max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing())) != self.columns:
+            self._flow()
+
+    # --- choosing -------------------------------------------------------------------------------------
+
+    def visible_entries(self) -> list[CatalogEntry]:
+        return [self.entries[tile] for tile in self.shown]
+
+    def choose_from_search(self) -> None:
+        """Enter in the search: the one product found is added; none found, the text is an item to type."""
+        text = self.search.text().strip()
+        if len(self.shown) == 1 and text:
+            self.chosen.emit(self.entries[self.shown[0]])
+            self.search.setText("")
+        elif not self.shown and text:
+            self.not_found.emit(text)
+        elif self.shown and text:
+            self.shown[0].setFocus()
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()

@@ -1,0 +1,118 @@
+"""What a person would call clipped: a control outside the window, or too small for its own text.
+
+Used by the layout tests at the screen sizes counters have. A control inside a scroll area counts as
+reachable when it lies within the area's content (the cashier scrolls to it); the area itself must lie
+within the window.
+"""
+
+from __future__ import annotations
+
+from pos_terminal.ui.widgets import ElidedLabel
+
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QTableView,
+    QWidget,
+)
+
+CONTROLS = (QAbstractButton, QLabel, QLineEdit, QAbstractSpinBox, QComboBox, QTableView)
+
+
+def _scroll_area(widget: QWidget, top: QWidget) -> QScrollArea | None:
+    parent = widget.parentWidget()
+    while parent is not None and parent is not top:
+        if isinstance(parent, QScrollArea):
+            return parent
+        parent = parent.parentWidget()
+    return None
+
+
+def _rect_in(widget: QWidget, ancestor: QWidget) -> QRect:
+    return QRect(widget.mapTo(ancestor, QPoint(0, 0)), widget.size())
+
+
+def _text_problem(widget: QWidget) -> str | None:
+    """Why ``widget`` cannot show its text whole in the size it has, or None."""
+    size = widget.size()
+    if isinstance(widget, ElidedLabel):
+        return None  # shortened with "…" by design, whole in its tool tip
+    if isinstance(widget, QLabel):
+        if not widget.text() or (widget.pixmap() is not None and not widget.pixmap().isNull()):
+            return None
+        if widget.wordWrap():
+            needed = widget.heightForWidth(size.width())
+            return f"needs {needed} px of height, has {size.height()}" if needed > size.height() else None
+        hint = widget.sizeHint()
+        if hint.width() > size.width() or hint.height() > size.height():
+            return f"needs {hint.width()}x{hint.height()}, has {size.width()}x{size.height()}"
+        if widget.textFormat() != Qt.TextFormat.RichText and "<" not in widget.text():
+            plain = widget.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+            ink = max(widget.fontMetrics().boundingRect(line).width() for line in plain.split("\n"))
+            room = widget.width() - widget.contentsMargins().left() - 2 * widget.margin()  # drawn up to its edge
+            if ink > room:
+                return f"its letters need {ink} px, it has {room} (the last one is cut)"
+        return None
+    if isinstance(widget, QAbstractButton):
+        hint = widget.sizeHint()
+        if hint.width() > size.width() or hint.height() > size.height():
+            return f"needs {hint.width()}x{hint.height()}, has {size.width()}x{size.height()}"
+        return None
+    if isinstance(widget, QLineEdit):
+        shown = widget.text() or widget.placeholderText()
+        room = widget.width() - 16 - (24 if widget.isClearButtonEnabled() else 0)
+        needed = widget.fontMetrics().horizontalAdvance(shown)
+        return f"its text needs {needed} px, has {room}" if needed > room else None
+    if isinstance(widget, QAbstractSpinBox | QComboBox):
+        hint = widget.minimumSizeHint()
+        if hint.width() > size.width() or hint.height() > size.height():
+            return f"needs {hint.width()}x{hint.height()}, has {size.width()}x{size.height()}"
+    return None
+
+
+def _unscrolled(widget: QWidget, area: QScrollArea) -> str | None:
+    """A direction the area does not scroll in must show the widget whole."""
+    viewport = area.viewport()
+    shown = _rect_in(widget, viewport)
+    off = Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    if area.horizontalScrollBarPolicy() == off and (shown.left() < 0 or shown.right() > viewport.width()):
+        return f"{shown.left()}..{shown.right()} across a viewport {viewport.width()} wide that does not scroll"
+    if area.verticalScrollBarPolicy() == off and (shown.top() < 0 or shown.bottom() > viewport.height()):
+        return f"{shown.top()}..{shown.bottom()} down a viewport {viewport.height()} high that does not scroll"
+    return None
+
+
+def clipped(window: QWidget, *parts: QWidget) -> list[str]:
+    """Every visible control of ``parts`` (the whole window when none) that lies outside ``window``, or whose
+    text does not fit it."""
+    QApplication.processEvents()
+    parts = parts or (window,)
+    bounds = window.rect()
+    problems: list[str] = []
+    for part in parts:
+        for widget in [part, *part.findChildren(QWidget)]:
+            if not isinstance(widget, CONTROLS) or not widget.isVisible():
+                continue
+            if isinstance(widget.parentWidget(), QLineEdit | QAbstractSpinBox):
+                continue  # a field's own parts (its clear button, a spin box's editor) are drawn by the field
+            name = widget.accessibleName() or widget.objectName() or type(widget).__name__
+            text = getattr(widget, "text", lambda: "")()
+            where = f"{name} ({type(widget).__name__} {text!r:.40})"
+            area = _scroll_area(widget, window)
+            if area is not None:
+                content = area.widget()
+                if content is not None and not content.rect().contains(_rect_in(widget, content)):
+                    problems.append(f"{where} lies outside the content it scrolls in")
+                if (problem := _unscrolled(widget, area)) is not None:
+                    problems.append(f"{where} is cut by {area.accessibleName() or 'a scroll area'}: {problem}")
+            elif not bounds.contains(_rect_in(widget, window)):
+                problems.append(f"{where} lies outside the window: {_rect_in(widget, window)} in {bounds}")
+            if (problem := _text_problem(widget)) is not None:
+                problems.append(f"{where} is clipped: {problem}")
+    return problems

@@ -1,0 +1,138 @@
+"""Every other page at 1024×768 and 1920×1080: setup, sign-in, History, Reports, Settings and the F1 help;
+nothing clipped, labels level with their fields, buttons side by side of one height."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import keyring
+from keyring.backends import fail
+
+from pos_terminal.app import AppHost
+from pos_terminal.paths import Paths
+from pos_terminal.ui.main_window import MainWindow, Page, Tab
+from pos_terminal.ui.signin_view import SignInState
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.layout import clipped
+from tests.ui.test_cashier_flow import authorized_sale
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QWidget
+
+SMALL, LARGE = (1024, 768), (1920, 1080)
+
+
+def misaligned_labels(page: QWidget) -> list[str]:
+    """Form labels whose text is not centred on their field (they sat a few pixels higher)."""
+    problems = []
+    for form in page.findChildren(QFormLayout):
+        for row in range(form.rowCount()):
+            item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            field = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            shown = item.widget() if item is not None else None
+            if not isinstance(shown, QLabel) or not shown.isVisible() or field is None or not shown.text():
+                continue
+            label_middle = shown.mapTo(page, QPoint(0, 0)).y() + shown.height() / 2
+            area = field.geometry()
+            field_middle = form.parentWidget().mapTo(page, area.topLeft()).y() + area.height() / 2  # type: ignore[union-attr]
+            if abs(label_middle - field_middle) > 3:
+                problems.append(f"{shown.text()!r} sits {field_middle - label_middle:+.0f} px off its field")
+    return problems
+
+
+async def test_history_reports_settings_and_help_fit_and_line_up(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    window, _, _ = await authorized_sale(host, make_window, client, "Paige Layout", "Scone", "4.00")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: window.cashier.new_check_button.isVisible(), what="complete")
+    history = window.history
+    for size in (SMALL, LARGE):
+        window.resize(*size)
+        window.show_tab(Tab.HISTORY)
+        history.scope.setCurrentIndex(history.scope.findData("other"))
+        await until(lambda: history.model.rowCount() > 0, what="the sale in History")
+        assert clipped(window) == [], f"History at {size}"
+        heights = {b.height() for b in (history.complete_button, history.cancel_button, history.refund_button)}
+        assert len(heights) == 1, f"History's buttons side by side differ in height: {heights}"
+        history.scope.setCurrentIndex(0)
+        window.show_tab(Tab.SETTINGS)
+        QApplication.processEvents()
+        assert clipped(window) == [], f"Settings at {size}"
+        assert misaligned_labels(window.settings_view) == []
+        settings = window.settings_view
+        assert settings.save_button.height() == settings.disconnect_button.height()
+        screenshot(window, f"settings-{size[0]}x{size[1]}", tmp_path)
+        window.show_tab(Tab.REPORTS)
+        view = window.reports
+        view.scope.setCurrentIndex(view.scope.findData("other"))
+        QApplication.processEvents()
+        assert clipped(window, view) == [], f"Reports at {size}"
+        view.scope.setCurrentIndex(0)
+        window.show_tab(Tab.CASHIER)
+        window.activateWindow()
+        await until(window.isActiveWindow, what="the window active")
+        QTest.keyClick(window, Qt.Key.Key_F1)
+        assert window.help.isVisible()
+        assert clipped(window, window.help) == [], f"the help at {size}"
+        assert window.help.last_line.isVisible()
+        QTest.keyClick(window.help, Qt.Key.Key_Escape)
+    await finish(window, host)
+
+
+async def test_setup_and_sign_in_fit_and_line_up(
+    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    host = AppHost(Paths.profile(tmp_path / "fresh"))
+    window = make_window(host)
+    window.resize(*SMALL)
+    window.start()
+    assert window.page is Page.SETUP
+    QApplication.processEvents()
+    assert clipped(window) == []
+    assert misaligned_labels(window.setup) == []
+    QTest.mouseClick(window.setup.continue_button, Qt.MouseButton.LeftButton)
+    sign_in = window.sign_in
+    await until(lambda: sign_in.state is SignInState.PENDING, what="a code")
+    assert clipped(window) == []
+    await finish(window, host, wait=False)
+
+
+async def test_without_a_keychain_the_sign_in_page_fits(
+    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    keyring.set_keyring(fail.Keyring())
+    host = AppHost(Paths.profile(tmp_path / "p"), service_url=str(client.base_url).rstrip("/"))
+    window = make_window(host)
+    window.resize(*SMALL)
+    window.start()
+    await until(lambda: window.sign_in.state is SignInState.FAILED, what="no keychain")
+    assert clipped(window) == []
+    await finish(window, host)
+
+
+async def test_the_status_bar_counts_changes_in_words(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    window.status.show_pending(1)
+    assert window.status.pending.text() == "1 change waiting to be sent"
+    window.status.show_pending(3)
+    assert window.status.pending.text() == "3 changes waiting to be sent"
+    await finish(window, host)
+
+
+async def test_the_window_opens_maximised_on_its_screen(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow]
+) -> None:
+    window = make_window(host)
+    window.open_on_screen()
+    screen = window.screen()
+    assert screen is not None
+    await until(window.isMaximized, what="maximised")
+    available = screen.availableGeometry()  # offscreen: 800x800, narrower than the 1024 px the window is made for
+    assert window.width() == max(available.width(), window.minimumWidth())
+    window.close()
