@@ -5,7 +5,7 @@ QtPdf is not in the PySide6 wheels, so pages are rendered by
 Each page keeps its own paper size (A4, or the 80 mm roll as long as the
 content), drawn edge to edge: the PDF already has its margins.
 
-Works without a window: a ``QGuiApplication`` is created (offscreen is fine)
+Works without a window: a ``QApplication`` is created (offscreen is fine)
 when none exists, so ``pos-terminal report --print`` can run unattended.
 """
 
@@ -19,7 +19,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
 
 from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSizeF
-from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter
+from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter
 from PySide6.QtPrintSupport import QPrinter, QPrinterInfo
 
 PDF_FILE_PRINTER = "pdf:"  # a printer named "pdf:FILE" prints into FILE, as a print dialog's "Print to File"
@@ -39,13 +39,19 @@ class SaveFailed(UserError):
 
 
 def ensure_gui_application() -> QCoreApplication:
-    """The running Qt application, or a new ``QGuiApplication`` (offscreen when there is no display)."""
+    """The running Qt application, or a new ``QApplication`` (offscreen when there is no display).
+
+    A process has one application for good: made as a plain ``QGuiApplication`` by a print, it would leave a
+    window opened later in the same process (the tests', or an embedding program's) with no widgets at all.
+    """
     app = QCoreApplication.instance()
     if app is not None:
         return app
     if not os.environ.get("QT_QPA_PLATFORM") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    return QGuiApplication([])
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication([])
 
 
 def available_printers() -> list[str]:

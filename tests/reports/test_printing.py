@@ -8,8 +8,10 @@ which CI does not do; there the same painting code prints into ``QPrinter.PdfFor
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -114,3 +116,19 @@ def test_save_writes_the_whole_file_or_says_why(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(printing.SaveFailed, match="cannot be saved"):
         printing.save_pdf(data, tmp_path / "file" / "receipt.pdf")
+
+
+def test_an_application_made_for_printing_can_show_widgets_later() -> None:
+    """A print made first in a process (the command line, a test) must not leave it unable to open a window."""
+    probe = (
+        "from pos_terminal.ui import printing\n"
+        "app = printing.ensure_gui_application()\n"
+        "from PySide6.QtWidgets import QApplication, QLabel\n"
+        "assert isinstance(app, QApplication), type(app)\n"
+        "QLabel('a widget').show()\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env, check=False
+    )
+    assert run.returncode == 0, run.stderr
