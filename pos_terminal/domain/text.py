@@ -31,6 +31,7 @@ def as_text(value: str) -> str:
     """
     return _NOT_TEXT.sub("\ufffd", value)
 
+
 def fold(value: str) -> str:
     """``value`` as people search for it: case folded, then accents dropped (NFKD, combining marks removed).
 

@@ -34,6 +34,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
         ) from None
     return sock
 
+
 class _Server(uvicorn.Server):
     """uvicorn's server, which on SIGINT or SIGTERM (the command line's sandbox) first ends the delays of
     injected faults, as :meth:`SandboxServer.stop` does."""
