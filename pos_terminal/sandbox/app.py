@@ -87,7 +87,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
-def create_app(sandbox: Sandbox) -> ServiceDate:
+def create_app(sandbox: Sandbox) -> FaultMiddleware:
     """The whole service for one :class:`Sandbox`; demo data is created on first start."""
     with sandbox.db.tx() as conn:
         seed_demo_data(conn, sandbox.clock.now_ms())
@@ -125,7 +125,8 @@ def create_app(sandbox: Sandbox) -> ServiceDate:
     api.include_router(ordering.router)
     api.mount(pages.ASSETS_PATH, pages.assets(), name="assets")
     api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
-    return ServiceDate(FaultMiddleware(MethodOverride(api), sandbox.faults), sandbox.clock)
+    # the faults outermost: a dropped connection needs uvicorn's own send, and a faulted answer has no Date
+    return FaultMiddleware(ServiceDate(MethodOverride(api), sandbox.clock), sandbox.faults)
 
 
 async def _sweep(sandbox: Sandbox) -> None:
