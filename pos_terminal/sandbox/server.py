@@ -9,6 +9,7 @@ import time
 import uvicorn
 
 from pos_terminal.sandbox.app import create_app
+from pos_terminal.sandbox.limits import ConnectionGuard, GuardedH11Protocol, quiet_repeated_warnings
 from pos_terminal.sandbox.state import Sandbox, SandboxSettings
 
 
@@ -18,10 +19,16 @@ class SandboxServer:
     def __init__(self, settings: SandboxSettings | None = None, *, host: str = "127.0.0.1", port: int = 0) -> None:
         self.sandbox = Sandbox(settings)
         self.host = host
+        self.guard = ConnectionGuard(
+            max_connections=self.sandbox.settings.max_connections,
+            request_seconds=self.sandbox.settings.request_seconds,
+        )
+        quiet_repeated_warnings()
         config = uvicorn.Config(
             create_app(self.sandbox),
             host=host,
             port=port,
+            http=GuardedH11Protocol.guarded_by(self.guard),
             log_level="warning",
             access_log=False,
             lifespan="on",

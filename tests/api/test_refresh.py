@@ -20,6 +20,7 @@ from pos_terminal.api.client import PosClient, make_http_client
 from pos_terminal.api.errors import Unauthorized
 from pos_terminal.api.models import TokenResponse
 from pos_terminal.sandbox import SandboxServer
+from pos_terminal.sandbox.db import secret_digest
 from tests.api.conftest import advance
 from tests.api.fake_service import Answer, FakeService, Seen
 from tests.conftest import DEMO_MERCHANT
@@ -82,7 +83,9 @@ def minted(client: httpx.Client, clock: Clock, expires_in: int = 600) -> TokenSe
 def grant_of(sandbox: SandboxServer, refresh_token: str) -> int:
     """How many access tokens the sandbox issued under the refresh token's grant (the first one included)."""
     with sandbox.sandbox.db.tx() as conn:
-        grant = conn.execute("SELECT grant_id FROM refresh_tokens WHERE refresh_token = ?", (refresh_token,)).fetchone()
+        grant = conn.execute(
+            "SELECT grant_id FROM refresh_tokens WHERE refresh_token = ?", (secret_digest(refresh_token),)
+        ).fetchone()
         return int(conn.execute("SELECT count(*) FROM access_tokens WHERE grant_id = ?", (grant[0],)).fetchone()[0])
 
 
