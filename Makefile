@@ -2,6 +2,8 @@
 #   make run    creates .venv, installs, launches against the embedded sandbox
 #   make test   creates .venv, installs the test extras, runs lint, types, import contracts and the suite offscreen
 #   (make soak  the GUI suite ten times and a long compressed shift; not part of CI)
+#   (make fuzz  schemathesis, every phase including stateful, over the sandbox with a fixed seed; about 3 min)
+#   (make interop-deps  installs the stock OAuth provider (npm) the interoperability tests start)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,7 +14,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-$(DEPS)
 TEST_STAMP    := $(VENV)/.test-$(DEPS)
 PYTEST_ARGS   ?=
 
-.PHONY: run test soak lint check-format types contracts format clean
+.PHONY: run test soak fuzz interop-deps lint check-format types contracts format clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +46,15 @@ soak: $(TEST_STAMP)
 	done
 	POS_SOAK_CHARGES=$(SOAK_CHARGES) POS_SOAK_REPORT=soak-report.json QT_QPA_PLATFORM=offscreen \
 		$(BIN)/python -m pytest tests/soak -q -s -p no:randomly $(PYTEST_ARGS)
+
+# A stateful schemathesis run over /v1, /v4, /v5 and /sandbox (all but the faults): no 5xx, no answer
+# outside the OpenAPI document; the last line gives the cases and the links covered.
+fuzz: $(TEST_STAMP)
+	$(BIN)/python -m tests.fuzz.run_fuzz
+
+# The stock standards-compliant provider of tests/interop (oidc-provider, from npm), into tests/interop/provider.
+interop-deps:
+	npm install --prefix tests/interop/provider --no-audit --no-fund
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
