@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
         self.status.show_terminal(terminal)
 
     def on_session_state(self, state: SessionState) -> None:
-        self.status.show_connection(state)
+        self.status.show_connection(state, self.terminal.session.ends_at if self.terminal is not None else None)
         if state in (SessionState.EXPIRED, SessionState.REVOKED) and self.terminal is not None:
             self.messages.show_error("The sign-in is no longer valid. Sign in again; the open check is kept.")
             self.cashier.detach()

@@ -142,7 +142,12 @@ async def test_a_401_refreshes_once_and_retries_once(
     customers = await pos.list_customers()
 
     assert customers
-    assert wire.lines == ["GET /v4/customers 401", "POST /v1/token 200", "GET /v4/customers 200"]
+    assert wire.lines == [
+        "GET /v4/customers 401",
+        "GET /.well-known/oauth-authorization-server 200",  # where to refresh, asked once
+        "POST /v1/token 200",
+        "GET /v4/customers 200",
+    ]
     assert manager.refreshes == 1
     assert saved == [manager.tokens], "the new token set is handed on to be stored"
     assert manager.tokens.access_token != tokens.access_token
@@ -163,7 +168,11 @@ async def test_a_token_close_to_expiry_is_refreshed_before_the_request(
 
     await pos.list_customers()
 
-    assert wire.lines == ["POST /v1/token 200", "GET /v4/customers 200"], "no request was sent with the old token"
+    assert wire.lines == [
+        "GET /.well-known/oauth-authorization-server 200",
+        "POST /v1/token 200",
+        "GET /v4/customers 200",
+    ], "no request was sent with the old token"
 
 
 async def test_concurrent_401s_share_one_refresh(
