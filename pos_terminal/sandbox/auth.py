@@ -191,8 +191,8 @@ def _client_credentials(request: Request, params: Mapping[str, str]) -> tuple[st
 def _authenticate_client(conn: sqlite3.Connection, client_id: str | None, secret: str | None) -> sqlite3.Row:
     """The client, authenticated: a confidential client proves its secret at every endpoint (RFC 6749 §3.2.1,
     RFC 8628 §3.4); a public client has no secret to send."""
-    if not client_id:
-        raise OAuthError("invalid_request", "Missing parameter: client_id")
+    if not client_id:  # RFC 6749 §5.2: "no client authentication included" is invalid_client
+        raise OAuthError("invalid_client", "No client_id and no client credentials", 401)
     row = conn.execute("SELECT * FROM clients WHERE client_id = ?", (client_id,)).fetchone()
     if row is None:
         raise OAuthError("invalid_client", "Unknown client", 401)

@@ -62,7 +62,7 @@ def test_device_authorization_takes_json_and_refuses_unknown_clients_and_scopes(
     scope = client.post("/v1/device_authorization", data={"client_id": "pos-terminal", "scope": "everything"})
     assert (scope.status_code, scope.json()["error"]) == (400, "invalid_scope")
     missing = client.post("/v1/device_authorization", data={})
-    assert (missing.status_code, missing.json()["error"]) == (400, "invalid_request")
+    assert (missing.status_code, missing.json()["error"]) == (401, "invalid_client")
 
 
 def test_device_flow_pending_then_approved_gives_a_merchant_token_once(
