@@ -74,7 +74,7 @@ class NewCheckin(_In):
 class MintToken(_In):
     merchantId: str | None = None
     organizationId: str | None = None
-    scope: str = "posapi"
+    scope: str = Field(default="posapi", min_length=1)
     expiresIn: (
         Annotated[int, Field(ge=0, le=TEN_YEARS, description="Seconds; 0: a token that never expires"), Integral] | None
     ) = None

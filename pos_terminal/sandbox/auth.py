@@ -92,12 +92,16 @@ class OAuthError(Exception):
         )
 
 
-def _body_doc(fields: Mapping[str, str], required: Sequence[str]) -> dict[str, Any]:
-    schema = {
-        "type": "object",
-        "properties": {name: {"type": "string", "description": text} for name, text in fields.items()},
-        "required": list(required),
+def _body_doc(
+    fields: Mapping[str, str], required: Sequence[str], enums: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, Any]:
+    """A form or JSON body of string parameters; a parameter given is never empty (an empty one is missing)."""
+    properties: dict[str, dict[str, Any]] = {
+        name: {"type": "string", "minLength": 1, "description": text} for name, text in fields.items()
     }
+    for name, values in (enums or {}).items():
+        properties[name]["enum"] = list(values)
+    schema = {"type": "object", "properties": properties, "required": list(required)}
     return {
         "requestBody": {"required": True, "content": {FORM: {"schema": schema}, "application/json": {"schema": schema}}}
     }
@@ -279,7 +283,14 @@ def server_metadata(request: Request) -> dict[str, Any]:
     "/v1/device_authorization",
     response_model=DeviceAuthorizationResponse,
     responses=_oauth_errors(400, 401),
-    openapi_extra=_body_doc({"client_id": "Issued to the application", "scope": "e.g. posapi"}, ["client_id"]),
+    openapi_extra=_body_doc(
+        {
+            "client_id": "Issued to the application (or in HTTP Basic)",
+            "client_secret": "A confidential client's secret (or in HTTP Basic); a public client sends none",
+            "scope": "e.g. posapi",
+        },
+        [],
+    ),
 )
 async def device_authorization(request: Request) -> Response:
     """Start a device authorization (RFC 8628 §3.1): a device code for the client, a user code for the person."""
@@ -332,12 +343,15 @@ async def device_authorization(request: Request) -> Response:
             "grant_type": "authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code",
             "code": "authorization_code grant",
             "redirect_uri": "authorization_code grant: the one used in the authorization request",
+            "code_verifier": "authorization_code grant: the PKCE verifier, when the request had a code_challenge",
             "refresh_token": "refresh_token grant",
+            "scope": "refresh_token grant: the same scope or less (never more)",
             "device_code": "device_code grant",
-            "client_id": "Issued to the application",
-            "client_secret": "Issued to the application (optional for the device grant of a public client)",
+            "client_id": "Issued to the application (or in HTTP Basic)",
+            "client_secret": "A confidential client's secret (or in HTTP Basic); a public client sends none",
         },
         ["grant_type"],
+        enums={"grant_type": ["authorization_code", "refresh_token", DEVICE_GRANT]},
     ),
 )
 async def token(request: Request) -> Response:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pos_terminal.sandbox.clock import iso, parse_iso_ms
 from pos_terminal.sandbox.problems import PROBLEM_JSON, Problem, ProblemError, not_found, validation_failed
-from pos_terminal.sandbox.rules import check_errors
+from pos_terminal.sandbox.rules import MAX_REF_LENGTH, check_errors
 from pos_terminal.sandbox.security import pos_merchant, sandbox_of
 from pos_terminal.sandbox.state import Sandbox, move_funds, new_id
 from pos_terminal.sandbox.text import TextChecked
@@ -92,8 +92,8 @@ class CreateTransaction(_Wire):
     """Fields sent when creating a transaction (2.6)."""
 
     pointsEarned: Int32 | None = None
-    refId: str | None = None
-    terminalId: str | None = None
+    refId: Annotated[str | None, Field(json_schema_extra={"maxLength": MAX_REF_LENGTH})] = None
+    terminalId: Annotated[str | None, Field(json_schema_extra={"maxLength": MAX_REF_LENGTH})] = None
     chargeAmount: Int32
     itemTotal: Int32
     itemTax: Int32 | None = None
@@ -103,7 +103,8 @@ class CreateTransaction(_Wire):
     tax: Int32 | None = None
     balance: Int32
     customer: CustomerRef
-    items: list[Item]
+    # at least one: a rule of the check (422 naming items, contract section 7), written for clients here
+    items: Annotated[list[Item], Field(json_schema_extra={"minItems": 1})]
     discounts: list[Discount] | None = None
     payments: list[Payment] | None = None
 

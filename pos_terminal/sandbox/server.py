@@ -29,6 +29,7 @@ class SandboxServer:
             host=host,
             port=port,
             http=GuardedH11Protocol.guarded_by(self.guard),
+            timeout_keep_alive=5,  # an idle connection between requests; the guard times the requests themselves
             log_level="warning",
             access_log=False,
             lifespan="on",
