@@ -1063,17 +1063,18 @@ async def _authorize_post(request: Request, kind: str) -> Response:
         return _redirect(auth, {"grant_type": "authorization_code", "code": code})
 
 
+AUTHORIZE_PARAMS = (
+    "client_id",
+    "response_type",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+)
 AUTHORIZE_QUERY = [
     {"name": name, "in": "query", "required": name in ("client_id", "response_type"), "schema": {"type": "string"}}
-    for name in (
-        "client_id",
-        "response_type",
-        "redirect_uri",
-        "scope",
-        "state",
-        "code_challenge",
-        "code_challenge_method",
-    )
+    for name in AUTHORIZE_PARAMS
 ]
 AUTHORIZE_FORM = {
     "requestBody": {
@@ -1086,13 +1087,7 @@ AUTHORIZE_FORM = {
                         for name in (
                             "csrf_token",
                             "step",
-                            "client_id",
-                            "response_type",
-                            "redirect_uri",
-                            "scope",
-                            "state",
-                            "code_challenge",
-                            "code_challenge_method",
+                            *AUTHORIZE_PARAMS,
                             "username",
                             "password",
                             "owner_id",

@@ -9,8 +9,9 @@ from pos_terminal.config import load_settings
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.terminal import Terminal, resolve_service
-from tests.api.fake_service import Answer, FakeService
+from tests.api.fake_service import FakeService, signs_in_without_refresh
 from tests.cli.conftest import CLI, write_config
+from tests.conftest import finish_at_once
 
 
 def test_a_wrong_sign_in_path_is_said_as_such_naming_the_address(
@@ -42,32 +43,14 @@ def test_scopes_are_a_setting_of_the_region(cli: CLI, profile: Path, sandbox: Sa
 def test_status_says_when_a_sign_in_without_refresh_token_ends(
     cli: CLI, profile: Path, fake_service: FakeService
 ) -> None:
-    fake_service.routes["POST /v1/device_authorization"] = Answer.json(
-        200,
-        {
-            "device_code": "dc",
-            "user_code": "BCDF-GHJK",
-            "verification_uri": "http://x/d",
-            "expires_in": 600,
-            "interval": 1,
-        },
-    )
-    fake_service.routes["POST /v1/token"] = Answer.json(
-        200, {"access_token": "at", "token_type": "Bearer", "expires_in": 900, "scope": "posapi"}
-    )
+    signs_in_without_refresh(fake_service)
     paths = Paths.profile(profile)
     settings, _ = load_settings(paths.config_file)
 
     async def sign_in() -> str:
         terminal = Terminal(paths, settings, resolve_service(settings, paths, service_url=fake_service.url))
         try:
-            authorization = await terminal.session.start_device_sign_in()
-
-            async def no_wait(_: float) -> None:
-                return None
-
-            terminal.session.auth.sleep = no_wait
-            await terminal.session.finish_device_sign_in(authorization)
+            await finish_at_once(terminal.session, await terminal.session.start_device_sign_in())
             ends = terminal.session.ends_at
             assert ends is not None
             return ends.astimezone().strftime("%Y-%m-%d %H:%M")

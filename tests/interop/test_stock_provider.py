@@ -17,6 +17,7 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal, resolve_service
+from tests.conftest import finish_at_once
 from tests.interop.conftest import Provider
 from tests.keyrings import MemoryKeyring
 
@@ -49,12 +50,7 @@ async def sign_in(terminal: Terminal, provider: Provider) -> None:
     authorization = await terminal.session.start_device_sign_in()
     assert authorization.verification_uri_complete
     await asyncio.to_thread(provider.approve, authorization.verification_uri_complete)
-
-    async def no_wait(_: float) -> None:
-        return None
-
-    terminal.session.auth.sleep = no_wait  # approved already: the first poll gets the tokens
-    await terminal.session.finish_device_sign_in(authorization)
+    await finish_at_once(terminal.session, authorization)
 
 
 async def renew(terminal: Terminal) -> str:

@@ -21,7 +21,8 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal, resolve_service
-from tests.api.fake_service import Answer, FakeService
+from tests.api.fake_service import FakeService, signs_in_without_refresh
+from tests.conftest import finish_at_once
 
 
 @pytest.fixture
@@ -53,12 +54,7 @@ async def sign_in(terminal: Terminal, server: SandboxServer) -> None:
     async with httpx.AsyncClient(base_url=server.url) as control:
         approved = await control.post("/sandbox/device/approve", json={"userCode": authorization.user_code})
         approved.raise_for_status()
-
-    async def no_wait(_: float) -> None:
-        return None
-
-    terminal.session.auth.sleep = no_wait  # approved already: the first poll gets the tokens
-    await terminal.session.finish_device_sign_in(authorization)
+    await finish_at_once(terminal.session, authorization)
 
 
 async def expire_on_the_server(server: SandboxServer) -> None:
@@ -130,31 +126,14 @@ async def test_a_sign_in_without_a_refresh_token_says_when_it_ends(
     tmp_path: Path, fake_service: FakeService, insecure_token_file: None
 ) -> None:
     """A server that gives refresh tokens only with offline_access gave none, and the terminal fell silent."""
-    fake_service.routes["POST /v1/device_authorization"] = Answer.json(
-        200,
-        {
-            "device_code": "dc",
-            "user_code": "BCDF-GHJK",
-            "verification_uri": "http://x/d",
-            "expires_in": 600,
-            "interval": 1,
-        },
-    )
-    fake_service.routes["POST /v1/token"] = Answer.json(
-        200, {"access_token": "at", "token_type": "Bearer", "expires_in": 900, "scope": "posapi"}
-    )
+    signs_in_without_refresh(fake_service)
     settings = Settings(terminal_id="LANE-1", allow_insecure_token_file=True)
     paths = Paths.profile(tmp_path / "profile")
     terminal = Terminal(paths, settings, resolve_service(settings, paths, service_url=fake_service.url))
     try:
         authorization = await terminal.session.start_device_sign_in()
-
-        async def no_wait(_: float) -> None:
-            return None
-
-        terminal.session.auth.sleep = no_wait
         before = terminal.session.auth.now()
-        await terminal.session.finish_device_sign_in(authorization)
+        await finish_at_once(terminal.session, authorization)
         ends = terminal.session.ends_at
         assert ends is not None
         assert 899 <= (ends - before).total_seconds() <= 901

@@ -18,7 +18,7 @@ from pos_terminal.config import CustomUrls, Settings, save_settings
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.ui.main_window import MainWindow, Page
-from tests.api.fake_service import Answer, FakeService
+from tests.api.fake_service import FakeService, signs_in_without_refresh
 from tests.conftest import mint_token
 from tests.ui.conftest import TERMINAL_ID, finish, screenshot, until
 
@@ -29,25 +29,7 @@ LIFETIME = 900
 def auth_server(client: httpx.Client) -> Iterator[FakeService]:
     """Device sign-in without a refresh token; its access token is a real sandbox token of the same lifetime."""
     with FakeService().running() as service:
-        service.routes["POST /v1/device_authorization"] = Answer.json(
-            200,
-            {
-                "device_code": "dc",
-                "user_code": "BCDF-GHJK",
-                "verification_uri": f"{service.url}/device",
-                "expires_in": 600,
-                "interval": 1,
-            },
-        )
-        service.routes["POST /v1/token"] = Answer.json(
-            200,
-            {
-                "access_token": mint_token(client, expiresIn=LIFETIME),
-                "token_type": "Bearer",
-                "expires_in": LIFETIME,
-                "scope": "posapi",
-            },
-        )
+        signs_in_without_refresh(service, mint_token(client, expiresIn=LIFETIME), LIFETIME)
         yield service
 
 
