@@ -6,6 +6,8 @@
 #   make dist        a one-folder bundle for this machine in dist/pos-terminal (PyInstaller, packaging/)
 #   make dist-test   builds the bundle from a clean copy of the tree and drives it: setup, login, report, window
 #   make desktop-tools  desktop-file-validate and appstreamcli from Debian, for the tests that check those files
+#   (make fuzz  schemathesis, every phase including stateful, over the sandbox with a fixed seed; about 3 min)
+#   (make interop-deps  installs the stock OAuth provider (npm) the interoperability tests start)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -17,7 +19,7 @@ TEST_STAMP    := $(VENV)/.test-$(DEPS)
 DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
 
-.PHONY: run test test-browser minify soak lint check-format types contracts format clean dist dist-test desktop-tools
+.PHONY: run test test-browser minify soak fuzz interop-deps lint check-format types contracts format clean dist dist-test desktop-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +42,8 @@ run: $(RUNTIME_STAMP)
 
 # One pytest run, GUI tests included, in random order; every test has a time limit (pyproject.toml).
 test: lint
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory interop-deps \
+		|| echo "oidc-provider could not be installed: the interoperability tests with it will skip"; fi
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The real-browser tests (tests/browser, also part of `make test`, where they skip without Chromium):
@@ -69,6 +73,20 @@ soak: $(TEST_STAMP)
 	done
 	POS_SOAK_CHARGES=$(SOAK_CHARGES) POS_SOAK_REPORT=soak-report.json QT_QPA_PLATFORM=offscreen \
 		$(BIN)/python -m pytest tests/soak -q -s -p no:randomly -p no:logging $(PYTEST_ARGS)
+
+# A stateful schemathesis run over /v1, /v4, /v5 and /sandbox (all but the faults): no 5xx, no answer
+# outside the OpenAPI document; the last line gives the cases and the links covered.
+fuzz: $(TEST_STAMP)
+	$(BIN)/python -m tests.fuzz.run_fuzz
+
+# The stock standards-compliant provider of tests/interop (oidc-provider, from npm, as pinned in its
+# package-lock.json), into tests/interop/provider/node_modules. make test runs it when npm is there.
+PROVIDER := tests/interop/provider
+PROVIDER_STAMP := $(PROVIDER)/node_modules/.installed
+interop-deps: $(PROVIDER_STAMP)
+$(PROVIDER_STAMP): $(PROVIDER)/package.json $(PROVIDER)/package-lock.json
+	npm ci --prefix $(PROVIDER) --no-audit --no-fund
+	touch $@
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
@@ -100,4 +118,4 @@ format: $(TEST_STAMP)
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis soak-report.json
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis soak-report.json $(PROVIDER)/node_modules

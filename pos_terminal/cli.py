@@ -328,8 +328,21 @@ async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
     await session.finish_device_sign_in(authorization, on_status)
     out.line("Signed in.")
+    if (ends := _renewal_note(session)) is not None:
+        out.note(ends)
     out.data({"state": session.state.value})
     return EXIT_OK
+
+
+def _renewal_note(session: Any) -> str | None:
+    """The one sentence for a sign-in that cannot be renewed, with the time it ends."""
+    ends = session.ends_at
+    if ends is None:
+        return None
+    return (
+        f"This sign-in ends at {_local(ends)} and cannot be renewed: the service gave no refresh token. "
+        "Sign in again then (some services renew only with the scope offline_access; see auth.REGION.scope)."
+    )
 
 
 async def _logout(terminal: Any, args: argparse.Namespace, out: Output) -> int:
@@ -348,6 +361,7 @@ async def _status(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         "posUrl": terminal.service.pos_url,
         "terminalId": terminal.settings.terminal_id,
         "session": terminal.session.state.value,
+        "signInEnds": terminal.session.ends_at.isoformat() if terminal.session.ends_at else None,
         "tokenStore": terminal.session.store.description,
         "insecureTokenStore": terminal.session.store.insecure,
         "pendingStateChanges": len(journal.pending_state_changes()),
@@ -358,6 +372,8 @@ async def _status(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     out.line(f"Service:     {terminal.service.name}{badge} ({terminal.service.pos_url})")
     out.line(f"Terminal:    {status['terminalId']}")
     out.line(f"Connection:  {status['session']}")
+    if (ends := _renewal_note(terminal.session)) is not None:
+        out.line(f"Sign-in:     {ends}")
     out.line(f"Sign-in in:  {status['tokenStore']}" + (" — INSECURE" if status["insecureTokenStore"] else ""))
     charges, changes = status["unfinishedCharges"], status["pendingStateChanges"]
     out.line(f"Pending:     {charges} charge(s) verifying, {changes} state change(s) to send")

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -51,6 +52,44 @@ class CustomUrls(BaseModel):
     payments_url: str = ""
 
 
+DEFAULT_SCOPE = "posapi"
+
+
+class RegionAuth(BaseModel):
+    """How the terminal signs in at one region's authorization server (``[auth.REGION]`` in the file).
+
+    An endpoint left empty comes from the server's metadata (RFC 8414, then OpenID discovery) when
+    it publishes any, else from the published paths (``/v1/token``, ``/v1/device_authorization``).
+    An endpoint given is an absolute address or a path under the region's auth address.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    scope: str = Field(default=DEFAULT_SCOPE, min_length=1, max_length=512)
+    token_endpoint: str = Field(default="", max_length=2048)
+    device_authorization_endpoint: str = Field(default="", max_length=2048)
+    discovery: bool = True
+
+    @field_validator("scope")
+    @classmethod
+    def _scope_tokens(cls, value: str) -> str:
+        # RFC 6749 §3.3: space-separated tokens of printable ASCII except " and \
+        tokens = value.split()
+        if not tokens or any(not ch.isascii() or not ch.isprintable() or ch in '"\\' for t in tokens for ch in t):
+            raise ValueError('scopes are words of printable ASCII (no " or \\), separated by spaces')
+        return " ".join(tokens)
+
+    @field_validator("token_endpoint", "device_authorization_endpoint")
+    @classmethod
+    def _endpoint(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith("/"):
+            parts = urlsplit(value)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ValueError("give an address like https://host/token, or a path like /oauth/token")
+        return value
+
+
 class Settings(BaseModel):
     """What the user can set. Defaults describe a fresh machine: the embedded sandbox."""
 
@@ -65,6 +104,8 @@ class Settings(BaseModel):
     client_id: str = "pos-terminal"
     method_override: bool = False
     routes: dict[str, str] = Field(default_factory=dict)
+    # per region key ("global", "custom", "sandbox"; "service" for --service URL): scopes and endpoints
+    auth: dict[str, RegionAuth] = Field(default_factory=dict)
     allow_insecure_token_file: bool = False
     legacy_api_token: bool = False
     printer: str | None = None
@@ -76,6 +117,10 @@ class Settings(BaseModel):
     @classmethod
     def _upper(cls, value: str) -> str:
         return value.upper()
+
+    def auth_for(self, region: str) -> RegionAuth:
+        """The sign-in settings of ``region``: its own table, else the defaults."""
+        return self.auth.get(region) or RegionAuth()
 
 
 def with_changes(settings: Settings, **changes: Any) -> Settings:

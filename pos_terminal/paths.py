@@ -58,6 +58,11 @@ class Paths:
         return self.data_dir / "sandbox.sqlite3"
 
     @property
+    def sign_in_lock(self) -> Path:
+        """Taken by whichever process of the profile renews the sign-in (holds no data)."""
+        return self.data_dir / "sign-in.lock"
+
+    @property
     def insecure_token_file(self) -> Path:
         """Only used when the user opts in to storing the sign-in outside the keychain."""
         return self.data_dir / "tokens.json"

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import keyring
@@ -15,6 +15,10 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from tests.keyrings import MemoryKeyring
+
+if TYPE_CHECKING:
+    from pos_terminal.api.models import DeviceAuthorization
+    from pos_terminal.services.session import Session
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -119,3 +123,13 @@ def create_transaction(pos: httpx.Client, body: dict[str, Any]) -> str:
     response = pos.post("/transactions", json=body)
     assert response.status_code == 201, response.text
     return response.headers["location"].rsplit("/", 1)[-1]
+
+
+async def finish_at_once(session: Session, authorization: DeviceAuthorization) -> None:
+    """Finish a device sign-in that is approved already: the first poll gets the tokens, without the interval's wait."""
+
+    async def no_wait(_: float) -> None:
+        return None
+
+    session.auth.sleep = no_wait
+    await session.finish_device_sign_in(authorization)

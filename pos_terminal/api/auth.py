@@ -5,8 +5,14 @@
   other error, back off on network errors, stop at ``expires_in``.
 * Authorization-code exchange and the refresh grant (a refresh answer without
   ``refresh_token`` keeps the old one).
+* The endpoints come from the settings, the server's metadata or the published
+  paths (:mod:`pos_terminal.api.discovery`), and every error of the authorization
+  server is said in words about that server, naming the address that failed.
 * :class:`TokenManager` refreshes before expiry and after a 401, one refresh at
-  a time however many requests wait for it.
+  a time however many requests wait for it; with a :class:`SharedSignIn` also one
+  at a time across the processes of a profile, refreshing only a token that is
+  still the stale one when its turn comes (a server that rotates refresh tokens
+  revokes the whole grant when one is used twice).
 """
 
 from __future__ import annotations
@@ -14,27 +20,31 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from pydantic import ValidationError
 
 from pos_terminal.api.answers import read_json
+from pos_terminal.api.discovery import EndpointChoice, Endpoints, discover, unanswered_at
 from pos_terminal.api.errors import (
+    AuthEndpointNotFound,
     AuthorizationPending,
     ExpiredToken,
+    InvalidGrant,
     OAuthError,
     ResponseInvalid,
     ServerError,
     ServiceUnreachable,
     SlowDown,
-    error_from_response,
+    auth_server_error,
 )
 from pos_terminal.api.models import DeviceAuthorization, TokenResponse
-from pos_terminal.api.transport import bounded_request, unanswered
+from pos_terminal.api.transport import bounded_request
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +135,7 @@ class AuthClient:
         client_id: str,
         client_secret: str | None = None,
         *,
+        endpoints: EndpointChoice | None = None,
         now: Callable[[], datetime] = utcnow,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
@@ -132,47 +143,73 @@ class AuthClient:
         self.auth_url = auth_url.rstrip("/")
         self.client_id = client_id
         self.client_secret = client_secret
+        self.choice = endpoints or EndpointChoice()
         self.now = now
         self.sleep = sleep
+        self._endpoints: Endpoints | None = None
+        self._discovering = asyncio.Lock()
 
-    async def _post(self, path: str, form: dict[str, str]) -> dict[str, Any]:
+    async def endpoints(self) -> Endpoints:
+        """Where to sign in: found once per client (a failure is not kept, so the next try asks again)."""
+        if self._endpoints is None:
+            async with self._discovering:
+                if self._endpoints is None:
+                    self._endpoints = await discover(self.http, self.auth_url, self.choice)
+        return self._endpoints
+
+    async def _post(self, url: str, form: dict[str, str]) -> dict[str, Any]:
         form = {"client_id": self.client_id, **form}
         if self.client_secret:
             form["client_secret"] = self.client_secret
         try:
-            response = await bounded_request(
-                self.http, "POST", f"{self.auth_url}{path}", data=form, headers={"Accept": "application/json"}
-            )
+            response = await bounded_request(self.http, "POST", url, data=form, headers={"Accept": "application/json"})
         except httpx.TransportError as exc:
-            raise unanswered(exc) from exc
+            raise unanswered_at(exc, url) from exc
         if not response.is_success:
-            raise error_from_response(response.status_code, response.headers, response.text)
+            raise auth_server_error(response.status_code, response.headers, response.text, url)
         try:
             data = read_json(response.content)
         except ValueError:
-            raise ResponseInvalid(detail="token endpoint answered without JSON") from None
+            data = None
         if not isinstance(data, dict):
-            raise ResponseInvalid(detail="token endpoint answered without an object")
+            raise ResponseInvalid(
+                f"The authorization server at {url} answered with something other than a JSON object.",
+                detail=response.text[:200],
+            )
         return data
 
     async def _token(self, form: dict[str, str], previous: TokenSet | None = None) -> TokenSet:
-        data = await self._post("/v1/token", form)
+        url = (await self.endpoints()).token
+        data = await self._post(url, form)
         try:
             response = TokenResponse.model_validate(data)
         except ValidationError:
-            raise ResponseInvalid(detail="token response without access_token") from None
+            raise ResponseInvalid(
+                f"The authorization server at {url} answered without an access token.", detail="token response"
+            ) from None
         if response.token_type.lower() != "bearer":
-            raise ResponseInvalid(detail=f"unsupported token type {response.token_type}")
+            raise ResponseInvalid(
+                f"The authorization server at {url} gave a token of an unsupported type ({response.token_type[:40]})."
+            )
         return TokenSet.from_response(response, now=self.now(), previous=previous)
 
     # --- device flow ------------------------------------------------------------------------------
 
     async def start_device_authorization(self, scope: str = "posapi") -> DeviceAuthorization:
-        data = await self._post("/v1/device_authorization", {"scope": scope})
+        endpoints = await self.endpoints()
+        url = endpoints.device_authorization
+        if url is None:
+            raise AuthEndpointNotFound(
+                f"The authorization server at {self.auth_url} does not offer sign-in with a code "
+                f"(its metadata names no device authorization endpoint)."
+            )
+        data = await self._post(url, {"scope": scope})
         try:
             return DeviceAuthorization.model_validate({**data, "received_at": self.now()})
         except ValidationError:
-            raise ResponseInvalid(detail="device authorization response is incomplete") from None
+            raise ResponseInvalid(
+                f"The authorization server at {url} sent an incomplete answer to the sign-in request."
+            ) from None
 
     async def poll_device_token(
         self, authorization: DeviceAuthorization, on_status: Callable[[DeviceStatus], None] | None = None
@@ -217,23 +254,51 @@ class AuthClient:
         return await self._token({"grant_type": "refresh_token", "refresh_token": tokens.refresh_token}, tokens)
 
 
+class SharedSignIn(Protocol):
+    """Where every process of one profile keeps the sign-in, and the lock they take turns under to renew it."""
+
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        """Exclusive across processes for as long as it is held."""
+        ...
+
+    def load(self) -> TokenSet | None:
+        """The sign-in as stored now; None when there is none."""
+        ...
+
+    def save(self, tokens: TokenSet) -> None: ...
+
+
+class SignedOutElsewhere(InvalidGrant):
+    sentence = "The sign-in was removed by another pos-terminal on this computer."
+    hint = "Sign in again."
+
+
 class TokenManager:
-    """The current token of a sign-in: refreshed before expiry and after a 401, one refresh at a time."""
+    """The current token of a sign-in: refreshed before expiry and after a 401, one refresh at a time.
+
+    With ``shared``, a refresh also waits its turn among the profile's processes, then reads the
+    stored sign-in again: when another process has renewed it meanwhile, that token is taken and
+    nothing is sent, so a refresh token is never used twice. The new tokens are saved before the
+    turn ends. ``on_change`` hears of every new token set, whoever renewed it.
+    """
 
     def __init__(
         self,
         auth: AuthClient,
         tokens: TokenSet,
         *,
+        shared: SharedSignIn | None = None,
         on_change: Callable[[TokenSet], None] | None = None,
         margin: timedelta = timedelta(seconds=60),
     ) -> None:
         self.auth = auth
         self.tokens = tokens
+        self.shared = shared
         self.on_change = on_change
         self.margin = margin
         self._lock = asyncio.Lock()
         self.refreshes = 0
+        self.adopted = 0
 
     @staticmethod
     def _header(tokens: TokenSet) -> tuple[str, str]:
@@ -244,7 +309,7 @@ class TokenManager:
             async with self._lock:
                 if self.tokens.expires_within(self.margin, self.auth.now()):
                     try:
-                        await self._refresh()
+                        await self._renew(self.tokens)
                     except ServiceUnreachable:
                         if self.tokens.expires_within(timedelta(), self.auth.now()):
                             raise
@@ -255,14 +320,32 @@ class TokenManager:
         async with self._lock:
             if self._header(self.tokens) != rejected:
                 return self._header(self.tokens)  # another request refreshed meanwhile
-            await self._refresh()
+            await self._renew(self.tokens)
             return self._header(self.tokens)
 
-    async def _refresh(self) -> None:
-        self.tokens = await self.auth.refresh(self.tokens)
+    async def _renew(self, stale: TokenSet) -> None:
+        if self.shared is None:
+            self._use(await self.auth.refresh(stale))
+            self.refreshes += 1
+            return
+        async with self.shared.turn():
+            stored = self.shared.load()
+            if stored is None:
+                raise SignedOutElsewhere()
+            if stored.access_token != stale.access_token:
+                log.info("another process renewed the sign-in; using its token")
+                self.adopted += 1
+                self._use(stored)
+                return
+            fresh = await self.auth.refresh(stored)
+            self.shared.save(fresh)
         self.refreshes += 1
+        self._use(fresh)
+
+    def _use(self, tokens: TokenSet) -> None:
+        self.tokens = tokens
         if self.on_change is not None:
-            self.on_change(self.tokens)
+            self.on_change(tokens)
 
 
 class StaticCredentials:

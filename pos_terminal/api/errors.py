@@ -190,6 +190,33 @@ class InvalidClient(OAuthError):
     hint = "Check the region and the client id in the settings."
 
 
+class InvalidScope(OAuthError):
+    sentence = "The authorization server does not grant the scopes this terminal asks for."
+    hint = "Check the scopes of the region in the settings (auth.REGION.scope)."
+
+
+# --- the authorization server answering with something that is not an OAuth error ------------------------
+
+
+class AuthEndpointNotFound(ApiError):
+    """A 404 (or 405, 410) from a sign-in address: a wrong path, not an unknown transaction."""
+
+    sentence = "The authorization server has no sign-in address there."
+    hint = "Check the region's auth address, or set the sign-in endpoints of the region in the settings."
+
+
+class AuthServerRefused(ApiError):
+    sentence = "The authorization server refused the request."
+    hint = "Check the region's auth address and the client id in the settings."
+
+
+class AuthMetadataInvalid(ApiError):
+    """The server's metadata document cannot be used (RFC 8414 §3.3)."""
+
+    sentence = "The authorization server describes itself in a way the terminal cannot use."
+    hint = "Check the region's auth address, or set the sign-in endpoints of the region in the settings."
+
+
 PROBLEM_CODES: Mapping[str, type[ApiError]] = {
     "BAD_REQUEST": BadRequest,
     "VALIDATION_FAILED": ValidationFailed,
@@ -207,6 +234,7 @@ PROBLEM_CODES: Mapping[str, type[ApiError]] = {
 }
 
 OAUTH_CODES: Mapping[str, type[OAuthError]] = {
+    "invalid_scope": InvalidScope,
     "authorization_pending": AuthorizationPending,
     "slow_down": SlowDown,
     "access_denied": AccessDenied,
@@ -333,3 +361,33 @@ def error_from_response(status: int, headers: Mapping[str, str], text: str) -> A
         field_errors=field_errors,
         retry_after=retry_after,
     )
+
+
+# OAuth errors about the terminal's configuration, not about the person's sign-in: their sentence names the address.
+_CONFIGURATION_ERRORS = (InvalidClient, InvalidScope)
+
+
+def auth_server_error(status: int, headers: Mapping[str, str], text: str, url: str) -> ApiError:
+    """The exception for an error answer of the authorization server at ``url``, in words about that server.
+
+    OAuth errors about the sign-in itself (pending, denied, expired, invalid grant) keep their own
+    sentences; everything else names the address that failed, so a wrong path is not taken for an
+    unknown transaction, nor a proxy's 502 for the POS API's.
+    """
+    error = error_from_response(status, headers, text)
+
+    def said(cls: type[ApiError], sentence: str) -> ApiError:
+        return cls(sentence, status=status, code=error.code, detail=error.detail, retry_after=error.retry_after)
+
+    if isinstance(error, OAuthError) and error.code is not None:
+        if isinstance(error, _CONFIGURATION_ERRORS):
+            return said(type(error), f"{error.sentence.rstrip('.')} ({url}).")
+        if type(error) is OAuthError:  # an error code the terminal has no sentence for
+            return said(OAuthError, f"The authorization server at {url} refused the sign-in ({error.code}).")
+        return error
+    if status in (404, 405, 410):
+        return said(AuthEndpointNotFound, f"The authorization server has no sign-in address at {url} (HTTP {status}).")
+    if status == 429 or status >= 500:
+        what = "is busy" if status == 429 else "had a problem answering"
+        return said(ServerError, f"The authorization server at {url} {what} (HTTP {status}).")
+    return said(AuthServerRefused, f"The authorization server at {url} refused the request (HTTP {status}).")

@@ -7,20 +7,21 @@ path of the service without a browser or a real customer.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field
 
 from pos_terminal.sandbox import pos
 from pos_terminal.sandbox.clock import iso
 from pos_terminal.sandbox.faults import MODES, Fault
 from pos_terminal.sandbox.pos import CHECKIN_QUERY, Customer, customer_of, problems
-from pos_terminal.sandbox.problems import ProblemError, not_found
+from pos_terminal.sandbox.problems import FieldError, ProblemError, not_found, validation_failed
 from pos_terminal.sandbox.security import KNOWN_SCOPES, issue_tokens, sandbox_of
 from pos_terminal.sandbox.server_guard import loopback_only
-from pos_terminal.sandbox.state import Sandbox, move_funds, new_id
+from pos_terminal.sandbox.state import ClockLimit, Sandbox, move_funds, new_id
 from pos_terminal.sandbox.text import TextChecked
+from pos_terminal.sandbox.wire import INT32_MAX, TEN_YEARS, Boolean, DateTime, Integral, Numeric
 
 router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
 
@@ -51,10 +52,10 @@ class NewCustomer(_In):
     firstName: str = Field(min_length=1)
     lastName: str = Field(min_length=1)
     memberNo: str | None = None
-    balance: StrictInt = Field(default=100_000, ge=0, le=2**31 - 1)
+    balance: Annotated[int, Field(ge=0, le=INT32_MAX), Integral] = 100_000
     card: Literal["ok", "declined", "insufficient_funds"] = "ok"
     gender: str | None = None
-    dob: str | None = None
+    dob: DateTime | None = None
     notes: str | None = None
 
 
@@ -84,9 +85,11 @@ class NewCheckin(_In):
 class MintToken(_In):
     merchantId: str | None = None
     organizationId: str | None = None
-    scope: str = "posapi"
-    expiresIn: StrictInt | None = Field(default=None, ge=0, description="0: a token that never expires")
-    refresh: bool = False
+    scope: str = Field(default="posapi", min_length=1)
+    expiresIn: (
+        Annotated[int, Field(ge=0, le=TEN_YEARS, description="Seconds; 0: a token that never expires"), Integral] | None
+    ) = None
+    refresh: Boolean = False
 
 
 class TokenResponse(BaseModel):
@@ -108,7 +111,7 @@ class DeviceDeny(_In):
 
 
 class ClockAdvance(_In):
-    advanceSeconds: float = Field(ge=0, le=10 * 365 * 86400)
+    advanceSeconds: Annotated[float, Field(ge=0, le=TEN_YEARS), Numeric]
 
 
 class ClockState(BaseModel):
@@ -120,8 +123,8 @@ class FaultSpec(_In):
     method: str = Field(min_length=1, description="HTTP method, or * for any")
     path: str = Field(min_length=1, description="Request path; * matches any run of characters")
     mode: Literal["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"]
-    times: StrictInt = Field(default=1, ge=1, le=1000)
-    delayMs: StrictInt = Field(default=0, ge=0, le=120_000)
+    times: Annotated[int, Field(ge=1, le=1000), Integral] = 1
+    delayMs: Annotated[int, Field(ge=0, le=120_000), Integral] = 0
 
 
 class FaultOut(BaseModel):
@@ -140,20 +143,26 @@ class SettingsOut(BaseModel):
     location: bool
     feeBasisPoints: int
     loyaltyPercent: int
+    rotateRefreshTokens: bool
 
 
 class SettingsPatch(_In):
-    autoCancelSeconds: StrictInt | None = Field(default=None, ge=1)
-    tokenTtl: StrictInt | None = Field(default=None, ge=0)
-    deviceInterval: StrictInt | None = Field(default=None, ge=0)
-    deviceExpiresIn: StrictInt | None = Field(default=None, ge=1)
-    location: bool | None = None
-    feeBasisPoints: StrictInt | None = Field(default=None, ge=0, le=10_000)
-    loyaltyPercent: StrictInt | None = Field(default=None, ge=0, le=100)
+    autoCancelSeconds: Annotated[int, Field(ge=1, le=7 * 86_400), Integral] | None = None
+    tokenTtl: (
+        Annotated[int, Field(ge=0, le=TEN_YEARS, description="Seconds; 0: tokens that never expire"), Integral] | None
+    ) = None
+    deviceInterval: Annotated[int, Field(ge=0, le=3_600), Integral] | None = None
+    deviceExpiresIn: Annotated[int, Field(ge=1, le=86_400), Integral] | None = None
+    location: Boolean | None = None
+    feeBasisPoints: Annotated[int, Field(ge=0, le=10_000), Integral] | None = None
+    loyaltyPercent: Annotated[int, Field(ge=0, le=100), Integral] | None = None
+    rotateRefreshTokens: Boolean | None = Field(
+        default=None, description="A refresh answers with a new refresh token; reusing a spent one revokes the grant"
+    )
 
 
 class Tip(_In):
-    tipAmount: StrictInt = Field(ge=0, le=2**31 - 1)
+    tipAmount: Annotated[int, Field(ge=0, le=INT32_MAX), Integral]
 
 
 SETTING_NAMES = {
@@ -164,6 +173,7 @@ SETTING_NAMES = {
     "location": "location",
     "feeBasisPoints": "fee_basis_points",
     "loyaltyPercent": "loyalty_percent",
+    "rotateRefreshTokens": "rotate_refresh_tokens",
 }
 
 
@@ -389,11 +399,14 @@ def get_clock(request: Request) -> dict[str, Any]:
     return _clock_state(sandbox_of(request))
 
 
-@router.post("/clock", response_model=ClockState, responses=problems(400))
+@router.post("/clock", response_model=ClockState, responses=problems(400, 422))
 def advance_clock(request: Request, body: ClockAdvance) -> dict[str, Any]:
     """Move the sandbox's clock forward; overdue authorized transactions are canceled at once."""
     sandbox = sandbox_of(request)
-    sandbox.advance_clock(body.advanceSeconds)
+    try:
+        sandbox.advance_clock(body.advanceSeconds)
+    except ClockLimit as exc:
+        raise validation_failed([FieldError(field="advanceSeconds", message=str(exc))]) from None
     with sandbox.db.tx() as conn:
         pos.expire_authorized(conn, sandbox)
     return _clock_state(sandbox)

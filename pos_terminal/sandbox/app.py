@@ -1,4 +1,4 @@
-"""The sandbox's ASGI application: routers, problem handlers, method override, faults."""
+"""The sandbox's ASGI application: routers, problem handlers, method override, body limit, dates, faults."""
 
 from __future__ import annotations
 
@@ -6,17 +6,17 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from email.utils import format_datetime
-from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pos_terminal.sandbox import admin, approval, auth, pages, payments, pos, sdk
 from pos_terminal.sandbox.clock import Clock
 from pos_terminal.sandbox.examples import ordering
 from pos_terminal.sandbox.faults import FaultMiddleware
-from pos_terminal.sandbox.problems import PROBLEM_JSON, install_handlers
+from pos_terminal.sandbox.limits import BodyLimit
+from pos_terminal.sandbox.openapi import build_openapi
+from pos_terminal.sandbox.problems import install_handlers
 from pos_terminal.sandbox.seed import seed_demo_data
 from pos_terminal.sandbox.state import Sandbox
 
@@ -64,29 +64,6 @@ class ServiceDate:
         await self.app(scope, receive, send_dated)
 
 
-def _openapi(app: FastAPI) -> dict[str, Any]:
-    """FastAPI's document, with its 422 validation shape replaced by our 400 problem details."""
-    if app.openapi_schema:
-        return app.openapi_schema
-    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-    problem_ref = {"$ref": "#/components/schemas/Problem"}
-    for path_item in schema.get("paths", {}).values():
-        for operation in path_item.values():
-            responses = operation.get("responses", {})
-            default_422 = responses.get("422", {})
-            if "HTTPValidationError" in str(default_422):
-                del responses["422"]
-            if operation.get("parameters") or operation.get("requestBody"):
-                responses.setdefault(
-                    "400", {"description": "Malformed request", "content": {PROBLEM_JSON: {"schema": problem_ref}}}
-                )
-    components = schema.get("components", {}).get("schemas", {})
-    for name in ("HTTPValidationError", "ValidationError"):
-        components.pop(name, None)
-    app.openapi_schema = schema
-    return schema
-
-
 def create_app(sandbox: Sandbox) -> FaultMiddleware:
     """The whole service for one :class:`Sandbox`; demo data is created on first start."""
     with sandbox.db.tx() as conn:
@@ -115,18 +92,19 @@ def create_app(sandbox: Sandbox) -> FaultMiddleware:
     api.state.approvals = approval.PendingApprovals()
     api.state.ordering = ordering.Shop()
     install_handlers(api)
-    api.include_router(auth.router)
-    api.include_router(pos.router)
-    api.include_router(payments.router)
-    api.include_router(admin.router)
-    api.include_router(payments.control_router)
-    api.include_router(sdk.router)
-    api.include_router(approval.router)
-    api.include_router(ordering.router)
+    routers = (
+        auth.router, pos.router, payments.router, admin.router, payments.control_router,
+        sdk.router, approval.router, ordering.router,
+    )  # fmt: skip
+    for router in routers:
+        api.include_router(router)
     api.mount(pages.ASSETS_PATH, pages.assets(), name="assets")
-    api.openapi = lambda: _openapi(api)  # type: ignore[method-assign]
+    # what a 405 lists in Allow (problems.allowed_methods): every route, the documentation's included
+    api.state.method_routes = [*api.routes, *(route for router in routers for route in router.routes)]
+    api.openapi = lambda: build_openapi(api)  # type: ignore[method-assign]
     # the faults outermost: a dropped connection needs uvicorn's own send, and a faulted answer has no Date
-    return FaultMiddleware(ServiceDate(MethodOverride(api), sandbox.clock), sandbox.faults)
+    dated = ServiceDate(BodyLimit(MethodOverride(api), sandbox.settings.max_body_bytes), sandbox.clock)
+    return FaultMiddleware(dated, sandbox.faults)
 
 
 async def _sweep(sandbox: Sandbox) -> None:

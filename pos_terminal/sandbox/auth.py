@@ -13,21 +13,25 @@ and short-lived.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import re
 import secrets
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel
 
+from pos_terminal.sandbox.db import secret_digest
 from pos_terminal.sandbox.pages import render
 from pos_terminal.sandbox.security import KNOWN_SCOPES, POS_SCOPE, issue_tokens, sandbox_of
 from pos_terminal.sandbox.state import Sandbox, new_secret
+from pos_terminal.sandbox.text import text_problem
 
 router = APIRouter(tags=["authorization service"])
 
@@ -40,6 +44,7 @@ SESSION_SECONDS = 3600
 # a client that waits exactly ``interval`` may arrive a little early on a busy machine
 POLL_TOLERANCE_MS = 250
 FORM = "application/x-www-form-urlencoded"
+PKCE_VALUE = re.compile(r"[A-Za-z0-9\-._~]{43,128}")  # a code_verifier, and an S256 code_challenge (43)
 
 
 class TokenResponse(BaseModel):
@@ -87,12 +92,16 @@ class OAuthError(Exception):
         )
 
 
-def _body_doc(fields: Mapping[str, str], required: Sequence[str]) -> dict[str, Any]:
-    schema = {
-        "type": "object",
-        "properties": {name: {"type": "string", "description": text} for name, text in fields.items()},
-        "required": list(required),
+def _body_doc(
+    fields: Mapping[str, str], required: Sequence[str], enums: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, Any]:
+    """A form or JSON body of string parameters; a parameter given is never empty (an empty one is missing)."""
+    properties: dict[str, dict[str, Any]] = {
+        name: {"type": "string", "minLength": 1, "description": text} for name, text in fields.items()
     }
+    for name, values in (enums or {}).items():
+        properties[name]["enum"] = list(values)
+    schema = {"type": "object", "properties": properties, "required": list(required)}
     return {
         "requestBody": {"required": True, "content": {FORM: {"schema": schema}, "application/json": {"schema": schema}}}
     }
@@ -120,7 +129,7 @@ async def _params(request: Request) -> dict[str, str]:
             if not isinstance(value, str | int) or isinstance(value, bool):
                 raise OAuthError("invalid_request", f"Parameter {key} must be a string")
             params[str(key)] = str(value)
-        return params
+        return _text_only(params)
     if content_type in (FORM, ""):
         try:
             pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, strict_parsing=False)
@@ -131,8 +140,23 @@ async def _params(request: Request) -> dict[str, str]:
             if key in params:
                 raise OAuthError("invalid_request", f"Parameter {key} is repeated")
             params[key] = value
-        return params
+        return _text_only(params)
     raise OAuthError("invalid_request", f"Unsupported content type {content_type}; send JSON or a form")
+
+
+def _text_only(params: dict[str, str]) -> dict[str, str]:
+    """Parameters whose names and values are text (JSON can carry lone surrogates, a form control characters)."""
+    for key, value in params.items():
+        if text_problem(key) is not None:
+            raise OAuthError("invalid_request", "A parameter name is not text")
+        if (problem := text_problem(value)) is not None:
+            raise OAuthError("invalid_request", f"Parameter {key} {problem}")
+    return params
+
+
+def same_secret(given: str, stored: str) -> bool:
+    """Constant-time comparison of any two strings (``compare_digest`` takes ASCII strings only)."""
+    return secrets.compare_digest(given.encode("utf-8", "surrogatepass"), stored.encode("utf-8", "surrogatepass"))
 
 
 def _need(params: Mapping[str, str], *names: str) -> None:
@@ -142,29 +166,47 @@ def _need(params: Mapping[str, str], *names: str) -> None:
 
 
 def _client_credentials(request: Request, params: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """Client id and secret from the body, or from HTTP Basic (RFC 6749 §2.3.1)."""
+    """Client id and secret from the body, or from HTTP Basic, never both (RFC 6749 §2.3.1).
+
+    In the Basic header both are form-urlencoded before base64, so ``demo%2Dweb`` is ``demo-web``.
+    An empty secret is no secret.
+    """
     header = request.headers.get("authorization", "")
-    if header.lower().startswith("basic "):
+    if header[:6].lower() == "basic ":
+        if params.get("client_secret"):
+            raise OAuthError("invalid_request", "Send the client's credentials one way: HTTP Basic or the body")
         try:
-            decoded = base64.b64decode(header[6:].strip()).decode("utf-8")
-            client_id, _, secret = decoded.partition(":")
+            decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
         except (ValueError, UnicodeDecodeError):
             raise OAuthError("invalid_client", "Malformed Basic credentials", 401) from None
-        return client_id, secret
-    return params.get("client_id"), params.get("client_secret")
+        if ":" not in decoded:
+            raise OAuthError("invalid_client", "Malformed Basic credentials", 401)
+        raw_id, _, raw_secret = decoded.partition(":")
+        client_id, secret = unquote_plus(raw_id), unquote_plus(raw_secret)
+        if text_problem(client_id) is not None or text_problem(secret) is not None:
+            raise OAuthError("invalid_client", "Malformed Basic credentials", 401)
+        body_id = params.get("client_id")
+        if body_id and body_id != client_id:
+            raise OAuthError("invalid_request", "client_id in the body differs from the Basic credentials")
+        return client_id, secret or None
+    return params.get("client_id"), params.get("client_secret") or None
 
 
-def _authenticate_client(
-    conn: sqlite3.Connection, client_id: str | None, secret: str | None, *, secret_required: bool
-) -> sqlite3.Row:
-    if not client_id:
-        raise OAuthError("invalid_request", "Missing parameter: client_id")
+def _authenticate_client(conn: sqlite3.Connection, client_id: str | None, secret: str | None) -> sqlite3.Row:
+    """The client, authenticated: a confidential client proves its secret at every endpoint (RFC 6749 §3.2.1,
+    RFC 8628 §3.4); a public client has no secret to send."""
+    if not client_id:  # RFC 6749 §5.2: "no client authentication included" is invalid_client
+        raise OAuthError("invalid_client", "No client_id and no client credentials", 401)
     row = conn.execute("SELECT * FROM clients WHERE client_id = ?", (client_id,)).fetchone()
     if row is None:
         raise OAuthError("invalid_client", "Unknown client", 401)
     stored = row["client_secret"]
-    checked = stored is not None and (secret_required or secret is not None)
-    if checked and (secret is None or not secrets.compare_digest(stored, secret)):
+    if stored is None:
+        if secret is not None:
+            raise OAuthError("invalid_client", "Client authentication failed: this public client has no secret", 401)
+    elif secret is None:
+        raise OAuthError("invalid_client", "Client authentication required: send the client secret", 401)
+    elif not same_secret(secret, stored):
         raise OAuthError("invalid_client", "Client authentication failed", 401)
     client: sqlite3.Row = row
     return client
@@ -197,6 +239,43 @@ def _new_user_code(conn: sqlite3.Connection) -> str:
             return code
 
 
+# --- metadata (RFC 8414) -------------------------------------------------------------------------------------
+
+
+class ServerMetadata(BaseModel):
+    """Authorization server metadata (RFC 8414 §2): where each endpoint is and what it supports."""
+
+    issuer: str
+    authorization_endpoint: str
+    token_endpoint: str
+    device_authorization_endpoint: str
+    response_types_supported: list[str]
+    grant_types_supported: list[str]
+    token_endpoint_auth_methods_supported: list[str]
+    code_challenge_methods_supported: list[str]
+    scopes_supported: list[str]
+
+
+@router.get("/.well-known/oauth-authorization-server", response_model=ServerMetadata)
+def server_metadata(request: Request) -> dict[str, Any]:
+    """The endpoints a standard client discovers (RFC 8414); ``issuer`` is the sandbox's root address.
+
+    Organization access uses ``/authorize/organization``, which metadata has no field for.
+    """
+    base = _public_base(request)
+    return {
+        "issuer": base,
+        "authorization_endpoint": f"{base}/authorize/merchant",
+        "token_endpoint": f"{base}/v1/token",
+        "device_authorization_endpoint": f"{base}/v1/device_authorization",
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+        "code_challenge_methods_supported": ["S256"],
+        "scopes_supported": list(KNOWN_SCOPES),
+    }
+
+
 # --- device authorization and token endpoint -----------------------------------------------------------------
 
 
@@ -204,7 +283,14 @@ def _new_user_code(conn: sqlite3.Connection) -> str:
     "/v1/device_authorization",
     response_model=DeviceAuthorizationResponse,
     responses=_oauth_errors(400, 401),
-    openapi_extra=_body_doc({"client_id": "Issued to the application", "scope": "e.g. posapi"}, ["client_id"]),
+    openapi_extra=_body_doc(
+        {
+            "client_id": "Issued to the application (or in HTTP Basic)",
+            "client_secret": "A confidential client's secret (or in HTTP Basic); a public client sends none",
+            "scope": "e.g. posapi",
+        },
+        [],
+    ),
 )
 async def device_authorization(request: Request) -> Response:
     """Start a device authorization (RFC 8628 §3.1): a device code for the client, a user code for the person."""
@@ -213,7 +299,7 @@ async def device_authorization(request: Request) -> Response:
         params = await _params(request)
         client_id, secret = _client_credentials(request, params)
         with sandbox.db.tx() as conn:
-            _authenticate_client(conn, client_id, secret, secret_required=False)
+            client = _authenticate_client(conn, client_id, secret)
             scope = _scope_of(params.get("scope"), POS_SCOPE)
             now = sandbox.clock.now_ms()
             device_code = new_secret()
@@ -223,9 +309,9 @@ async def device_authorization(request: Request) -> Response:
                 "INSERT INTO device_codes(device_code, user_code, client_id, scope, created_at, expires_at, interval_s)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
-                    device_code,
+                    secret_digest(device_code),
                     user_code,
-                    client_id,
+                    client["client_id"],
                     scope,
                     now,
                     now + settings.device_expires_in * 1000,
@@ -257,12 +343,15 @@ async def device_authorization(request: Request) -> Response:
             "grant_type": "authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code",
             "code": "authorization_code grant",
             "redirect_uri": "authorization_code grant: the one used in the authorization request",
+            "code_verifier": "authorization_code grant: the PKCE verifier, when the request had a code_challenge",
             "refresh_token": "refresh_token grant",
+            "scope": "refresh_token grant: the same scope or less (never more)",
             "device_code": "device_code grant",
-            "client_id": "Issued to the application",
-            "client_secret": "Issued to the application (optional for the device grant of a public client)",
+            "client_id": "Issued to the application (or in HTTP Basic)",
+            "client_secret": "A confidential client's secret (or in HTTP Basic); a public client sends none",
         },
         ["grant_type"],
+        enums={"grant_type": ["authorization_code", "refresh_token", DEVICE_GRANT]},
     ),
 )
 async def token(request: Request) -> Response:
@@ -295,23 +384,20 @@ def _grant(
     client_id: str | None,
     secret: str | None,
 ) -> dict[str, Any]:
-    if grant == DEVICE_GRANT:
-        client = _authenticate_client(conn, client_id, secret, secret_required=False)
-        return _device_grant(conn, sandbox, params, client["client_id"])
-    if grant == "authorization_code":
-        client = _authenticate_client(conn, client_id, secret, secret_required=True)
-        return _code_grant(conn, sandbox, params, client["client_id"])
-    if grant == "refresh_token":
-        client = _authenticate_client(conn, client_id, secret, secret_required=True)
-        return _refresh_grant(conn, sandbox, params, client["client_id"])
-    raise OAuthError("unsupported_grant_type", f"Grant type {grant} is not supported")
+    grants = {DEVICE_GRANT: _device_grant, "authorization_code": _code_grant, "refresh_token": _refresh_grant}
+    if grant not in grants:
+        raise OAuthError("unsupported_grant_type", f"Grant type {grant} is not supported")
+    client = _authenticate_client(conn, client_id, secret)
+    return grants[grant](conn, sandbox, params, client["client_id"])
 
 
 def _device_grant(
     conn: sqlite3.Connection, sandbox: Sandbox, params: Mapping[str, str], client_id: str
 ) -> dict[str, Any]:
     _need(params, "device_code")
-    row = conn.execute("SELECT * FROM device_codes WHERE device_code = ?", (params["device_code"],)).fetchone()
+    row = conn.execute(
+        "SELECT * FROM device_codes WHERE device_code = ?", (secret_digest(params["device_code"]),)
+    ).fetchone()
     if row is None or row["client_id"] != client_id:
         raise OAuthError("invalid_grant", "Unknown device code")
     now = sandbox.clock.now_ms()
@@ -352,19 +438,19 @@ def _code_grant(
     conn: sqlite3.Connection, sandbox: Sandbox, params: Mapping[str, str], client_id: str
 ) -> dict[str, Any]:
     _need(params, "code", "redirect_uri")
-    row = conn.execute("SELECT * FROM auth_codes WHERE code = ?", (params["code"],)).fetchone()
+    row = conn.execute("SELECT * FROM auth_codes WHERE code = ?", (secret_digest(params["code"]),)).fetchone()
     if row is None or row["client_id"] != client_id:
         raise OAuthError("invalid_grant", "Unknown authorization code")
     if row["used_at"] is not None:
         # RFC 6749 §4.1.2: a code used twice revokes what the first use issued
-        conn.execute("UPDATE access_tokens SET revoked = 1 WHERE grant_id = ?", (row["code"],))
-        conn.execute("UPDATE refresh_tokens SET revoked = 1 WHERE grant_id = ?", (row["code"],))
+        _revoke_grant(conn, row["code"])
         raise OAuthError("invalid_grant", "The authorization code was already used")
     now = sandbox.clock.now_ms()
     if row["expires_at"] <= now:
         raise OAuthError("invalid_grant", "The authorization code has expired")
     if row["redirect_uri"] is not None and row["redirect_uri"] != params["redirect_uri"]:
         raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request")
+    _verify_pkce(row["code_challenge"], params.get("code_verifier"))
     conn.execute("UPDATE auth_codes SET used_at = ? WHERE code = ?", (now, row["code"]))
     return issue_tokens(
         conn,
@@ -378,23 +464,74 @@ def _code_grant(
     )
 
 
+def _verify_pkce(challenge: str | None, verifier: str | None) -> None:
+    """RFC 7636 §4.6 with S256 only; a verifier for a code issued without a challenge is refused too,
+    so PKCE cannot be stripped from a request and added back later (RFC 9700 §2.1.1)."""
+    if challenge is None:
+        if verifier:
+            raise OAuthError(
+                "invalid_grant", "code_verifier given, but the authorization request had no code_challenge"
+            )
+        return
+    if not verifier:
+        raise OAuthError("invalid_grant", "Missing code_verifier: the authorization request used PKCE")
+    if not PKCE_VALUE.fullmatch(verifier):
+        raise OAuthError("invalid_grant", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
+    if not same_secret(pkce_s256(verifier), challenge):
+        raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge")
+
+
+def pkce_s256(verifier: str) -> str:
+    """``BASE64URL(SHA256(verifier))`` without padding (RFC 7636 §4.2)."""
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def _revoke_grant(conn: sqlite3.Connection, grant_id: str | None) -> None:
+    if grant_id is not None:
+        conn.execute("UPDATE access_tokens SET revoked = 1 WHERE grant_id = ?", (grant_id,))
+        conn.execute("UPDATE refresh_tokens SET revoked = 1 WHERE grant_id = ?", (grant_id,))
+
+
 def _refresh_grant(
     conn: sqlite3.Connection, sandbox: Sandbox, params: Mapping[str, str], client_id: str
 ) -> dict[str, Any]:
+    """RFC 6749 §6. Without rotation (the published behaviour) the answer has no refresh_token and the
+    client keeps the one it has; with rotation it has a new one, and the old one is spent: presenting a
+    spent one again revokes the whole grant, since one of the two holders must be a thief (RFC 9700 §4.14.2)."""
     _need(params, "refresh_token")
-    row = conn.execute("SELECT * FROM refresh_tokens WHERE refresh_token = ?", (params["refresh_token"],)).fetchone()
+    row = conn.execute(
+        "SELECT * FROM refresh_tokens WHERE refresh_token = ?", (secret_digest(params["refresh_token"]),)
+    ).fetchone()
     if row is None or row["revoked"] or (row["client_id"] is not None and row["client_id"] != client_id):
         raise OAuthError("invalid_grant", "Unknown or revoked refresh token")
-    # the published answer to a refresh has no refresh_token: the client keeps the one it has
+    if row["used_at"] is not None:
+        _revoke_grant(conn, row["grant_id"])
+        raise OAuthError("invalid_grant", "The refresh token was already used; the grant is revoked")
+    granted = row["scope"].split()
+    scope = row["scope"]
+    if params.get("scope"):
+        asked = _scope_of(params["scope"], POS_SCOPE).split()
+        wider = [s for s in asked if s not in granted]
+        if wider:
+            raise OAuthError("invalid_scope", f"The grant does not include {' '.join(wider)}")
+        scope = " ".join(asked)
+    rotate = sandbox.settings.rotate_refresh_tokens
+    if rotate:
+        conn.execute(
+            "UPDATE refresh_tokens SET used_at = ? WHERE refresh_token = ?",
+            (sandbox.clock.now_ms(), row["refresh_token"]),
+        )
     return issue_tokens(
         conn,
         sandbox,
         client_id=client_id,
         owner_type=row["owner_type"],
         owner_id=row["owner_id"],
-        scope=row["scope"],
-        with_refresh=False,
+        scope=scope,
+        with_refresh=rotate,
         grant_id=row["grant_id"],
+        refresh_scope=row["scope"],
     )
 
 
@@ -435,7 +572,7 @@ def _with_cookie(response: Response, session: WebSession) -> Response:
 
 def _csrf_ok(session: WebSession, form: Mapping[str, str]) -> bool:
     sent = form.get("csrf_token", "")
-    return not session.fresh and bool(sent) and secrets.compare_digest(sent, session.csrf)
+    return not session.fresh and bool(sent) and same_secret(sent, session.csrf)
 
 
 def _client_address(request: Request) -> str:
@@ -550,7 +687,7 @@ def _owners(conn: sqlite3.Connection, username: str, kind: str) -> list[sqlite3.
 
 def _check_password(conn: sqlite3.Connection, username: str, password: str) -> bool:
     row = conn.execute("SELECT password FROM users WHERE username = ?", (username,)).fetchone()
-    return row is not None and secrets.compare_digest(row["password"], password)
+    return row is not None and same_secret(password, row["password"])
 
 
 def _login(
@@ -650,23 +787,25 @@ async def device_submit(request: Request) -> Response:
             return _expired_form(session)
         shown = form.get("user_code", "")
         code = normalize_user_code(shown)
+        # The limit comes before the look-up: once an address or a session has guessed wrong too often,
+        # the right code gets the same 429 as a wrong one, so the answer tells a guesser nothing.
         buckets = _buckets("user_code", request, session)
+        wait = _limited(conn, sandbox, buckets, now)
+        if wait:
+            page = _message(
+                "Too many attempts",
+                f"Too many wrong codes. Try again in {wait} seconds.",
+                tone="error",
+                status=429,
+                headers={"Retry-After": str(wait)},
+            )
+            return _with_cookie(page, session)
         row = None
         if len(code) == USER_CODE_LENGTH:
             row = conn.execute(
                 "SELECT * FROM device_codes WHERE user_code = ? AND status = 'pending' AND expires_at > ?", (code, now)
             ).fetchone()
         if row is None:
-            wait = _limited(conn, sandbox, buckets, now)
-            if wait:
-                page = _message(
-                    "Too many attempts",
-                    f"Too many wrong codes. Try again in {wait} seconds.",
-                    tone="error",
-                    status=429,
-                    headers={"Retry-After": str(wait)},
-                )
-                return _with_cookie(page, session)
             _record_failure(conn, buckets, now)
             error = "That code is not valid or has expired. Check the terminal and type it again."
             return _with_cookie(_code_page(session, shown[:12], error, status=400), session)
@@ -724,6 +863,7 @@ class AuthRequest:
     registered_redirect: bool
     scope: str
     state: str | None
+    code_challenge: str | None = None
 
 
 def _redirect_allowed(uri: str, registered: Sequence[str]) -> bool:
@@ -744,8 +884,10 @@ class AuthorizeProblem(Exception):
     """A bad authorization request: shown as a page when the redirect target cannot be trusted."""
 
 
-def _auth_request(conn: sqlite3.Connection, params: Mapping[str, str], kind: str) -> tuple[AuthRequest, str | None]:
-    """The validated request, and an error code to redirect with (RFC 6749 §4.1.2.1) when one applies."""
+def _auth_request(
+    conn: sqlite3.Connection, params: Mapping[str, str], kind: str
+) -> tuple[AuthRequest, dict[str, str] | None]:
+    """The validated request, and the error to redirect with (RFC 6749 §4.1.2.1) when one applies."""
     client_id = params.get("client_id", "")
     client = conn.execute("SELECT * FROM clients WHERE client_id = ?", (client_id,)).fetchone()
     if client is None:
@@ -756,12 +898,15 @@ def _auth_request(conn: sqlite3.Connection, params: Mapping[str, str], kind: str
         raise AuthorizeProblem("The redirect address is not registered for this application (redirect_uri).")
     error = None
     if params.get("response_type") != "code":
-        error = "unsupported_response_type"
+        error = {"error": "unsupported_response_type"}
     scope = POS_SCOPE
     try:
         scope = _scope_of(params.get("scope"), POS_SCOPE)
-    except OAuthError:
-        error = error or "invalid_scope"
+    except OAuthError as exc:
+        error = error or {"error": exc.error, "error_description": exc.description}
+    challenge = params.get("code_challenge") or None
+    pkce = _pkce_problem(challenge, params.get("code_challenge_method"), public=client["client_secret"] is None)
+    error = error or ({"error": "invalid_request", "error_description": pkce} if pkce else None)
     request = AuthRequest(
         client_id=client_id,
         client_name=client["name"],
@@ -769,8 +914,23 @@ def _auth_request(conn: sqlite3.Connection, params: Mapping[str, str], kind: str
         registered_redirect=bool(params.get("redirect_uri")),
         scope=scope,
         state=params.get("state"),
+        code_challenge=challenge,
     )
     return request, error
+
+
+def _pkce_problem(challenge: str | None, method: str | None, *, public: bool) -> str | None:
+    """Why the request's PKCE parameters are refused (RFC 7636 §4.4.1), or None: S256 only, and a public
+    client, which has no secret to prove at the token endpoint, must use it (RFC 9700 §2.1.1)."""
+    if challenge is None:
+        if method:
+            return "code_challenge_method without code_challenge"
+        return "A public client must use PKCE: send code_challenge with code_challenge_method=S256" if public else None
+    if method != "S256":
+        return "code_challenge_method must be S256 (plain is not accepted)"
+    if len(challenge) != 43 or not PKCE_VALUE.fullmatch(challenge):
+        return "code_challenge must be the 43-character BASE64URL of a SHA-256"
+    return None
 
 
 def _redirect(auth: AuthRequest, values: Mapping[str, str]) -> RedirectResponse:
@@ -790,6 +950,8 @@ def _auth_hidden(auth: AuthRequest, session: WebSession, params: Mapping[str, st
         "redirect_uri": params.get("redirect_uri"),
         "scope": params.get("scope"),
         "state": auth.state,
+        "code_challenge": auth.code_challenge,
+        "code_challenge_method": params.get("code_challenge_method"),
     }
 
 
@@ -843,7 +1005,7 @@ def _authorize_get(request: Request, kind: str) -> Response:
         except AuthorizeProblem as exc:
             return _with_cookie(_message("Cannot authorize", str(exc), tone="error", status=400), session)
         if error:
-            return _redirect(auth, {"error": error})
+            return _redirect(auth, error)
         return _authorize_page(conn, request, session, kind, params)
 
 
@@ -860,7 +1022,7 @@ async def _authorize_post(request: Request, kind: str) -> Response:
         except AuthorizeProblem as exc:
             return _with_cookie(_message("Cannot authorize", str(exc), tone="error", status=400), session)
         if error:
-            return _redirect(auth, {"error": error})
+            return _redirect(auth, error)
         step = form.get("step")
         if step == "login":
             failure = _login(conn, sandbox, request, session, form, now)
@@ -877,10 +1039,10 @@ async def _authorize_post(request: Request, kind: str) -> Response:
             return _authorize_page(conn, request, session, kind, form, error=f"Choose one of your {kind}s.", status=400)
         code = new_secret()
         conn.execute(
-            "INSERT INTO auth_codes(code, client_id, redirect_uri, scope, owner_type, owner_id, created_at, expires_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO auth_codes(code, client_id, redirect_uri, scope, owner_type, owner_id, created_at, expires_at,"
+            " code_challenge, code_challenge_method) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                code,
+                secret_digest(code),
                 auth.client_id,
                 auth.redirect_uri if auth.registered_redirect else None,
                 auth.scope,
@@ -888,14 +1050,25 @@ async def _authorize_post(request: Request, kind: str) -> Response:
                 owner_id,
                 now,
                 now + sandbox.settings.auth_code_ttl * 1000,
+                auth.code_challenge,
+                "S256" if auth.code_challenge else None,
             ),
         )
         return _redirect(auth, {"grant_type": "authorization_code", "code": code})
 
 
+AUTHORIZE_PARAMS = (
+    "client_id",
+    "response_type",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+)
 AUTHORIZE_QUERY = [
     {"name": name, "in": "query", "required": name in ("client_id", "response_type"), "schema": {"type": "string"}}
-    for name in ("client_id", "response_type", "redirect_uri", "scope", "state")
+    for name in AUTHORIZE_PARAMS
 ]
 AUTHORIZE_FORM = {
     "requestBody": {
@@ -908,11 +1081,7 @@ AUTHORIZE_FORM = {
                         for name in (
                             "csrf_token",
                             "step",
-                            "client_id",
-                            "response_type",
-                            "redirect_uri",
-                            "scope",
-                            "state",
+                            *AUTHORIZE_PARAMS,
                             "username",
                             "password",
                             "owner_id",

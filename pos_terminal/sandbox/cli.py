@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from pos_terminal.sandbox.state import SandboxSettings
 
 
+DEMO_ACCOUNTS = "demo/demo, cafe/demo"
+
+
 def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("pos-terminal", appauthor=False)) / "sandbox" / "sandbox.sqlite3"
 
@@ -22,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback unless --public)")
     parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (default)")
     parser.add_argument("--public", action="store_true", help="allow a non-loopback --host")
+    parser.add_argument(
+        "--allow-demo-accounts",
+        action="store_true",
+        help="with --public: start although anyone who can reach it may sign in as demo/demo",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--db", type=Path, help=f"SQLite file (default {default_db_path()})")
     where.add_argument("--memory", action="store_true", help="keep state in memory only")
@@ -29,6 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token-ttl", type=int, default=3600, help="access token lifetime in seconds")
     parser.add_argument("--device-interval", type=int, default=5, help="device-code polling interval in seconds")
     parser.add_argument("--no-location", action="store_true", help="omit Location on create (forces reconciliation)")
+    parser.add_argument(
+        "--rotate-refresh-tokens",
+        action="store_true",
+        help="each refresh gives a new refresh token; reusing a spent one revokes the grant",
+    )
 
 
 def settings_from(args: argparse.Namespace) -> SandboxSettings:
@@ -39,6 +52,7 @@ def settings_from(args: argparse.Namespace) -> SandboxSettings:
         token_ttl=args.token_ttl,
         device_interval=args.device_interval,
         location=not args.no_location,
+        rotate_refresh_tokens=args.rotate_refresh_tokens,
         db_path=":memory:" if args.memory else str(args.db or default_db_path()),
     )
 
@@ -50,6 +64,20 @@ def run(args: argparse.Namespace) -> int:
     if not args.public and not is_loopback(args.host):
         print(f"refusing to listen on {args.host}: not a loopback address (add --public to insist)")
         return 2
+    if args.public and not is_loopback(args.host):
+        if not args.allow_demo_accounts:
+            print(
+                f"refusing to listen on {args.host}: the demo accounts ({DEMO_ACCOUNTS}) would let anyone on the "
+                "network sign in and take a merchant token (add --allow-demo-accounts to insist)",
+                file=sys.stderr,
+            )
+            return 2
+        print(
+            f"WARNING: listening on {args.host} with the demo accounts ({DEMO_ACCOUNTS}): anyone who can reach "
+            "this address can sign in as them and act for their merchants",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         server = SandboxServer(settings_from(args), host=args.host, port=args.port)
     except CannotListen as exc:

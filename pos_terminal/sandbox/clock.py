@@ -56,15 +56,24 @@ def iso(ms: int | None) -> str | None:
     """ISO 8601 UTC with millisecond precision and a ``Z``, as the service sends it."""
     if ms is None:
         return None
-    return from_ms(ms).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    moment = from_ms(ms)
+    # strftime's %Y does not pad years before 1000 on every platform ("56-11-13"), which is not ISO 8601
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def parse_iso_ms(text: str) -> int:
-    """Parse an ISO 8601 time; a time without offset is taken as UTC."""
-    value = text.strip()
-    if value.endswith(("Z", "z")):
+    """Parse an ISO 8601 time (any RFC 3339 ``date-time`` too); a time without offset is taken as UTC.
+
+    RFC 3339 allows a lower-case ``t`` and ``z`` and a leap second (``23:59:60``), which Python's
+    parser does not: the letters are read as upper case, and a leap second as the second after :59.
+    """
+    value = text.strip().upper()
+    if value.endswith("Z"):
         value = value[:-1] + "+00:00"
+    leap = len(value) >= 19 and value[10] == "T" and value[16:19] == ":60"
+    if leap:
+        value = value[:17] + "59" + value[19:]
     parsed = datetime.fromisoformat(value)
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return to_ms(parsed)
+    return to_ms(parsed) + (1000 if leap else 0)

@@ -8,6 +8,7 @@ file is in WAL mode with ``synchronous=FULL`` so state survives a restart.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -183,7 +184,30 @@ MIGRATIONS: list[str] = [
         used_at INTEGER
     );
     """,
+    # 2: secrets stored as their SHA-256 (as a real service keeps them), PKCE, refresh-token rotation
+    """
+    UPDATE access_tokens SET access_token = sha256(access_token), grant_id = sha256(grant_id);
+    UPDATE refresh_tokens SET refresh_token = sha256(refresh_token), grant_id = sha256(grant_id);
+    UPDATE auth_codes SET code = sha256(code);
+    UPDATE device_codes SET device_code = sha256(device_code);
+    ALTER TABLE refresh_tokens ADD COLUMN used_at INTEGER;
+    ALTER TABLE auth_codes ADD COLUMN code_challenge TEXT;
+    ALTER TABLE auth_codes ADD COLUMN code_challenge_method TEXT;
+    CREATE INDEX access_tokens_grant ON access_tokens(grant_id);
+    CREATE INDEX refresh_tokens_grant ON refresh_tokens(grant_id);
+    """,
 ]
+
+
+def secret_digest(secret: str | None) -> str | None:
+    """What the database keeps of a token, code or device code: its SHA-256, in hex.
+
+    The secrets are 256-bit random strings, so a plain hash cannot be reversed or guessed.
+    Any string has a digest, even one with a lone surrogate: it simply matches nothing.
+    """
+    if secret is None:
+        return None
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Database:
@@ -196,6 +220,7 @@ class Database:
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
         self._conn.row_factory = sqlite3.Row
+        self._conn.create_function("sha256", 1, secret_digest, deterministic=True)
         self._conn.execute("PRAGMA foreign_keys = ON")
         if self.path != ":memory:":
             self._conn.execute("PRAGMA journal_mode = WAL")

@@ -15,7 +15,7 @@ import sqlite3
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import ConfigDict, Field, StrictBool, StrictInt
+from pydantic import ConfigDict, Field
 
 from pos_terminal.sandbox.clock import iso
 from pos_terminal.sandbox.pos import problems
@@ -32,14 +32,15 @@ from pos_terminal.sandbox.security import (
 from pos_terminal.sandbox.server_guard import loopback_only
 from pos_terminal.sandbox.state import Sandbox, move_funds, new_id, new_secret
 from pos_terminal.sandbox.text import TextChecked
+from pos_terminal.sandbox.wire import INT32_MAX, INT32_MIN, Boolean, Integral
 
 router = APIRouter(prefix="/v5", tags=["Payments API v5"])
 control_router = APIRouter(prefix="/sandbox", tags=["Sandbox control"], dependencies=[Depends(loopback_only)])
 
-Int32 = Annotated[StrictInt, Field(ge=-(2**31), le=2**31 - 1, json_schema_extra={"format": "int32"})]
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX, json_schema_extra={"format": "int32"}), Integral]
 # bounds of one field sit in its type: a second ``Field(ge=...)`` on the attribute would not override the first
-Cents = Annotated[StrictInt, Field(ge=0, le=2**31 - 1, json_schema_extra={"format": "int32"})]
-Count = Annotated[StrictInt, Field(ge=1, le=2**31 - 1, json_schema_extra={"format": "int32"})]
+Cents = Annotated[int, Field(ge=0, le=INT32_MAX, json_schema_extra={"format": "int32"}), Integral]
+Count = Annotated[int, Field(ge=1, le=INT32_MAX, json_schema_extra={"format": "int32"}), Integral]
 Caller = Annotated[Principal, Depends(authenticate)]
 AUTH_PROBLEMS = (401, 403, 429)
 # the sandbox script's "fixed customer"
@@ -70,7 +71,7 @@ class PaymentCustomer(_Wire):
 
 class PaymentItem(_Wire):
     name: str
-    quantity: StrictInt
+    quantity: Int32
     amount: Int32
     tax: Int32 | None = None
 
@@ -102,7 +103,7 @@ class Charge(_Wire):
     """Body of ``POST /v5/transactions``."""
 
     nonce: str = Field(min_length=1)
-    submit: StrictBool
+    submit: Boolean
     total: Int32
     tax: Int32
     merchantId: str | None = None

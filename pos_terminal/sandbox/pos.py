@@ -7,17 +7,18 @@ import sqlite3
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field
 
 from pos_terminal.sandbox.clock import iso, parse_iso_ms
 from pos_terminal.sandbox.problems import PROBLEM_JSON, Problem, ProblemError, not_found, validation_failed
-from pos_terminal.sandbox.rules import check_errors
+from pos_terminal.sandbox.rules import MAX_REF_LENGTH, check_errors
 from pos_terminal.sandbox.security import pos_merchant, sandbox_of
 from pos_terminal.sandbox.state import Sandbox, move_funds, new_id
 from pos_terminal.sandbox.text import TextChecked
+from pos_terminal.sandbox.wire import DateTime, Int32, QueryBoolean
 
-Int32 = Annotated[StrictInt, Field(json_schema_extra={"format": "int32"})]
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+DATE_TIME: dict[str, Any] = {"json_schema_extra": {"format": "date-time"}}
 MerchantId = Annotated[str, Depends(pos_merchant)]
 
 
@@ -52,10 +53,13 @@ class Customer(_Wire):
 
 
 class CustomerRef(Customer):
-    """The customer of a create request: the check-in it names must be live."""
+    """The customer of a create request: the check-in it names must be live. Its times are checked,
+    since the transaction's record answers them back."""
 
     customerId: str
     checkInId: str
+    dob: DateTime | None = None
+    checkInDate: DateTime | None = None
 
 
 class Item(_Wire):
@@ -88,8 +92,8 @@ class CreateTransaction(_Wire):
     """Fields sent when creating a transaction (2.6)."""
 
     pointsEarned: Int32 | None = None
-    refId: str | None = None
-    terminalId: str | None = None
+    refId: Annotated[str | None, Field(json_schema_extra={"maxLength": MAX_REF_LENGTH})] = None
+    terminalId: Annotated[str | None, Field(json_schema_extra={"maxLength": MAX_REF_LENGTH})] = None
     chargeAmount: Int32
     itemTotal: Int32
     itemTax: Int32 | None = None
@@ -99,7 +103,8 @@ class CreateTransaction(_Wire):
     tax: Int32 | None = None
     balance: Int32
     customer: CustomerRef
-    items: list[Item]
+    # at least one: a rule of the check (422 naming items, contract section 7), written for clients here
+    items: Annotated[list[Item], Field(json_schema_extra={"minItems": 1})]
     discounts: list[Discount] | None = None
     payments: list[Payment] | None = None
 
@@ -300,8 +305,8 @@ def list_customers(request: Request, merchant_id: MerchantId) -> list[dict[str, 
 def list_transactions(
     request: Request,
     merchant_id: MerchantId,
-    from_: Annotated[str, Query(alias="from", description="ISO 8601 UTC, inclusive (on created)")],
-    to: Annotated[str, Query(description="ISO 8601 UTC, exclusive")],
+    from_: Annotated[str, Query(alias="from", description="ISO 8601 UTC, inclusive (on created)", **DATE_TIME)],
+    to: Annotated[str, Query(description="ISO 8601 UTC, exclusive", **DATE_TIME)],
     terminalId: Annotated[str | None, Query()] = None,
 ) -> list[dict[str, Any]]:
     start, end = _time("from", from_), _time("to", to)
@@ -430,10 +435,10 @@ def update_state(request: Request, merchant_id: MerchantId, transaction_id: str,
 def summary(
     request: Request,
     merchant_id: MerchantId,
-    from_: Annotated[str, Query(alias="from", description="ISO 8601 UTC, inclusive (on completed)")],
-    to: Annotated[str | None, Query(description="ISO 8601 UTC, exclusive; now when absent")] = None,
+    from_: Annotated[str, Query(alias="from", description="ISO 8601 UTC, inclusive (on completed)", **DATE_TIME)],
+    to: Annotated[str | None, Query(description="ISO 8601 UTC, exclusive; now when absent", **DATE_TIME)] = None,
     terminalId: Annotated[str | None, Query()] = None,
-    merge: Annotated[bool, Query()] = False,
+    merge: Annotated[QueryBoolean, Query(description="true: one record for all terminals")] = False,
 ) -> list[dict[str, Any]] | dict[str, Any]:
     """Completed transactions in [from, to), one record per terminal or merged into one."""
     sandbox = sandbox_of(request)

@@ -3,6 +3,8 @@
 Handlers raise :class:`ProblemError`; the app turns it (and FastAPI's own
 request validation errors, and anything unexpected) into
 ``application/problem+json`` with the status and code of contract section 3.
+A 405 lists in ``Allow`` every method of the path, from every route that serves it
+(FastAPI makes one route per method, and Starlette would name only the first).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
+
+from pos_terminal.sandbox.text import NOT_TEXT
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -54,6 +59,7 @@ TITLES = {
     "NONCE_EXPIRED": "Nonce expired",
     "TRANSACTION_MISMATCH": "Transaction mismatch",
     "METHOD_NOT_ALLOWED": "Method not allowed",
+    "PAYLOAD_TOO_LARGE": "Request body too large",
     "INTERNAL_ERROR": "Internal server error",
 }
 
@@ -107,6 +113,20 @@ def _location(loc: Sequence[Any]) -> str:
     return text or "body"
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at the request's path (HEAD comes with GET).
+
+    The routes are those the app listed in ``state.method_routes`` when it was built: FastAPI nests
+    included routers in objects of its own, which are no public interface to walk.
+    """
+    path = request.scope["path"]
+    methods: set[str] = set()
+    for route in request.app.state.method_routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(path):
+            methods |= route.methods
+    return sorted(methods)
+
+
 def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(ProblemError)
     async def _on_problem(_: Request, exc: ProblemError) -> JSONResponse:
@@ -114,21 +134,32 @@ def install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _on_invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            FieldError(field=_location(e.get("loc", ())), message=str(e.get("msg", "invalid"))) for e in exc.errors()
-        ]
+        found = exc.errors()
+        errors = [FieldError(field=_location(e.get("loc", ())), message=str(e.get("msg", "invalid"))) for e in found]
         detail = "; ".join(f"{e.field}: {e.message}" for e in errors[:3]) or "Malformed request"
+        if found and all(e.get("type") == NOT_TEXT for e in found):
+            return problem_response(
+                Problem(
+                    title=TITLES["VALIDATION_FAILED"],
+                    status=422,
+                    code="VALIDATION_FAILED",
+                    detail=detail,
+                    errors=errors,
+                )
+            )
         return problem_response(
             Problem(title=TITLES["BAD_REQUEST"], status=400, code="BAD_REQUEST", detail=detail, errors=errors)
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _on_http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHORIZED"}.get(exc.status_code, "BAD_REQUEST")
         title = TITLES.get(code, "Error")
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request))
         return problem_response(
-            Problem(title=title, status=exc.status_code, code=code, detail=str(exc.detail)),
-            dict(exc.headers or {}),
+            Problem(title=title, status=exc.status_code, code=code, detail=str(exc.detail)), headers
         )
 
     @app.middleware("http")

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from pos_terminal.sandbox.db import secret_digest
 from pos_terminal.sandbox.problems import ProblemError
 from pos_terminal.sandbox.state import Sandbox, new_secret
 
@@ -54,10 +55,13 @@ def issue_tokens(
     with_refresh: bool,
     expires_in: int | None = None,
     grant_id: str | None = None,
+    refresh_scope: str | None = None,
 ) -> dict[str, Any]:
     """Store a new access token (and refresh token) and return the token response (2.1).
 
-    ``expires_in`` of ``0`` makes a token that never expires, so the response omits it.
+    ``expires_in`` of ``0`` makes a token that never expires, so the response omits it. The
+    database keeps only the tokens' digests. A refresh token carries ``refresh_scope`` (default
+    ``scope``): a refresh asking for less gets a narrower access token, never a narrower grant.
     """
     now = sandbox.clock.now_ms()
     ttl = sandbox.settings.token_ttl if expires_in is None else expires_in
@@ -65,7 +69,16 @@ def issue_tokens(
     conn.execute(
         "INSERT INTO access_tokens(access_token, client_id, owner_type, owner_id, scope, issued_at, expires_at,"
         " grant_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (access, client_id, owner_type, owner_id, scope, now, now + ttl * 1000 if ttl else None, grant_id),
+        (
+            secret_digest(access),
+            client_id,
+            owner_type,
+            owner_id,
+            scope,
+            now,
+            now + ttl * 1000 if ttl else None,
+            grant_id,
+        ),
     )
     response: dict[str, Any] = {
         "access_token": access,
@@ -80,7 +93,7 @@ def issue_tokens(
         conn.execute(
             "INSERT INTO refresh_tokens(refresh_token, client_id, owner_type, owner_id, scope, issued_at, grant_id)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (refresh, client_id, owner_type, owner_id, scope, now, grant_id),
+            (secret_digest(refresh), client_id, owner_type, owner_id, refresh_scope or scope, now, grant_id),
         )
         response["refresh_token"] = refresh
     return response
@@ -105,7 +118,7 @@ def authenticate(
         row = conn.execute(
             "SELECT owner_type, owner_id, scope, expires_at, revoked, client_id FROM access_tokens"
             " WHERE access_token = ?",
-            (token,),
+            (secret_digest(token),),
         ).fetchone()
     if row is None or row["revoked"]:
         raise _unauthorized("The access token is not valid", bad_token=True)

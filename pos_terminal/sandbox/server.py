@@ -11,6 +11,7 @@ from types import FrameType
 import uvicorn
 
 from pos_terminal.sandbox.app import create_app
+from pos_terminal.sandbox.limits import ConnectionGuard, GuardedH11Protocol, quiet_repeated_warnings
 from pos_terminal.sandbox.state import Sandbox, SandboxSettings
 
 
@@ -62,10 +63,17 @@ class SandboxServer:
             self._socket.close()
             raise
         self.host = host
+        self.guard = ConnectionGuard(
+            max_connections=self.sandbox.settings.max_connections,
+            request_seconds=self.sandbox.settings.request_seconds,
+        )
+        quiet_repeated_warnings()
         config = uvicorn.Config(
             create_app(self.sandbox),
             host=host,
             port=port,
+            http=GuardedH11Protocol.guarded_by(self.guard),
+            timeout_keep_alive=5,  # an idle connection between requests; the guard times the requests themselves
             log_level="warning",
             access_log=False,
             lifespan="on",

@@ -11,11 +11,21 @@ import secrets
 import sqlite3
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
-from pos_terminal.sandbox.clock import Clock
+from pos_terminal.sandbox.clock import Clock, to_ms
 from pos_terminal.sandbox.db import Database
 from pos_terminal.sandbox.faults import FaultRegistry
+
+# Far enough for any test, and far below 9999-12-31, so every time the sandbox computes
+# from its clock (expiry, auto-cancel, summaries) can still be written as ISO 8601.
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+LATEST_MS = to_ms(LATEST)
+
+
+class ClockLimit(ValueError):
+    """The clock would move past :data:`LATEST`."""
 
 
 @dataclass
@@ -33,7 +43,15 @@ class SandboxSettings:
     loyalty_percent: int = 5
     user_code_attempts: int = 5
     user_code_window_seconds: int = 300
+    # a refresh answers with a new refresh token and spends the old one; a spent one used again revokes
+    # the whole grant, as stock providers do (oidc-provider, Keycloak, Auth0 with reuse detection)
+    rotate_refresh_tokens: bool = False
     db_path: str = ":memory:"
+    # what a hostile client may hold: a request (headers and body) must arrive within ``request_seconds``
+    # of the connection or the previous answer; past ``max_connections`` new connections are closed at once
+    max_body_bytes: int = 1_000_000
+    request_seconds: float = 10.0
+    max_connections: int = 1_000
 
 
 class Sandbox:
@@ -51,8 +69,11 @@ class Sandbox:
         return int(row[0]) if row else 0
 
     def advance_clock(self, seconds: float) -> int:
+        """Move the clock forward; :class:`ClockLimit` when that would pass :data:`LATEST`."""
         # move and store under the database lock, so concurrent advances are stored in the order they happen
         with self.db.tx() as conn:
+            if self.clock.now_ms() + round(seconds * 1000) > LATEST_MS:
+                raise ClockLimit(f"the sandbox clock stops at {LATEST.isoformat()}")
             offset = self.clock.advance(seconds)
             conn.execute(
                 "INSERT INTO meta(key, value) VALUES ('clock_offset_ms', ?) "

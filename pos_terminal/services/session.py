@@ -2,21 +2,36 @@
 
 Tokens live in the token store (the OS keychain unless the user opted in to an
 insecure file); the api layer's :class:`TokenManager` refreshes them before
-expiry and after a 401, and every new token set is saved at once.
+expiry and after a 401. The processes of one profile (the window, a ``report``
+from cron) take turns under a lock in the profile to refresh, and each reads the
+stored sign-in again when its turn comes, so a refresh token is used once.
+
+A sign-in that brought no refresh token cannot be renewed: :attr:`Session.ends_at`
+says when it stops working, for the status bar and ``status``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from datetime import datetime
 from enum import StrEnum
 
-from pos_terminal.api.auth import AuthClient, DeviceStatus, StaticCredentials, TokenManager, TokenSet
+from pos_terminal.api.auth import (
+    AuthClient,
+    DeviceStatus,
+    SignedOutElsewhere,
+    StaticCredentials,
+    TokenManager,
+    TokenSet,
+)
 from pos_terminal.api.client import Credentials
 from pos_terminal.api.errors import AccessDenied, ExpiredToken, InvalidClient, InvalidGrant, Unauthorized
 from pos_terminal.api.models import DeviceAuthorization
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal
+from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import NoKeychain, TokenStore
 
 log = logging.getLogger(__name__)
@@ -46,6 +61,7 @@ class Session:
         terminal_id: str | None,
         scope: str = "posapi",
         actor: str | None = None,
+        lock: ProfileLock | None = None,
     ) -> None:
         self.auth = auth
         self.actor = actor
@@ -53,8 +69,10 @@ class Session:
         self.journal = journal
         self.terminal_id = terminal_id
         self.scope = scope
+        self.lock = lock
         self._manager: TokenManager | None = None
         self._static: StaticCredentials | None = None
+        self._tokens: TokenSet | None = None
         self._state = SessionState.SIGNED_OUT
         self._listeners: list[Callable[[SessionState], None]] = []
 
@@ -77,15 +95,22 @@ class Session:
     def insecure_store(self) -> bool:
         return self.store.insecure
 
+    @property
+    def ends_at(self) -> datetime | None:
+        """When a sign-in that cannot be renewed (no refresh token came) stops working; None otherwise."""
+        tokens = self._tokens
+        if tokens is None or tokens.refresh_token is not None or self._static is None or self._static.legacy:
+            return None
+        return tokens.expires_at
+
     def restore(self) -> bool:
         """Pick up a sign-in stored earlier; True when there is one."""
         data = self.store.load()
         if not data:
             self._set_state(SessionState.SIGNED_OUT)
             return False
-        try:
-            tokens = TokenSet.from_json(data)
-        except (ValueError, KeyError, TypeError):
+        tokens = _readable(data)
+        if tokens is None:
             log.warning("the stored sign-in is unreadable; signing out")
             self.store.clear()
             self._set_state(SessionState.SIGNED_OUT)
@@ -144,23 +169,27 @@ class Session:
         self.store.save(data)
 
     def _adopt(self, tokens: TokenSet, *, legacy: bool) -> None:
+        self._tokens = tokens
         if legacy or tokens.refresh_token is None:
             self._static = StaticCredentials(tokens.access_token, legacy=legacy)
             self._manager = None
         else:
-            self._manager = TokenManager(self.auth, tokens, on_change=self._on_refreshed)
+            self._manager = TokenManager(self.auth, tokens, shared=_KeptSignIn(self), on_change=self._on_renewed)
             self._static = None
         self._set_state(SessionState.CONNECTED)
 
-    def _on_refreshed(self, tokens: TokenSet) -> None:
-        self._save(tokens, legacy=False)
+    def _on_renewed(self, tokens: TokenSet) -> None:
+        """A new token set, saved already (by this process or another)."""
+        self._tokens = tokens
         self._set_state(SessionState.CONNECTED)
 
     # --- failures seen by the client ---------------------------------------------------------------
 
     def credential_failed(self, error: Exception) -> None:
         """A refresh or a request was refused: tell the cashier whether to sign in again."""
-        if isinstance(error, InvalidGrant | InvalidClient):
+        if isinstance(error, SignedOutElsewhere):
+            self._set_state(SessionState.SIGNED_OUT)
+        elif isinstance(error, InvalidGrant | InvalidClient):
             self._set_state(SessionState.REVOKED)
         elif isinstance(error, Unauthorized):
             self._set_state(SessionState.EXPIRED)
@@ -172,6 +201,37 @@ class Session:
         self._static = None
         self.journal.audit("disconnect", actor=self.actor, terminal_id=self.terminal_id)
         self._set_state(SessionState.SIGNED_OUT)
+
+
+def _readable(data: dict[str, object]) -> TokenSet | None:
+    try:
+        return TokenSet.from_json(data)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class _KeptSignIn:
+    """The session's token store and profile lock, as the api layer's :class:`SharedSignIn`."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        lock = self._session.lock
+        return lock.hold() if lock is not None else _alone()
+
+    def load(self) -> TokenSet | None:
+        data = self._session.store.load()
+        return _readable(data) if data else None
+
+    def save(self, tokens: TokenSet) -> None:
+        self._session._save(tokens, legacy=False)
+
+
+@asynccontextmanager
+async def _alone() -> AsyncIterator[None]:
+    """No profile lock: a session in one process only (tests of the layer below)."""
+    yield
 
 
 class _Watched:

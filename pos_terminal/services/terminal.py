@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from pos_terminal.api.auth import AuthClient
 from pos_terminal.api.client import PosClient, make_http_client
+from pos_terminal.api.discovery import EndpointChoice
 from pos_terminal.api.regions import EMBEDDED, Region, address_problem, load_regions
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
@@ -28,12 +29,14 @@ from pos_terminal.services.directory import Customers, History, Summaries
 from pos_terminal.services.register import Register
 from pos_terminal.services.session import Session
 from pos_terminal.store.journal import Journal
+from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import open_token_store
 
 
 @dataclass(frozen=True)
 class ServiceAddress:
-    """Where the service is, and the key its sign-in is stored under."""
+    """Where the service is, the key its sign-in is stored under, and the region whose sign-in settings apply
+    (``service`` for an address given with ``--service``)."""
 
     name: str
     auth_url: str
@@ -41,10 +44,11 @@ class ServiceAddress:
     payments_url: str
     production: bool
     account: str
+    region: str = "service"
 
     @classmethod
     def from_region(cls, key: str, region: Region) -> ServiceAddress:
-        return cls(region.name, region.auth_url, region.pos_url, region.payments_url, region.production, key)
+        return cls(region.name, region.auth_url, region.pos_url, region.payments_url, region.production, key, key)
 
     @classmethod
     def from_root(cls, root: str, *, name: str, account: str, production: bool) -> ServiceAddress:
@@ -97,7 +101,9 @@ def resolve_service(
         for key, url in (("auth_url", urls.auth_url), ("pos_url", urls.pos_url), ("payments_url", urls.payments_url)):
             if url and (problem := address_problem(url)) is not None:
                 raise ConfigError(f"The custom address “{key}” in the settings {problem}.", hint="Correct it.")
-        return ServiceAddress("custom", urls.auth_url, urls.pos_url, urls.payments_url, True, f"custom:{urls.auth_url}")
+        return ServiceAddress(
+            "custom", urls.auth_url, urls.pos_url, urls.payments_url, True, f"custom:{urls.auth_url}", "custom"
+        )
     regions = load_regions(paths.regions_file if paths.regions_file.exists() else None)
     if settings.region not in regions:
         raise ConfigError(f"The region “{settings.region}” is unknown.", hint=f"Choose one of {', '.join(regions)}.")
@@ -161,8 +167,22 @@ class Terminal:
             allow_insecure_file=settings.allow_insecure_token_file,
             earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id),
         )
-        auth = AuthClient(self.http, service.auth_url, settings.client_id)
-        self.session = Session(auth, store, self.journal, terminal_id=settings.terminal_id, actor=self.actor)
+        sign_in = settings.auth_for(service.region)
+        endpoints = EndpointChoice(
+            sign_in.token_endpoint, sign_in.device_authorization_endpoint, discovery=sign_in.discovery
+        )
+        auth = AuthClient(self.http, service.auth_url, settings.client_id, endpoints=endpoints)
+        # a turn lasts one refresh at most, whose answer has the request deadline
+        lock = ProfileLock(paths.sign_in_lock, timeout=2 * settings.request_timeout_seconds + 5)
+        self.session = Session(
+            auth,
+            store,
+            self.journal,
+            terminal_id=settings.terminal_id,
+            scope=sign_in.scope,
+            actor=self.actor,
+            lock=lock,
+        )
         self.session.restore()
         self.client = PosClient(
             self.http,

@@ -407,7 +407,7 @@ class MainWindow(QMainWindow):
         self.about.open()
 
     def on_session_state(self, state: SessionState) -> None:
-        self.status.show_connection(state)
+        self.status.show_connection(state, self.terminal.session.ends_at if self.terminal is not None else None)
         if state is SessionState.CONNECTED:
             self.messages.resolve(SESSION)
         if state in (SessionState.EXPIRED, SessionState.REVOKED) and self.terminal is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.widgets import label
@@ -47,11 +49,21 @@ class StatusBar(QStatusBar):
         self.badge.setVisible(terminal.is_sandbox)
         self.region.setText(f"Region: {terminal.service.name}")
         self.terminal_id.setText(f"Terminal: {terminal.settings.terminal_id}")
-        self.show_connection(terminal.session.state)
+        self.show_connection(terminal.session.state, terminal.session.ends_at)
         self.show_pending(terminal.pending_changes())
 
-    def show_connection(self, state: SessionState) -> None:
-        self.connection.setText(_CONNECTION.get(state, str(state)))
+    def show_connection(self, state: SessionState, ends_at: datetime | None = None) -> None:
+        """The connection; a sign-in that cannot be renewed says when it ends, once, in this one label."""
+        text = _CONNECTION.get(state, str(state))
+        if state is SessionState.CONNECTED and ends_at is not None:
+            text += f" — the sign-in ends at {ends_at.astimezone().strftime('%H:%M')} and cannot be renewed"
+            self.connection.setToolTip(
+                "The service gave no refresh token: sign in again when it ends. Some services renew only "
+                "with the scope offline_access (auth.REGION.scope in the settings)."
+            )
+        else:
+            self.connection.setToolTip("")
+        self.connection.setText(text)
 
     def show_pending(self, count: int) -> None:
         if count:

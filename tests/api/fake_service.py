@@ -103,3 +103,15 @@ class FakeService:
             self.server.shutdown()
             self.server.server_close()
             self._thread.join(timeout=5)
+
+
+def signs_in_without_refresh(service: FakeService, access_token: str = "at", lifetime: int = 900) -> None:  # noqa: S107
+    """``service`` answers the published device sign-in paths, approved at once, with a token of ``lifetime``
+    seconds and no refresh token (a server that renews only with offline_access, asked without it)."""
+    service.routes["POST /v1/device_authorization"] = Answer.json(
+        200,
+        {"device_code": "dc", "user_code": "BCDF-GHJK", "verification_uri": f"{service.url}/device", "interval": 1},
+    )
+    service.routes["POST /v1/token"] = Answer.json(
+        200, {"access_token": access_token, "token_type": "Bearer", "expires_in": lifetime, "scope": "posapi"}
+    )

@@ -19,6 +19,7 @@ from pos_terminal.api.client import PosClient
 from pos_terminal.api.errors import AccessDenied, ExpiredToken, InvalidGrant
 from pos_terminal.api.models import DeviceAuthorization
 from pos_terminal.sandbox import SandboxServer
+from pos_terminal.sandbox.db import secret_digest
 from tests.api.conftest import advance, arm, set_sandbox
 
 CLIENT_ID = "pos-terminal"
@@ -164,7 +165,7 @@ async def test_the_client_stops_by_itself_at_expires_in_without_another_poll(
     with sandbox.sandbox.db.tx() as conn:
         row = conn.execute(
             "SELECT status, last_poll_at, expires_at FROM device_codes WHERE device_code = ?",
-            (authorization.device_code,),
+            (secret_digest(authorization.device_code),),
         ).fetchone()
     assert row["status"] == "pending"
     assert row["last_poll_at"] < row["expires_at"], "no poll reached the service after the code expired"
@@ -192,7 +193,7 @@ async def test_slow_down_adds_five_seconds_for_good_and_polling_goes_on(
     assert "7 s" in statuses[2].message
     with sandbox.sandbox.db.tx() as conn:
         interval = conn.execute(
-            "SELECT interval_s FROM device_codes WHERE device_code = ?", (authorization.device_code,)
+            "SELECT interval_s FROM device_codes WHERE device_code = ?", (secret_digest(authorization.device_code),)
         ).fetchone()[0]
     assert interval == 7, "one slow_down only: the longer waits were long enough for the service"
 

@@ -20,6 +20,7 @@ from pos_terminal.api.client import PosClient, make_http_client
 from pos_terminal.api.errors import Unauthorized
 from pos_terminal.api.models import TokenResponse
 from pos_terminal.sandbox import SandboxServer
+from pos_terminal.sandbox.db import secret_digest
 from tests.api.conftest import advance
 from tests.api.fake_service import Answer, FakeService, Seen
 from tests.conftest import DEMO_MERCHANT
@@ -82,7 +83,9 @@ def minted(client: httpx.Client, clock: Clock, expires_in: int = 600) -> TokenSe
 def grant_of(sandbox: SandboxServer, refresh_token: str) -> int:
     """How many access tokens the sandbox issued under the refresh token's grant (the first one included)."""
     with sandbox.sandbox.db.tx() as conn:
-        grant = conn.execute("SELECT grant_id FROM refresh_tokens WHERE refresh_token = ?", (refresh_token,)).fetchone()
+        grant = conn.execute(
+            "SELECT grant_id FROM refresh_tokens WHERE refresh_token = ?", (secret_digest(refresh_token),)
+        ).fetchone()
         return int(conn.execute("SELECT count(*) FROM access_tokens WHERE grant_id = ?", (grant[0],)).fetchone()[0])
 
 
@@ -139,7 +142,12 @@ async def test_a_401_refreshes_once_and_retries_once(
     customers = await pos.list_customers()
 
     assert customers
-    assert wire.lines == ["GET /v4/customers 401", "POST /v1/token 200", "GET /v4/customers 200"]
+    assert wire.lines == [
+        "GET /v4/customers 401",
+        "GET /.well-known/oauth-authorization-server 200",  # where to refresh, asked once
+        "POST /v1/token 200",
+        "GET /v4/customers 200",
+    ]
     assert manager.refreshes == 1
     assert saved == [manager.tokens], "the new token set is handed on to be stored"
     assert manager.tokens.access_token != tokens.access_token
@@ -160,7 +168,11 @@ async def test_a_token_close_to_expiry_is_refreshed_before_the_request(
 
     await pos.list_customers()
 
-    assert wire.lines == ["POST /v1/token 200", "GET /v4/customers 200"], "no request was sent with the old token"
+    assert wire.lines == [
+        "GET /.well-known/oauth-authorization-server 200",
+        "POST /v1/token 200",
+        "GET /v4/customers 200",
+    ], "no request was sent with the old token"
 
 
 async def test_concurrent_401s_share_one_refresh(

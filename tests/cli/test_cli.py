@@ -19,6 +19,7 @@ import pytest
 
 from pos_terminal.domain.check import Check
 from pos_terminal.sandbox import SandboxServer
+from pos_terminal.sandbox.db import secret_digest
 from tests.api.fake_service import Answer, FakeService
 from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
@@ -136,9 +137,13 @@ def test_a_token_that_starts_with_a_dash_is_taken_as_the_token(
     cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring, sandbox: SandboxServer, form: str
 ) -> None:
     """URL-safe tokens start with "-" one time in 64; argparse would read one as an option."""
-    token = "-" + mint_token(client, expiresIn=0)[1:]
-    with sandbox.sandbox.db.tx() as conn:  # the same token, but beginning with a dash
-        conn.execute("UPDATE access_tokens SET access_token = ? WHERE access_token LIKE ?", (token, "_" + token[1:]))
+    minted = mint_token(client, expiresIn=0)
+    token = "-" + minted[1:]
+    with sandbox.sandbox.db.tx() as conn:  # the same token, but beginning with a dash (the sandbox keeps digests)
+        conn.execute(
+            "UPDATE access_tokens SET access_token = ? WHERE access_token = ?",
+            (secret_digest(token), secret_digest(minted)),
+        )
     argv = ("login", "--token", token) if form == "separate" else ("login", f"--token={token}")
     signed = cli(*argv, "--legacy")
     assert signed.code == 0, signed.err

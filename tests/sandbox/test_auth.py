@@ -62,7 +62,7 @@ def test_device_authorization_takes_json_and_refuses_unknown_clients_and_scopes(
     scope = client.post("/v1/device_authorization", data={"client_id": "pos-terminal", "scope": "everything"})
     assert (scope.status_code, scope.json()["error"]) == (400, "invalid_scope")
     missing = client.post("/v1/device_authorization", data={})
-    assert (missing.status_code, missing.json()["error"]) == (400, "invalid_request")
+    assert (missing.status_code, missing.json()["error"]) == (401, "invalid_client")
 
 
 def test_device_flow_pending_then_approved_gives_a_merchant_token_once(
@@ -233,7 +233,7 @@ def test_forms_without_the_session_csrf_token_are_refused(client: httpx.Client, 
     assert no_session.status_code == 403
 
 
-def test_wrong_user_codes_are_rate_limited(client: httpx.Client) -> None:
+def test_wrong_user_codes_are_rate_limited(client: httpx.Client, sandbox: SandboxServer) -> None:
     token = csrf(client.get("/device"))
     statuses = [
         client.post("/device", data={"csrf_token": token, "step": "code", "user_code": "BBBB-BBBB"}).status_code
@@ -244,9 +244,18 @@ def test_wrong_user_codes_are_rate_limited(client: httpx.Client) -> None:
     blocked = client.post("/device", data={"csrf_token": token, "step": "code", "user_code": "CCCC-CCCC"})
     assert blocked.status_code == 429
     assert int(blocked.headers["retry-after"]) > 0
-    # a right code still works: only wrong guesses count
+    # the limit is checked before the code is looked up: a guesser learns nothing, not even from a right guess
     right = client.post("/device", data={"csrf_token": token, "step": "code", "user_code": started["user_code"]})
-    assert right.status_code == 200
+    assert right.status_code == 429
+    # and it counts per address as well as per session: a new session from the same address is limited too
+    with httpx.Client(base_url=sandbox.url) as other:
+        fresh = csrf(other.get("/device"))
+        again = other.post("/device", data={"csrf_token": fresh, "step": "code", "user_code": started["user_code"]})
+        assert again.status_code == 429
+    client.post("/sandbox/clock", json={"advanceSeconds": 301}).raise_for_status()
+    started = start_device(client)  # the first code has expired meanwhile
+    later = client.post("/device", data={"csrf_token": token, "step": "code", "user_code": started["user_code"]})
+    assert later.status_code == 200, "the limit ends with its window"
 
 
 # --- authorization-code flow ---------------------------------------------------------------------------------

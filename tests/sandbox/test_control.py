@@ -315,6 +315,7 @@ def test_settings_defaults(make_sandbox: Callable[..., SandboxServer]) -> None:
             "location": True,
             "feeBasisPoints": 150,
             "loyaltyPercent": 5,
+            "rotateRefreshTokens": False,
         }
 
 

@@ -1,0 +1,1 @@
+"""make fuzz (not part of make test)."""

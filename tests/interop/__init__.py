@@ -1,0 +1,1 @@
+"""Interoperability with implementations nobody here wrote."""
