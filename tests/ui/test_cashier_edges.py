@@ -172,7 +172,12 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
     await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
     assert "restarted during a charge" in second.banner.text.text()
     assert again.terminal is not None
-    await until(lambda: again.terminal.register.current.phase is Phase.AUTHORIZED, what="authorized", timeout=20)  # type: ignore[union-attr]
+    register = again.terminal.register
+    try:
+        await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized", timeout=20)
+    except AssertionError as exc:  # say what the window showed and what the service had
+        listed = transactions_of(client, pos, customer["customerId"])
+        raise AssertionError(f"{exc}; shown {register.current}; the service has {listed}") from None
     assert len(transactions_of(client, pos, customer["customerId"])) == 1
     assert second.cashier.customer_text.text().startswith("Rita Restart")
     await finish(second, again)
