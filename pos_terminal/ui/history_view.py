@@ -71,6 +71,10 @@ class TransactionModel(ReadOnlyTableModel[Listed]):
     def transaction(self, row: int) -> Listed | None:
         return self.row(row)
 
+    def find(self, transaction_id: str) -> Listed | None:
+        """The entry shown for ``transaction_id`` (a row as listed, or its whole record once read)."""
+        return next((t for t in self.rows if t.transaction_id == transaction_id), None)
+
     def cell(self, t: Listed, column: int) -> Any:
         charged = charged_amount(t)
         return (
@@ -310,8 +314,15 @@ class HistoryView(QWidget):
             )
 
     async def _detail(self, terminal: Terminal, transaction_id: str) -> None:
-        """Read the whole record of the transaction chosen; shown if it is still the one chosen."""
+        """Read the whole record of the transaction chosen; shown if it is still the one chosen.
+
+        A record read while something newer replaced the row (a refund made meanwhile) is dropped: it would
+        put the older state back on screen.
+        """
+        listed = self.model.find(transaction_id)
         record = await terminal.history.get(transaction_id)
+        if listed is None or self.model.find(transaction_id) is not listed:
+            return
         row = self.model.replace(record)
         chosen = self.current()
         if row is not None and chosen is not None and chosen.transaction_id == transaction_id:
@@ -341,6 +352,7 @@ class HistoryView(QWidget):
             self._run_action(transaction.transaction_id, action)
 
     def _run_action(self, transaction_id: str, action: Action) -> None:
+        self.tasks.cancel("detail")  # what the action answers is newer than any read still out
         for widget in (self.complete_button, self.cancel_button, self.refund_button):
             widget.setEnabled(False)
         self.tasks.run(self._act(transaction_id, action), key=f"act-{transaction_id}")
