@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -433,6 +433,30 @@ class Journal:
         known = self.known_transaction(transaction_id)
         assert known is not None
         return known
+
+    def known_states(self, transaction_ids: Sequence[str]) -> dict[str, str]:
+        """The last state known of each of ``transaction_ids`` this journal knows, in one query."""
+        rows = self._read(
+            "SELECT transaction_id, state FROM known_transaction"
+            " WHERE transaction_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(transaction_ids)),),
+        )
+        known: dict[str, str] = {}
+        for row in rows:
+            cells = _Cells(row, self.path, f"transaction {row['transaction_id']}")
+            known[cells.text("transaction_id")] = str(cells.choice("state", normalize_state))
+        return known
+
+    def update_states(self, states: Mapping[str, str]) -> None:
+        """Set the last known state of transactions the journal knows, all in one write."""
+        if not states:
+            return
+        stamp = self._stamp()
+        with self._lock, transaction(self.conn):
+            self.conn.executemany(
+                "UPDATE known_transaction SET state = ?, updated_at = ? WHERE transaction_id = ?",
+                [(str(state), stamp, transaction_id) for transaction_id, state in states.items()],
+            )
 
     def known_transaction(self, transaction_id: str) -> KnownTransaction | None:
         rows = self._read("SELECT * FROM known_transaction WHERE transaction_id = ?", (transaction_id,))

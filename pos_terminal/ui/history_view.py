@@ -1,6 +1,8 @@
 """History: transactions by range and terminal, their detail, and what each state allows.
 
-The list is read again each time the tab is opened, so the sale just made is there.
+The list is read again each time the tab is opened, so the sale just made is there. It holds each
+transaction as a row (:class:`~pos_terminal.api.models.TransactionRow`, what the table shows); the
+whole record of the one chosen is read when it is chosen, for its detail.
 Refund asks for a confirmation first (a dialog opened with ``open()``, never a
 nested ``exec()`` inside a coroutine).
 """
@@ -11,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from html import escape
 from typing import Any
 
-from pos_terminal.api.models import Transaction
+from pos_terminal.api.models import Transaction, TransactionRow
 from pos_terminal.domain.lifecycle import Action, TxState, allowed_actions
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import RangeKind, local_midnight
@@ -42,9 +44,10 @@ from PySide6.QtWidgets import (
 )
 
 HEADERS = ("Created", "State", "Customer", "Charged", "Terminal", "Transaction")
+Listed = Transaction | TransactionRow  # a row as listed, or the whole record once it was read
 
 
-class TransactionModel(ReadOnlyTableModel[Transaction]):
+class TransactionModel(ReadOnlyTableModel[Listed]):
     headers = HEADERS
     right_aligned = frozenset({3})
 
@@ -52,12 +55,12 @@ class TransactionModel(ReadOnlyTableModel[Transaction]):
         super().__init__(parent)
         self.money = money
 
-    def set_transactions(self, transactions: list[Transaction]) -> None:
+    def set_transactions(self, transactions: list[Listed]) -> None:
         self.replace_rows(
             sorted(transactions, key=lambda t: t.created or datetime.min.replace(tzinfo=UTC), reverse=True)
         )
 
-    def replace(self, transaction: Transaction) -> int | None:
+    def replace(self, transaction: Listed) -> int | None:
         for row, known in enumerate(self.rows):
             if known.transaction_id == transaction.transaction_id:
                 self.rows[row] = transaction
@@ -65,10 +68,14 @@ class TransactionModel(ReadOnlyTableModel[Transaction]):
                 return row
         return None
 
-    def transaction(self, row: int) -> Transaction | None:
+    def transaction(self, row: int) -> Listed | None:
         return self.row(row)
 
-    def cell(self, t: Transaction, column: int) -> Any:
+    def find(self, transaction_id: str) -> Listed | None:
+        """The entry shown for ``transaction_id`` (a row as listed, or its whole record once read)."""
+        return next((t for t in self.rows if t.transaction_id == transaction_id), None)
+
+    def cell(self, t: Listed, column: int) -> Any:
         charged = charged_amount(t)
         return (
             t.created.astimezone().strftime("%d %b %H:%M:%S") if t.created else "",
@@ -83,7 +90,7 @@ class TransactionModel(ReadOnlyTableModel[Transaction]):
 CHARGED_STATES = (TxState.COMPLETE, TxState.REFUNDED)
 
 
-def charged_amount(t: Transaction) -> int | None:
+def charged_amount(t: Listed) -> int | None:
     """What the customer paid through the service; ``None`` while authorized or once canceled: the funds were
     only reserved, and a cancel releases them, whatever ``chargedAmount`` the record carries."""
     return t.amount_charged if t.state in CHARGED_STATES else None
@@ -266,7 +273,7 @@ class HistoryView(QWidget):
         start, end = self.listing_range(datetime.now(UTC))
         self.waiting.start("Loading the transactions…")
         try:
-            transactions = await terminal.history.list(start, end, self.selected_terminal())
+            transactions: list[Listed] = [*await terminal.history.rows(start, end, self.selected_terminal())]
         finally:
             self.waiting.stop()
         self.model.set_transactions(transactions)
@@ -283,7 +290,7 @@ class HistoryView(QWidget):
         self.status.setText(f"The transactions cannot be listed: {error.sentence} Press Show to try again.")
         self.messages.show_error(error)
 
-    def current(self) -> Transaction | None:
+    def current(self) -> Listed | None:
         index = self.table.currentIndex()
         return self.model.transaction(index.row()) if index.isValid() else None
 
@@ -294,9 +301,32 @@ class HistoryView(QWidget):
         self.cancel_button.setEnabled(Action.CANCEL in allowed)
         self.refund_button.setEnabled(Action.REFUND in allowed)
         if transaction is None:
+            self.tasks.cancel("detail")
             self.detail.setHtml("<p>Choose a transaction to see its detail.</p>")
-        else:
+        elif isinstance(transaction, Transaction):
             self.detail.setHtml(detail_html(transaction, self.model.money))
+        elif self.terminal is not None:
+            self.detail.setHtml(f"<p>Reading transaction {escape(transaction.transaction_id)}…</p>")
+            self.tasks.run(
+                self._detail(self.terminal, transaction.transaction_id),
+                key="detail",
+                on_error=lambda error: self.detail.setHtml(f"<p>{escape(error.text())}</p>"),
+            )
+
+    async def _detail(self, terminal: Terminal, transaction_id: str) -> None:
+        """Read the whole record of the transaction chosen; shown if it is still the one chosen.
+
+        A record read while something newer replaced the row (a refund made meanwhile) is dropped: it would
+        put the older state back on screen.
+        """
+        listed = self.model.find(transaction_id)
+        record = await terminal.history.get(transaction_id)
+        if listed is None or self.model.find(transaction_id) is not listed:
+            return
+        row = self.model.replace(record)
+        chosen = self.current()
+        if row is not None and chosen is not None and chosen.transaction_id == transaction_id:
+            self.show_row(row)
 
     # --- actions ---------------------------------------------------------------------------------
 
@@ -322,6 +352,7 @@ class HistoryView(QWidget):
             self._run_action(transaction.transaction_id, action)
 
     def _run_action(self, transaction_id: str, action: Action) -> None:
+        self.tasks.cancel("detail")  # what the action answers is newer than any read still out
         for widget in (self.complete_button, self.cancel_button, self.refund_button):
             widget.setEnabled(False)
         self.tasks.run(self._act(transaction_id, action), key=f"act-{transaction_id}")

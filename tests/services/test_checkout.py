@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -363,3 +364,17 @@ async def test_a_read_that_was_out_while_the_check_completed_does_not_reopen_it(
     release.set()
     await refresh
     assert register.current.phase is Phase.COMPLETE
+
+
+async def test_a_listing_moves_the_journals_states_of_this_terminals_transactions(
+    terminal: Terminal, client: httpx.Client, pos: httpx.Client
+) -> None:
+    who = new_checked_in_customer(client)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    assert outcome.transaction_id
+    pos.patch(f"/transactions/{outcome.transaction_id}", json={"state": "complete"}).raise_for_status()  # elsewhere
+    now = terminal.checkout.now()
+    rows = await terminal.history.rows(now - timedelta(hours=1), now + timedelta(hours=1), "LANE-1")
+    assert [(r.transaction_id, r.state) for r in rows] == [(outcome.transaction_id, TxState.COMPLETE)]
+    known = terminal.journal.known_transaction(outcome.transaction_id)
+    assert known is not None and known.state == "complete"

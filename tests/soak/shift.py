@@ -941,7 +941,7 @@ class Shift:
             box = history.confirm
             assert isinstance(box, QMessageBox) and box.isVisible()
             self.click(box.button(QMessageBox.StandardButton.No))
-            assert not history.tasks.busy, "No refunds nothing"
+            assert not history.tasks.is_running(f"act-{record.transaction_id}"), "No refunds nothing"
             self.figures.hesitations += 1
         self.fault("refund", "PATCH", f"/v4/transactions/{record.transaction_id}", step.refund_fault)
         self.click(history.refund_button)

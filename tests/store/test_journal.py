@@ -311,3 +311,18 @@ def test_a_damaged_row_is_named_in_one_sentence(
     with pytest.raises(StorageError) as caught:
         reads[read]()
     assert "journal.sqlite3" in caught.value.sentence and says in caught.value.sentence, caught.value.sentence
+
+
+def test_known_states_are_read_and_moved_in_one_go(journal: Journal) -> None:
+    for n in range(3):
+        journal.remember_transaction(f"tx-{n}", ref_id=f"pos-{n}", state="authorized", record={"created": "x"})
+    assert journal.known_states(["tx-0", "tx-2", "tx-unknown"]) == {"tx-0": "authorized", "tx-2": "authorized"}
+    journal.update_states({"tx-0": "complete", "tx-2": "canceled", "tx-unknown": "complete"})
+    assert journal.known_states(["tx-0", "tx-1", "tx-2"]) == {
+        "tx-0": "complete",
+        "tx-1": "authorized",
+        "tx-2": "canceled",
+    }
+    known = journal.known_transaction("tx-0")
+    assert known is not None and known.record == {"created": "x"}, "a listing moves the state, the record stays"
+    assert journal.known_transaction("tx-unknown") is None, "a transaction of another terminal is not learned"

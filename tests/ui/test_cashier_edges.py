@@ -172,7 +172,12 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
     await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
     assert "restarted during a charge" in second.banner.text.text()
     assert again.terminal is not None
-    await until(lambda: again.terminal.register.current.phase is Phase.AUTHORIZED, what="authorized", timeout=20)  # type: ignore[union-attr]
+    register = again.terminal.register
+    try:
+        await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized", timeout=20)
+    except AssertionError as exc:  # say what the window showed and what the service had
+        listed = transactions_of(client, pos, customer["customerId"])
+        raise AssertionError(f"{exc}; shown {register.current}; the service has {listed}") from None
     assert len(transactions_of(client, pos, customer["customerId"])) == 1
     assert second.cashier.customer_text.text().startswith("Rita Restart")
     await finish(second, again)
@@ -292,3 +297,28 @@ async def test_a_broken_catalog_file_gets_one_sentence_and_the_open_check_comes_
     assert "Something unexpected" not in second.banner.text.text()
     assert second.cashier.customer_text.text().startswith("Cato Catalog")
     await finish(second, again)
+
+
+async def test_a_refund_made_while_the_detail_is_still_read_stays_refunded(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """The whole record of the row chosen is read when it is chosen; a refund made before that read is back must
+    not be undone on screen by it (the soak saw a refunded sale shown complete again)."""
+    window, register, _ = await authorized_sale(host, make_window, client, "Dora Detail", "Scone", "5.50")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    transaction_id = register.current.transaction_id
+    fault = {"method": "GET", "path": f"/v4/transactions/{transaction_id}", "mode": "delay", "delayMs": 1500}
+    client.post("/sandbox/faults", json=fault).raise_for_status()
+    window.show_tab(Tab.HISTORY)
+    history = window.history
+    await until(lambda: history.tasks.is_running("detail"), what="the chosen row's record being read")
+    QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    box = history.confirm
+    assert isinstance(box, QMessageBox)
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    await until(lambda: not history.tasks.busy, what="the refund, and the read before it let go")
+    shown = history.model.find(str(transaction_id))
+    assert shown is not None and shown.state.value == "refunded"
+    assert "refunded" in history.detail.toPlainText()
+    await finish(window, host)

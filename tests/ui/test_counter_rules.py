@@ -243,6 +243,7 @@ async def test_a_canceled_sale_shows_nothing_charged_in_history(
     history = window.history
     await until(lambda: history.current() is not None, what="the canceled sale")
     assert history.model.data(history.model.index(0, 3)) == "—"
+    await until(lambda: "Charged" in history.detail.toPlainText(), what="the whole record, read for its detail")
     detail = history.detail.toPlainText()
     assert "Charged nothing: the amount reserved was released" in " ".join(detail.split())
     assert "Fee" not in detail
