@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from pos_terminal.domain.lifecycle import TxState
+from pos_terminal.domain.shift import ShiftSection
 from pos_terminal.domain.summary import FIGURES, SummaryFigures, TxFacts, differences, recompute
 from pos_terminal.errors import UserError
 
@@ -271,6 +272,7 @@ class EndOfDayReport:
     audit: tuple[AuditRow, ...]
     merchant: str | None = None
     lookback: timedelta = DEFAULT_LOOKBACK
+    shift: ShiftSection | None = None  # an X or Z report: the range is the shift's, and its drawer and people
 
     @property
     def reconciled(self) -> bool:
@@ -303,10 +305,15 @@ class EndOfDayReport:
         who = self.scope.terminal_id or ("merged" if self.scope.merge else "all")
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in who)
         start = self.range.start.astimezone() if tz is None else self.range.start.astimezone(tz)
+        if self.shift is not None:
+            kind = str(self.shift.kind).lower()
+            return f"{kind}-report-{safe}-shift-{self.shift.shift.id}-{start:%Y-%m-%d-%H%M}-{layout}.pdf"
         return f"report-{safe}-{start:%Y-%m-%d-%H%M}-{layout}.pdf"
 
     @property
     def title(self) -> str:
+        if self.shift is not None:
+            return self.shift.title
         return {
             RangeKind.TODAY: "End-of-day report (so far today)",
             RangeKind.YESTERDAY: "End-of-day report (yesterday)",
@@ -378,6 +385,7 @@ class EndOfDayReport:
                 }
                 for a in self.audit
             ],
+            "shift": None if self.shift is None else self.shift.as_json(),
         }
 
 
