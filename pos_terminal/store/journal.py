@@ -473,7 +473,7 @@ class Journal:
     def enqueue_state_change(
         self, transaction_id: str, target_state: str, *, actor: str | None = None, approved_by: str | None = None
     ) -> OutboxEntry:
-        """Queue a state change (asked by ``actor``, approved by ``approved_by``); pending until confirmed or dropped."""
+        """Queue a state change asked by ``actor`` (approved by ``approved_by``); pending until confirmed or dropped."""
         cursor = self._write(
             "INSERT INTO outbox (transaction_id, target_state, created_at, actor, approved_by) VALUES (?, ?, ?, ?, ?)",
             (transaction_id, str(target_state), self._stamp(), actor, approved_by),

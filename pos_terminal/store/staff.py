@@ -21,7 +21,7 @@ from datetime import datetime
 from pos_terminal.domain.people import Person, Role, name_key
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import JsonObject, Journal, _Cells, _when
+from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when
 
 
 class NameTaken(UserError):
@@ -178,7 +178,8 @@ class ShiftBook:
 
     def all(self, limit: int = 1000) -> list[Shift]:
         """Newest first."""
-        return [self._shift(row) for row in self.journal._read("SELECT * FROM shift ORDER BY id DESC LIMIT ?", (limit,))]
+        rows = self.journal._read("SELECT * FROM shift ORDER BY id DESC LIMIT ?", (limit,))
+        return [self._shift(row) for row in rows]
 
     # --- what a shift's report is made of --------------------------------------------------------------------
 

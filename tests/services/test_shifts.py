@@ -306,4 +306,3 @@ async def test_an_open_shift_and_the_open_check_survive_a_new_terminal_on_the_sa
     assert again.till.current is None, "a restart locks the till"
     with pytest.raises(NoPersonAtTill):
         await sell(again, new_checked_in_customer(client), items(1_000))
-
