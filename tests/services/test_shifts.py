@@ -8,20 +8,27 @@ against an independent computation from what the test itself did, never from the
 
 from __future__ import annotations
 
+import io
 import logging
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from pypdf import PdfReader
 
 from pos_terminal.domain.check import Check, Discount, Item, Payment
 from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import ApprovalNeeded, Guarded, Role
+from pos_terminal.domain.report import EndOfDayReport
 from pos_terminal.domain.shift import DrawerCount, ShiftReportKind
+from pos_terminal.reports.end_of_day import render
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.register import Phase
@@ -99,7 +106,7 @@ def items(*prices: int, cash: int = 0) -> Check:
 
 
 async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_adds_up(
-    terminal: Terminal, client: httpx.Client, caplog: pytest.LogCaptureFixture
+    terminal: Terminal, client: httpx.Client, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     caplog.set_level(logging.DEBUG)
     till, register = terminal.till, terminal.register
@@ -206,6 +213,7 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     assert report.total.shown.total == sum(c["total"] for c in kept)
     assert [t.transaction_id for t in report.refunds] == [first]
     assert report.as_json()["shift"]["drawer"]["overShort"] == -350
+    assert_z_on_paper(report, tmp_path)
 
     # Who did each act, in the journal and its audit log.
     with sqlite3.connect(terminal.journal_path) as journal:
@@ -218,6 +226,23 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     audit = terminal.journal.audit_entries(closed.opened_at, closed.closed_at or closed.opened_at)
     assert any(e.action == "refund" and e.actor == BEN and e.detail.get("approvedBy") == MARIA for e in audit)
     assert_no_secrets(terminal, caplog.text)
+
+
+def assert_z_on_paper(report: EndOfDayReport, tmp_path: Path) -> None:
+    """Both layouts carry the shift: the drawer, the short count, the people and the approvals. With
+    ``POS_TERMINAL_SCREENSHOTS`` set, the PDFs are kept there to be looked at."""
+    money = MoneyFormat("en_AU", "AUD")
+    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
+    for layout in ("a4", "roll"):
+        data = render(report, layout, money=money)
+        (folder / f"z-report-{layout}.pdf").write_bytes(data)
+        text = " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages).split())
+        assert report.shift is not None and report.shift.title in text
+        assert f"SHORT by {money.format(350)}" in text
+        for figure in (report.shift.drawer.expected, report.shift.drawer.opening_float):
+            assert money.format(figure) in text
+        assert all(name in text for name in (ANA, BEN, MARIA))
+        assert "Manager approvals (2)" in text and "Refunds made in the shift (1)" in text
 
 
 def assert_no_secrets(terminal: Terminal, *texts: str) -> None:
