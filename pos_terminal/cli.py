@@ -423,8 +423,8 @@ async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
 
 async def _logout(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-    await _act_as(terminal, args, manager=True)
-    terminal.session.disconnect()
+    person = await _act_as(terminal, args, manager=True)
+    terminal.session.disconnect(actor=person.name if person else None)
     out.line("Disconnected: the stored sign-in was removed.")
     out.data({"state": terminal.session.state.value})
     return EXIT_OK

@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pos_terminal.api.models import Customer
 from pos_terminal.domain.check import Check, Discount, Item, Payment
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import CatalogEntry, CatalogError, load_catalog
 from pos_terminal.services.register import FINISHED, LOCKED, OpenCheck, Phase, Register
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.check_model import CheckModel
 from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -65,6 +67,7 @@ class CashierView(QWidget):
         self.tasks = Tasks(messages, self)
         self.terminal: Terminal | None = None
         self.money = MoneyFormat("en_AU", "AUD")
+        self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
 
         self.customers = CustomerPanel(messages)
         self.customers.chosen.connect(self.on_customer_chosen)
@@ -418,15 +421,35 @@ class CashierView(QWidget):
 
     # --- editing ----------------------------------------------------------------------------------
 
-    def _edit(self, change: Callable[[Check], Check], *, select: str | None = None) -> bool:
+    def _edit(
+        self,
+        change: Callable[[Check], Check],
+        *,
+        select: str | None = None,
+        approval: Approval | None = None,
+        done: Callable[[], None] | None = None,
+    ) -> bool:
+        """Apply ``change`` (then ``done``); one a manager must approve first (a large discount) asks for it."""
         try:
-            self.register.edit(change)
+            self.register.edit(change, approval=approval)
+        except ApprovalNeeded as exc:
+            if approval is None and self.terminal is not None:
+
+                def retry(given: Approval | None) -> None:
+                    self._edit(change, select=select, approval=given, done=done)
+
+                self.prompt = with_approval(self, self.terminal.till, exc.act, f"{exc.act.sentence}?", retry)
+            else:
+                self.messages.show_error(exc)
+            return False
         except UserError as exc:
             self.messages.show_error(exc)
             return False
         self.show_check()
         if select is not None and (row := self.lines.row_of(select)) is not None:
             self.table.selectRow(row)
+        if done is not None:
+            done()
         return True
 
     def add_catalog_item(self, entry: CatalogEntry) -> None:
@@ -465,8 +488,9 @@ class CashierView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc)
             return
-        if self._edit(lambda check: check.add_discount(discount), select=discount.id):
-            empty(self.discount_input)
+        self._edit(
+            lambda check: check.add_discount(discount), select=discount.id, done=lambda: empty(self.discount_input)
+        )
 
     def on_add_cash_clicked(self) -> None:
         try:
@@ -587,12 +611,24 @@ class CashierView(QWidget):
             self.new_check_button.setFocus()
 
     def cancel_transaction(self) -> None:
+        """Cancel the authorized transaction: the customer was charged, so a cashier needs a manager."""
+        terminal = self.terminal
+        state = self.register.current if terminal is not None else None
+        if terminal is None or state is None or state.phase is not Phase.AUTHORIZED or not state.transaction_id:
+            return
+        whose = f" to {state.customer.display_name}" if state.customer else ""
+        question = f"Cancel the charge of {self.money.format(state.totals.charge_amount)}{whose}?"
+        self.prompt = with_approval(
+            self, terminal.till, Guarded.CANCEL_CHARGED, question, self._start_cancel, subject=state.transaction_id
+        )
+
+    def _start_cancel(self, approval: Approval | None) -> None:
         if self.terminal is None or self.register.current.phase is not Phase.AUTHORIZED:
             return
         self.complete_button.setEnabled(False)
         self.cancel_button.setEnabled(False)
-        self.tasks.run(self._cancel(), key="state", on_error=self._charge_refused)
+        self.tasks.run(self._cancel(approval), key="state", on_error=self._charge_refused)
 
-    async def _cancel(self) -> None:
-        await self.register.cancel()
+    async def _cancel(self, approval: Approval | None = None) -> None:
+        await self.register.cancel(approval=approval)
         self.show_check()

@@ -6,6 +6,9 @@ difference, never hidden. The PDF is made by :mod:`pos_terminal.reports.end_of_d
 off the loop's thread and previewed page by page (pypdfium2 through
 :mod:`pos_terminal.reports.raster`: QtPdf is not in the PySide6 wheels). The save
 dialog is opened with ``open()``, never a nested ``exec()`` inside a coroutine.
+
+A shift's X or Z report (:meth:`ReportsView.show_shift`) is shown, saved and printed
+the same way, with the drawer's verdict under the figures.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
+from pos_terminal.domain.shift import Shift
 from pos_terminal.domain.summary import FIGURES
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
@@ -262,6 +266,10 @@ class ReportsView(QWidget):
         self.reconciliation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.counts = label(wrap=True)
         self.counts.setAccessibleName("Open authorizations, refunds and cancellations")
+        self.drawer = QLabel()
+        self.drawer.setWordWrap(True)
+        self.drawer.setAccessibleName("The shift's cash drawer")
+        self.drawer.hide()
         self.save_button = button("Save PDF…", name="Save report as PDF")
         self.print_button = button("Print", name="Print report")
         self.status = label(role="hint", wrap=True)
@@ -275,6 +283,7 @@ class ReportsView(QWidget):
         figures_layout.setContentsMargins(0, 0, 0, 0)
         figures_layout.addWidget(self.title)
         figures_layout.addWidget(self.period)
+        figures_layout.addWidget(self.drawer)
         figures_layout.addWidget(self.table)
         figures_layout.addWidget(self.reconciliation)
         figures_layout.addWidget(self.counts)
@@ -375,8 +384,29 @@ class ReportsView(QWidget):
         self.show_figures(report, terminal.money)
         await self._render(report, terminal.money)
 
+    def show_shift(self, shift: Shift, *, print_when_ready: bool = False) -> None:
+        """The shift's X report (open) or Z report (closed); printed once made when ``print_when_ready``."""
+        if self.terminal is not None and self.reports is not None:
+            self.tasks.run(self._show_shift(self.terminal, self.reports, shift, print_when_ready), key="show")
+
+    async def _show_shift(self, terminal: Terminal, reports: Reports, shift: Shift, print_when_ready: bool) -> None:
+        self.status.setText("Asking the service for the shift's figures…")
+        self.show_button.setEnabled(False)
+        try:
+            report = await terminal.shifts.report(reports, shift)
+        except BaseException:
+            self.status.setText("No report: the service did not answer with one.")
+            raise
+        finally:
+            self.show_button.setEnabled(True)
+        self.show_figures(report, terminal.money)
+        await self._render(report, terminal.money)
+        if print_when_ready and report is self.report:
+            self.print_report()
+
     def show_nothing(self) -> None:
         self.report = None
+        self.drawer.hide()
         self.paper = None
         self.model.set_report(None)
         self.fit_table()
@@ -398,6 +428,7 @@ class ReportsView(QWidget):
         # the status bar's badge already says SANDBOX; say it here only when the service's name does not
         sandbox = "" if report.production or "sandbox" in report.region.lower() else " · SANDBOX"
         self.title.setText(f"{report.title} — {report.scope.label}")
+        self._show_drawer(report, money)
         start = report.range.start.astimezone().strftime("%Y-%m-%d %H:%M")
         end = report.range.end.astimezone().strftime("%Y-%m-%d %H:%M")
         made = report.generated_at.astimezone().strftime("%H:%M:%S")
@@ -422,6 +453,32 @@ class ReportsView(QWidget):
             f"Open authorized: {len(report.open_authorized)} · Refunds: {len(report.refunds)} · "
             f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)}"
         )
+
+    def _show_drawer(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+        section = report.shift
+        if section is None:
+            self.drawer.hide()
+            return
+        drawer = section.drawer
+        text = (
+            f"Drawer: float {money.format(drawer.opening_float)} + cash {money.format(drawer.cash_sales)} − given "
+            f"back {money.format(drawer.cash_refunds)} = expected <b>{money.format(drawer.expected)}</b>"
+        )
+        over_short = section.over_short
+        style = RECONCILED_STYLE
+        if over_short is not None and section.counted is not None:
+            verdict = (
+                "right"
+                if over_short == 0
+                else f"{'SHORT' if over_short < 0 else 'OVER'} by {money.format(abs(over_short))}"
+            )
+            text += f"; counted <b>{money.format(section.counted.total)}</b>: <b>{escape(verdict)}</b>"
+            style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
+        else:
+            text += " (so far; nothing was changed)"
+        self.drawer.setText(text)
+        self.drawer.setStyleSheet(style)
+        self.drawer.show()
 
     def fit_table(self) -> None:
         """As tall as its rows (up to ten), so the reconciliation sits right under the figures."""
@@ -493,9 +550,14 @@ class ReportsView(QWidget):
             self.messages.show_error(exc)
             return None
         assert self.reports is not None
+        self.reports.actor = self._who()
         self.reports.record_report(paper.report, "saved", where=str(saved), layout=paper.layout)
         self.messages.show_info(f"The report is saved to {saved}.")
         return saved
+
+    def _who(self) -> str | None:
+        """Who makes the copy: the person at the till, else the desktop's user."""
+        return (self.terminal.till.actor if self.terminal is not None else None) or _actor()
 
     def print_report(self) -> str | None:
         """Print the PDF shown on the terminal's printer (the system's default when none is set)."""
@@ -507,6 +569,7 @@ class ReportsView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc)
             return None
+        self.reports.actor = self._who()
         self.reports.record_report(paper.report, "printed", where=printer, layout=paper.layout)
         self.messages.show_info(f"The report went to the printer {printer}.")
         return printer
