@@ -14,6 +14,7 @@ the same way, with the drawer's verdict under the figures.
 from __future__ import annotations
 
 import getpass
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -372,17 +373,7 @@ class ReportsView(QWidget):
     async def _show(self, terminal: Terminal, reports: Reports) -> None:
         period = self.selected_range(reports)
         scope = self.selected_scope(terminal)
-        self.status.setText("Asking the service for the figures…")
-        self.show_button.setEnabled(False)
-        try:
-            report = await reports.end_of_day(period, scope)
-        except BaseException:
-            self.status.setText("No report: the service did not answer with one.")
-            raise
-        finally:
-            self.show_button.setEnabled(True)
-        self.show_figures(report, terminal.money)
-        await self._render(report, terminal.money)
+        await self._make(terminal, reports.end_of_day(period, scope), "Asking the service for the figures…")
 
     def show_shift(self, shift: Shift, *, print_when_ready: bool = False) -> None:
         """The shift's X report (open) or Z report (closed); printed once made when ``print_when_ready``."""
@@ -390,10 +381,20 @@ class ReportsView(QWidget):
             self.tasks.run(self._show_shift(self.terminal, self.reports, shift, print_when_ready), key="show")
 
     async def _show_shift(self, terminal: Terminal, reports: Reports, shift: Shift, print_when_ready: bool) -> None:
-        self.status.setText("Asking the service for the shift's figures…")
+        report = await self._make(
+            terminal, terminal.shifts.report(reports, shift), "Asking the service for the shift's figures…"
+        )
+        if print_when_ready and report is self.report:
+            self.print_report()
+
+    async def _make(
+        self, terminal: Terminal, making: Coroutine[Any, Any, EndOfDayReport], asking: str
+    ) -> EndOfDayReport:
+        """Wait for the report ``making`` makes, then show its figures and its PDF."""
+        self.status.setText(asking)
         self.show_button.setEnabled(False)
         try:
-            report = await terminal.shifts.report(reports, shift)
+            report = await making
         except BaseException:
             self.status.setText("No report: the service did not answer with one.")
             raise
@@ -401,8 +402,7 @@ class ReportsView(QWidget):
             self.show_button.setEnabled(True)
         self.show_figures(report, terminal.money)
         await self._render(report, terminal.money)
-        if print_when_ready and report is self.report:
-            self.print_report()
+        return report
 
     def show_nothing(self) -> None:
         self.report = None

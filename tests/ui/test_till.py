@@ -18,7 +18,7 @@ from pos_terminal.services.register import Phase
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
-from pos_terminal.ui.main_window import MainWindow, Page
+from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
@@ -27,7 +27,7 @@ from tests.ui.test_cashier_flow import choose, type_item
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 ANA, ANA_PIN = "Ana Cashier", "551029384756"
 BEN, BEN_PIN = "Ben Cashier", "664738291045"
@@ -219,6 +219,12 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
     shifts = window.shifts
     assert window.report_tabs.currentWidget() is shifts
+    QTest.mouseClick(shifts.x_button, Qt.MouseButton.LeftButton)  # so far: changes nothing
+    reports = window.reports
+    await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
+    assert reports.report is not None and reports.report.title == "X report — shift 1 so far"
+    assert "so far" in reports.drawer.text() and terminal.shifts.current() is not None
+    window.report_tabs.setCurrentWidget(shifts)
     assert shifts.current.text().startswith("Shift 1 is open") and shifts.close_button.isEnabled()
     QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
     dialog = window.close_dialog
@@ -232,8 +238,11 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     pictures(window, "close-shift", tmp_path, dialog=dialog)
     QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
 
-    reports = window.reports
-    await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the Z report", timeout=60)
+    await until(
+        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
+        what="the Z report",
+        timeout=60,
+    )
     report = reports.report
     assert report is not None and report.shift is not None and report.shift.kind is ShiftReportKind.Z
     assert reports.title.text().startswith("Z report — shift 1")
@@ -252,3 +261,44 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
 
 def _end() -> datetime:
     return datetime.now(UTC) + timedelta(days=1)
+
+
+async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+
+    QTest.keyClick(window, Qt.Key.Key_F7)  # the drawer without a sale
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Open the cash drawer without a sale?"
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: "opened without a sale" in window.banner.text.text(), what="the no-sale recorded")
+    [no_sale] = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "drawer opened (no sale)"]
+    assert (no_sale.actor, no_sale.detail) == (ANA, {"approvedBy": MANAGER})
+
+    window.activateWindow()
+    await until(window.isActiveWindow, what="the window active again")
+    window.show_tab(Tab.SETTINGS)
+    settings = window.settings_view
+    settings.idle_lock.setValue(600)
+    QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    QTest.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
+    assert host.settings.idle_lock_seconds == 300, "not saved without a manager"
+
+    QTest.mouseClick(settings.disconnect_button, Qt.MouseButton.LeftButton)
+    box = settings.confirm
+    assert box is not None
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Disconnect this terminal?"
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: window.page is Page.SIGN_IN, what="disconnected")
+    [disconnect] = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "disconnect"]
+    assert (disconnect.actor, disconnect.detail) == (ANA, {"approvedBy": MANAGER})
+    await finish(window, host, wait=False)  # the sign-in page polls for a new code
