@@ -6,7 +6,8 @@ memory) and salted per person; five wrong tries lock the person (see
 stored text names its parameters (``scrypt$15$8$1$<salt>$<hash>``, log2 of N
 first), so a later release can raise them and still read what is stored.
 
-Neither a PIN nor a hash is ever logged or written to the audit log.
+Neither a PIN nor a hash is ever logged or written to the audit log. Both cross to a worker thread
+wrapped in :class:`Secret`: an executor that logs what it runs (qasync's does, at DEBUG) shows "Secret(***)".
 """
 
 from __future__ import annotations
@@ -23,6 +24,23 @@ SCHEME = "scrypt"
 LOG2_N, R, P = 15, 8, 1  # 2**15 × 128 × 8 bytes = 32 MiB per hash
 SALT_BYTES, KEY_BYTES = 16, 32
 _MAX_LOG2_N = 20  # what a stored hash may ask for: never more memory than this (1 GiB) to check one PIN
+
+
+class Secret:
+    """A PIN or a PIN's hash on its way through code that may log or show it: its text is only ever ``***``."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+    __str__ = __repr__
 
 
 class BadPin(UserError):
@@ -70,3 +88,13 @@ def pin_matches(pin: str, stored: str) -> bool:
     if not pin.isascii() or not pin.isdigit() or not MIN_PIN <= len(pin) <= MAX_PIN:
         return False
     return hmac.compare_digest(_scrypt(pin, salt_bytes, *parameters), expected_bytes)
+
+
+def hash_secret(pin: Secret) -> Secret:
+    """:func:`hash_pin` for a worker thread: neither the PIN going in nor the hash coming out shows in a log."""
+    return Secret(hash_pin(pin.reveal()))
+
+
+def secret_matches(pin: Secret, stored: Secret) -> bool:
+    """:func:`pin_matches` for a worker thread."""
+    return pin_matches(pin.reveal(), stored.reveal())

@@ -4,7 +4,8 @@ Who may add, disable or unlock someone is the till's business
 (:class:`~pos_terminal.services.till.Till`); this class keeps the people and checks
 PINs. A PIN is hashed and checked off the event loop's thread (the hash is slow on
 purpose), five wrong PINs in a row lock the person for a while, and every change
-is in the audit log with who made it. Neither a PIN nor its hash is ever logged.
+is in the audit log with who made it. Neither a PIN nor its hash is ever logged (they cross to the worker
+thread as :class:`~pos_terminal.domain.pins.Secret`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from pos_terminal.domain.people import MAX_WRONG_PINS, Person, Role, after_wrong_pin, check_name
-from pos_terminal.domain.pins import check_pin, hash_pin, pin_matches
+from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, utcnow
 from pos_terminal.store.staff import PeopleBook
@@ -82,7 +83,7 @@ class Staff:
         now = self.now()
         if person.locked(now):
             raise self._locked(person)
-        matched = await asyncio.to_thread(pin_matches, pin, self.book.pin_hash(person.id))
+        matched = await asyncio.to_thread(secret_matches, Secret(pin), Secret(self.book.pin_hash(person.id)))
         if matched:
             if person.wrong_pins or person.locked_until is not None:
                 self.book.record_pin_try(person.id, 0, None)
@@ -112,8 +113,8 @@ class Staff:
     async def add(self, name: str, role: Role, pin: str, *, by: str | None) -> Person:
         name = check_name(name)
         check_pin(pin)
-        pin_hash = await asyncio.to_thread(hash_pin, pin)
-        person = self.book.add(name, role, pin_hash)
+        pin_hash = await asyncio.to_thread(hash_secret, Secret(pin))
+        person = self.book.add(name, role, pin_hash.reveal())
         self._audit("person added", by, {"person": person.name, "role": str(role)})
         return person
 
@@ -121,7 +122,7 @@ class Staff:
         """A new PIN for ``name``; it also unlocks and enables them."""
         person = self.find(name)
         check_pin(pin)
-        self.book.set_pin(person.id, await asyncio.to_thread(hash_pin, pin))
+        self.book.set_pin(person.id, (await asyncio.to_thread(hash_secret, Secret(pin))).reveal())
         self.book.set_active(person.id, True)
         self._audit("PIN reset", by, {"person": person.name})
         refreshed = self.book.get(person.id)

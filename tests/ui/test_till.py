@@ -3,12 +3,15 @@ cancel, the idle lock, and closing a shift by denomination with its Z report."""
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import with_changes
@@ -125,8 +128,13 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
 
 
 async def test_a_cashiers_refund_asks_a_manager_right_there(
-    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     customer = new_checked_in_customer(client, firstName="Rolf", lastName="Refund", balance=20_000)
     window = await signed_in_window(host, make_window, client, listing=customer)
     terminal = await with_cashiers(host)
@@ -181,6 +189,11 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
     approvals = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "approval"]
     assert [(a.actor, a.detail["manager"], a.detail["act"]) for a in approvals] == [(ANA, MANAGER, "refund")]
+    with sqlite3.connect(terminal.journal_path) as journal:
+        hashes = [h for (h,) in journal.execute("SELECT pin_hash FROM person")]
+        audit = "\n".join(str(row) for row in journal.execute("SELECT * FROM audit"))
+    for secret in (MANAGER_PIN, ANA_PIN, BEN_PIN, *hashes):
+        assert secret not in caplog.text and secret not in audit, "no PIN or hash in the logs"
     await finish(window, host)
 
 
