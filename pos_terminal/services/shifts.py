@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -23,7 +24,6 @@ from pos_terminal.api.models import Transaction
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import in_int32
-from pos_terminal.domain.report import EndOfDayReport, RangeKind, ReportScope, TimeRange
 from pos_terminal.domain.shift import (
     ApprovalRow,
     CancelKind,
@@ -39,9 +39,12 @@ from pos_terminal.domain.shift import (
     sales_per_person,
 )
 from pos_terminal.errors import UserError
-from pos_terminal.services.reports import Reports
 from pos_terminal.store.journal import Journal, utcnow
 from pos_terminal.store.staff import ChangeRow, ShiftBook
+
+if TYPE_CHECKING:  # the reports load when one is made, not at the till's start
+    from pos_terminal.domain.report import EndOfDayReport
+    from pos_terminal.services.reports import Reports
 
 APPROVAL = "approval"
 NO_SALE = "drawer opened (no sale)"
@@ -225,6 +228,8 @@ class Shifts:
     async def report(self, reports: Reports, shift: Shift) -> EndOfDayReport:
         """The X (open) or Z (closed) report: the service's summary over exactly the shift's time, reconciled
         against the listed transactions, with the shift's drawer, people, refunds, cancellations and approvals."""
+        from pos_terminal.domain.report import RangeKind, ReportScope, TimeRange
+
         end = shift.closed_at or reports.now()
         period = TimeRange(shift.opened_at, max(end, shift.opened_at + timedelta(microseconds=1)), RangeKind.SHIFT)
         scope = ReportScope.terminal(shift.terminal_id or reports.terminal_id)
