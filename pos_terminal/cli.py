@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
@@ -123,14 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     login.add_argument("--legacy", action="store_true", help="send the token as X-Api-Token")
     login.add_argument("--demo", action="store_true", help="sandbox only: approve at once as the demo merchant")
-    for name, text in (("logout", "disconnect: remove the stored sign-in"), ("status", "connection and journal")):
-        _common(commands.add_parser(name, help=text))
+    logout = commands.add_parser("logout", help="disconnect: remove the stored sign-in")
+    _common(logout)
+    _person(logout, manager=True)
+    _common(commands.add_parser("status", help="connection and journal"))
     _common(commands.add_parser("customers", help="customers checked in at the merchant"))
 
     charge = commands.add_parser("charge", help="charge a checked-in customer for a check")
     _common(charge)
     charge.add_argument("--customer", required=True, help="customer id, check-in id, member or check-in number")
     charge.add_argument("--check", required=True, type=Path, help="check file (JSON)")
+    _person(charge)
 
     tx = commands.add_parser("tx", help="transactions")
     tx_commands = tx.add_subparsers(dest="tx_command", metavar="ACTION", required=True)
@@ -142,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         action = tx_commands.add_parser(name, help=f"{name} a transaction")
         _common(action)
         action.add_argument("transaction_id")
+        if name in ("cancel", "refund"):
+            _person(action, manager=True)
         if name == "refund":
             action.add_argument("--yes", action="store_true", help="refund without asking")
 
@@ -164,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--today", action="store_true", help="since local midnight (the default)")
     when.add_argument("--yesterday", action="store_true", help="yesterday, local midnight to midnight")
     when.add_argument("--shift-from", dest="shift_from", metavar="T", type=_moment, help="this shift, since T")
+    when.add_argument(
+        "--shift", metavar="WHICH", help="a shift's X or Z report: current, last (the last closed) or its number"
+    )
     when.add_argument("--from", dest="start", metavar="T", type=_moment, help="from T (ISO 8601, local unless offset)")
     report.add_argument(
         "--to", dest="end", metavar="T", type=_moment, help="with --from: until T, exclusive (default now)"
@@ -173,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     report_scope.add_argument("--merge", action="store_true", help="every terminal merged into one row")
     _output(report)
     report.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+
+    _shift_commands(commands)
+    _people_commands(commands)
 
     receipt = commands.add_parser("receipt", help="receipt of a completed or refunded transaction (80 mm)")
     _common(receipt)
@@ -184,6 +196,81 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox = commands.add_parser("sandbox", help="run the emulated service on loopback")
     add_sandbox_arguments(sandbox)
     return parser
+
+
+PIN_FROM = (
+    "the PIN is read from the terminal without echo, or from file descriptor N with --pin-fd N; never from the "
+    "arguments, which every user of this computer can see"
+)
+
+
+def _person(parser: argparse.ArgumentParser, *, manager: bool = False) -> None:
+    """Who acts, once people work this terminal (a manager for what a cashier would need approved)."""
+    who = "a manager on this terminal (default: the only one)" if manager else "a person on this terminal"
+    parser.add_argument("--as", dest="person", metavar="NAME", help=f"who does it: {who}; {PIN_FROM}")
+    parser.add_argument("--pin-fd", dest="pin_fd", metavar="N", type=int, help="read the PIN from file descriptor N")
+    # without it "--pin 1234" would be read as "--pin-fd 1234" (argparse takes prefixes): refused with a sentence
+    parser.add_argument("--pin", dest="pin_in_arguments", help=argparse.SUPPRESS)
+
+
+class PinInArguments(UserError):
+    sentence = "A PIN is never taken from the command's arguments: every user of this computer can read them."
+    hint = "Leave it out to type it without echo, or give --pin-fd N and write it to file descriptor N."
+
+
+def _shift_commands(commands: Any) -> None:
+    shift = commands.add_parser("shift", help="open, report on and close this terminal's shifts (a manager's PIN)")
+    shift_commands = shift.add_subparsers(dest="shift_command", metavar="ACTION", required=True)
+    opening = shift_commands.add_parser("open", help="open a shift with the float counted in the drawer")
+    _common(opening)
+    _person(opening, manager=True)
+    opening.add_argument("--float", dest="opening_float", required=True, metavar="AMOUNT", help="the float, e.g. 200")
+    closing = shift_commands.add_parser("close", help="close the open shift with the cash counted; prints the Z report")
+    _common(closing)
+    _person(closing, manager=True)
+    counted = closing.add_mutually_exclusive_group(required=True)
+    counted.add_argument("--counted", metavar="AMOUNT", help="the cash counted in the drawer, in total")
+    counted.add_argument(
+        "--count",
+        metavar="VALUE=N",
+        action="append",
+        help="N notes or coins of VALUE (50=3 is three 50s, 0.20=7 seven 20c coins); repeat for each",
+    )
+    _output(closing)
+    closing.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+    x_report = shift_commands.add_parser("x", help="the open shift so far (changes nothing)")
+    _common(x_report)
+    _person(x_report, manager=True)
+    _output(x_report)
+    x_report.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+    listing = shift_commands.add_parser("list", help="this terminal's shifts, newest first")
+    _common(listing)
+    _person(listing, manager=True)
+
+
+def _people_commands(commands: Any) -> None:
+    people = commands.add_parser("people", help="who works this terminal's till (a manager's PIN)")
+    people_commands = people.add_subparsers(dest="people_command", metavar="ACTION", required=True)
+    add = people_commands.add_parser("add", help="add a person (the first one is a manager, with no PIN asked)")
+    _common(add)
+    _person(add, manager=True)
+    add.add_argument("name")
+    add.add_argument("--role", choices=("cashier", "manager"), default="cashier")
+    add.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the new PIN from fd N")
+    listing = people_commands.add_parser("list", help="the people of this terminal")
+    _common(listing)
+    _person(listing, manager=True)
+    for name, text in (
+        ("disable", "a person can no longer sign in"),
+        ("reset-pin", "a new PIN for a person (it also unlocks and enables them)"),
+        ("unlock", "lift the lock after five wrong PINs"),
+    ):
+        action = people_commands.add_parser(name, help=text)
+        _common(action)
+        _person(action, manager=True)
+        action.add_argument("name")
+        if name == "reset-pin":
+            action.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the PIN from fd N")
 
 
 def _range(parser: argparse.ArgumentParser) -> None:
@@ -243,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handler(Paths.for_profile(args.profile), args, out)
         if args.old_terminal is not None:
             raise OldTerminalFlag()
+        if getattr(args, "pin_in_arguments", None) is not None:
+            raise PinInArguments()
         return asyncio.run(_run(args, out))
     except UserError as exc:
         out.note(exc.text())
@@ -275,7 +364,8 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
         service = resolve_service(settings, paths, service_url=args.service, embedded_root=embedded_root)
         terminal = Terminal(paths, settings, service)
         stack.push_async_callback(terminal.aclose)
-        handler = _HANDLERS[args.command if args.command != "tx" else f"tx {args.tx_command}"]
+        sub = {"tx": "tx_command", "shift": "shift_command", "people": "people_command"}.get(args.command)
+        handler = _HANDLERS[f"{args.command} {getattr(args, sub)}" if sub else args.command]
         if args.command not in ("login", "logout", "status") and terminal.session.state.value == "connected":
             await _resume(terminal, out)
         return await handler(terminal, args, out)
@@ -346,7 +436,8 @@ def _renewal_note(session: Any) -> str | None:
 
 
 async def _logout(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-    terminal.session.disconnect()
+    person = await _act_as(terminal, args, manager=True)
+    terminal.session.disconnect(actor=person.name if person else None)
     out.line("Disconnected: the stored sign-in was removed.")
     out.data({"state": terminal.session.state.value})
     return EXIT_OK
@@ -396,6 +487,7 @@ async def _charge(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.services.check_file import read_check_file
 
     check = read_check_file(args.check)
+    await _act_as(terminal, args)
     customer = await terminal.customers.find(args.customer)
     totals = check.validate()
     out.note(f"Charging {terminal.money.format(totals.charge_amount)} to {customer.display_name}...")
@@ -461,6 +553,8 @@ def _state_command(action: Action) -> Handler:
             if answer.strip().lower() not in ("y", "yes"):
                 out.note("Nothing was refunded.")
                 return EXIT_ERROR
+        if action is not Action.COMPLETE:
+            await _act_as(terminal, args, manager=True)
         outcome = await terminal.checkout.change_state(args.transaction_id, action)
         record: dict[str, Any] = {"transactionId": args.transaction_id, "status": outcome.status.value}
         if outcome.transaction is not None:
@@ -502,10 +596,17 @@ async def _summary(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
 async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.domain.report import ReportScope, TimeRange
-    from pos_terminal.reports.end_of_day import render
     from pos_terminal.services.reports import Reports
 
     reports = Reports.for_terminal(terminal, actor=terminal.actor)
+    if args.shift is not None:
+        if args.report_terminal or args.all or args.merge:
+            raise UserError("A shift's report is this terminal's.", hint="Leave out --for-terminal, --all and --merge.")
+        shift = terminal.shifts.resolve(args.shift)
+        report = await terminal.shifts.report(reports, shift)
+        _report_lines(report, out, terminal.money)
+        _report_copies(report, reports, args, out, terminal)
+        return EXIT_OK
     if args.end is not None and args.start is None:
         raise UserError("--to needs --from.", hint="Give the start with --from.")
     if args.start is not None:
@@ -523,10 +624,21 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     else:
         scope = ReportScope.terminal(args.report_terminal or terminal.settings.terminal_id)
     report = await reports.end_of_day(period, scope)
+    _report_lines(report, out, terminal.money)
+    _report_copies(report, reports, args, out, terminal)
+    return EXIT_OK
+
+
+def _report_lines(report: Any, out: Output, money_format: Any) -> None:
+    """The report as JSON, or as lines: the shift first (X, Z), then the figures and their reconciliation."""
     out.data(report.as_json())
-    money = terminal.money.format
+    money = money_format.format
+    scope = report.scope
+    period = report.range
     out.line(f"{report.title}: {scope.label}{'' if report.production else ' [SANDBOX]'}")
     out.line(f"{_local(period.start)} – {_local(period.end)} (local time), made {_local(report.generated_at)}")
+    if report.shift is not None:
+        _shift_lines(report.shift, out, money)
     for row in report.rows:
         f = row.shown
         label = "All terminals" if scope.merge else (row.terminal_id or "(no terminal)")
@@ -550,17 +662,255 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         f"Open authorizations {len(report.open_authorized)}, refunds {len(report.refunds)}, "
         f"cancellations {len(report.cancellations)}, audit entries {len(report.audit)}."
     )
-    if args.pdf or args.print_it:
-        data = render(report, args.layout, money=terminal.money)
-        if args.pdf:
-            saved = _save(data, args.pdf)
-            reports.record_report(report, "saved", where=str(saved), layout=args.layout)
-            out.note(f"Saved {saved}.")
-        if args.print_it:
-            printer = _print(data, args.printer or terminal.settings.printer, report.title)
-            reports.record_report(report, "printed", where=printer, layout=args.layout)
-            out.note(f"Printed on {printer}.")
+
+
+def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None:
+    shift, drawer = section.shift, section.drawer
+    closed = f", closed {_local(shift.closed_at)} by {shift.closed_by}" if shift.closed_at else ", still open"
+    out.line(f"Shift {shift.id}: opened {_local(shift.opened_at)} by {shift.opened_by}{closed}")
+    out.line(
+        f"Drawer: float {money(drawer.opening_float)} + cash on checks {money(drawer.cash_sales)} "
+        f"- cash given back {money(drawer.cash_refunds)} = expected {money(drawer.expected)}"
+    )
+    if section.over_short is not None and section.counted is not None:
+        verdict = "right" if section.over_short == 0 else ("SHORT" if section.over_short < 0 else "OVER")
+        amount = "" if section.over_short == 0 else f" by {money(abs(section.over_short))}"
+        out.line(f"Counted {money(section.counted.total)}: {verdict}{amount}")
+    for p in section.people:
+        out.line(
+            f"{p.person:<20} {p.checks:>3} check(s)  total {money(p.total):>11}  cash {money(p.cash):>10}  "
+            f"charged {money(p.charged):>11}  refunds {p.refunds} ({money(p.refunded)})"
+        )
+    out.line(
+        f"Refunds {len(section.refunds)}, cancellations {len(section.cancellations)}, approvals "
+        f"{len(section.approvals)}, drawer opened without a sale {section.no_sales}."
+    )
+    if section.pending_changes:
+        out.note(f"{section.pending_changes} state change(s) not yet confirmed by the service are not in the figures.")
+
+
+def _report_copies(report: Any, reports: Any, args: argparse.Namespace, out: Output, terminal: Any) -> None:
+    """Save and print the report when asked, each copy written to the audit log."""
+    from pos_terminal.reports.end_of_day import render
+
+    if not (args.pdf or args.print_it):
+        return
+    data = render(report, args.layout, money=terminal.money)
+    if args.pdf:
+        saved = _save(data, args.pdf)
+        reports.record_report(report, "saved", where=str(saved), layout=args.layout)
+        out.note(f"Saved {saved}.")
+    if args.print_it:
+        printer = _print(data, args.printer or terminal.settings.printer, report.title)
+        reports.record_report(report, "printed", where=printer, layout=args.layout)
+        out.note(f"Printed on {printer}.")
+
+
+# --- people and shifts ---------------------------------------------------------------------------------------
+
+
+class NoPeople(UserError):
+    sentence = "Nobody works this terminal yet."
+    hint = "Add the first manager: pos-terminal people add NAME --role manager."
+
+
+def read_secret(prompt: str, fd: int | None) -> str:
+    """A PIN: one line from file descriptor ``fd``, or typed at the terminal without echo; never an argument."""
+    if fd is not None:
+        data = bytearray()
+        try:
+            while not data.endswith(b"\n"):
+                chunk = os.read(fd, 1)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError as exc:
+            raise UserError(f"The PIN cannot be read from file descriptor {fd} ({exc.strerror}).") from exc
+        except OverflowError:
+            raise UserError(f"{fd} is not a file descriptor.", hint="Give the number of an open one.") from None
+        pin = data.decode("utf-8", errors="replace").strip()
+        if not pin:
+            raise UserError(f"No PIN came on file descriptor {fd}.", hint="Write the PIN and a new line to it.")
+        return pin
+    if not sys.stdin.isatty():
+        raise UserError("A PIN is needed.", hint="Type it at a terminal, or give --pin-fd N and write it to fd N.")
+    import getpass
+
+    return getpass.getpass(prompt)
+
+
+def _new_pin(name: str, fd: int | None) -> str:
+    if fd is not None:
+        return read_secret("", fd)
+    pin = read_secret(f"New PIN for {name}: ", None)
+    if read_secret("The same PIN again: ", None) != pin:
+        raise UserError("The two PINs differ.", hint="Type the same PIN twice.")
+    return pin
+
+
+async def _act_as(terminal: Any, args: argparse.Namespace, *, manager: bool = False) -> Any:
+    """Sign in, for this command, the person named by --as (a manager when ``manager``); their PIN is read from
+    the terminal or from --pin-fd. A terminal nobody works acts as before people existed."""
+    from pos_terminal.domain.people import Role
+    from pos_terminal.services.till import NotAManager
+
+    till = terminal.till
+    if not till.guarding:
+        if manager and args.command in ("shift", "people"):
+            raise NoPeople()
+        return None
+    name = args.person
+    if not name and manager and len(managers := terminal.staff.managers()) == 1:
+        name = managers[0].name
+    if not name:
+        raise UserError("Say who does this with --as NAME.", hint="pos-terminal people list shows the names.")
+    person = await till.sign_in(name, read_secret(f"PIN for {name}: ", args.pin_fd), how="command line")
+    if manager and person.role is not Role.MANAGER:
+        till.lock("command line")
+        raise NotAManager(f"{person.name} is not a manager.", hint="Give a manager's name with --as.")
+    return person
+
+
+def _amount(terminal: Any, text: str, what: str) -> int:
+    try:
+        return int(terminal.money.parse(text))
+    except UserError as exc:
+        raise UserError(f"The {what} “{text}” is not an amount.", hint="Type it like 200 or 150.50.") from exc
+
+
+def _drawer_count(terminal: Any, args: argparse.Namespace) -> Any:
+    from pos_terminal.domain.shift import DrawerCount
+
+    if args.counted is not None:
+        return DrawerCount.of_total(_amount(terminal, args.counted, "cash counted"))
+    pieces: dict[int, int] = {}
+    for item in args.count:
+        value, sep, quantity = item.partition("=")
+        if not sep or not quantity.strip().isdigit():
+            raise UserError(f"“{item}” is not a count.", hint="Give it as VALUE=N, like 50=3 or 0.20=7.")
+        cents = _amount(terminal, value, "note or coin")
+        pieces[cents] = pieces.get(cents, 0) + int(quantity)
+    return DrawerCount.by_denomination(pieces, terminal.settings.currency)
+
+
+async def _shift_open(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    await _act_as(terminal, args, manager=True)
+    shift = terminal.till.open_shift(_amount(terminal, args.opening_float, "float"))
+    out.data(shift.as_json())
+    opening_float = terminal.money.format(shift.opening_float)
+    out.line(f"Shift {shift.id} is open, by {shift.opened_by}, with a float of {opening_float}.")
     return EXIT_OK
+
+
+async def _shift_close(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.reports import Reports
+
+    await _act_as(terminal, args, manager=True)
+    busy = "A charge is still being verified." if terminal.journal.unfinished_intents() else None
+    closed = terminal.till.close_shift(_drawer_count(terminal, args), busy=busy)
+    reports = Reports.for_terminal(terminal, actor=closed.closed_by)
+    try:
+        report = await terminal.shifts.report(reports, closed)
+    except UserError as exc:
+        out.data({"shift": closed.as_json(), "report": None})
+        raise UserError(
+            f"Shift {closed.id} is closed, but its Z report could not be made: {exc.sentence}",
+            hint=f"Make it later with pos-terminal report --shift {closed.id}.",
+        ) from exc
+    _report_lines(report, out, terminal.money)
+    _report_copies(report, reports, args, out, terminal)
+    return EXIT_OK
+
+
+async def _shift_x(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.reports import Reports
+
+    person = await _act_as(terminal, args, manager=True)
+    reports = Reports.for_terminal(terminal, actor=person.name if person else terminal.actor)
+    report = await terminal.shifts.report(reports, terminal.shifts.require_open())
+    _report_lines(report, out, terminal.money)
+    _report_copies(report, reports, args, out, terminal)
+    return EXIT_OK
+
+
+async def _shift_list(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    await _act_as(terminal, args, manager=True)
+    shifts = terminal.shifts.all()
+    out.data([s.as_json() for s in shifts])
+    money = terminal.money.format
+    if not shifts:
+        out.line("No shift has been opened on this terminal.")
+    for s in shifts:
+        line = f"#{s.id:<4} {_local(s.opened_at)} by {s.opened_by:<16} float {money(s.opening_float):>10}"
+        if s.is_open:
+            out.line(f"{line}  open")
+        else:
+            assert s.count is not None
+            assert s.expected_cash is not None
+            assert s.over_short is not None
+            out.line(
+                f"{line}  closed {_local(s.closed_at)} by {s.closed_by}: counted {money(s.count.total)}, "
+                f"expected {money(s.expected_cash)}, {'over' if s.over_short >= 0 else 'short'} "
+                f"{money(abs(s.over_short))}"
+            )
+    return EXIT_OK
+
+
+def _person_json(person: Any, now: datetime) -> dict[str, Any]:
+    return {
+        "name": person.name,
+        "role": str(person.role),
+        "active": person.active,
+        "locked": person.locked(now),
+        "lockedUntil": person.locked_until.isoformat() if person.locked(now) else None,
+    }
+
+
+async def _people_add(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.domain.people import Role
+
+    till = terminal.till
+    if not till.guarding:
+        if args.role != "manager":
+            raise UserError("The first person on a terminal is a manager.", hint="Add them with --role manager.")
+        person = await till.create_first_manager(args.name, _new_pin(args.name, args.new_pin_fd))
+    else:
+        await _act_as(terminal, args, manager=True)
+        person = await till.add_person(args.name, Role(args.role), _new_pin(args.name, args.new_pin_fd))
+    out.data(_person_json(person, datetime.now(UTC)))
+    out.line(f"{person.name} can now sign in at the till, as a {person.role}.")
+    return EXIT_OK
+
+
+async def _people_list(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    await _act_as(terminal, args, manager=True)
+    now = datetime.now(UTC)
+    people = terminal.staff.people()
+    out.data([_person_json(p, now) for p in people])
+    for p in people:
+        state = "disabled" if not p.active else ("locked until " + _local(p.locked_until) if p.locked(now) else "")
+        out.line(f"{p.name:<24} {p.role:<8} {state}")
+    return EXIT_OK
+
+
+def _people_change(change: str) -> Handler:
+    async def run(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+        await _act_as(terminal, args, manager=True)
+        till = terminal.till
+        if change == "reset-pin":
+            person = await till.reset_pin(args.name, _new_pin(args.name, args.new_pin_fd))
+            done = f"{person.name} has a new PIN."
+        elif change == "unlock":
+            person = till.unlock(args.name)
+            done = f"{person.name} can sign in again."
+        else:
+            person = till.disable(args.name)
+            done = f"{person.name} can no longer sign in."
+        out.data(_person_json(person, datetime.now(UTC)))
+        out.line(done)
+        return EXIT_OK
+
+    return run
 
 
 async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
@@ -696,6 +1046,15 @@ _HANDLERS: dict[str, Handler] = {
     "summary": _summary,
     "report": _report,
     "receipt": _receipt,
+    "shift open": _shift_open,
+    "shift close": _shift_close,
+    "shift x": _shift_x,
+    "shift list": _shift_list,
+    "people add": _people_add,
+    "people list": _people_list,
+    "people disable": _people_change("disable"),
+    "people reset-pin": _people_change("reset-pin"),
+    "people unlock": _people_change("unlock"),
 }
 
 

@@ -112,6 +112,10 @@ class Settings(BaseModel):
     catalog_file: str | None = None
     auto_cancel_hint_seconds: int = Field(default=300, ge=1, le=86_400)  # a day, as the settings view allows
     request_timeout_seconds: float = Field(default=15.0, gt=0, le=300)
+    # a discount above this share of the items needs a manager's approval
+    discount_approval_percent: int = Field(default=10, ge=0, le=100)
+    # the till locks after this long without a key or a click (0: never)
+    idle_lock_seconds: int = Field(default=300, ge=0, le=86_400)
 
     @field_validator("currency")
     @classmethod

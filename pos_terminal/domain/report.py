@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from pos_terminal.domain.lifecycle import TxState
+from pos_terminal.domain.shift import ShiftSection
 from pos_terminal.domain.summary import FIGURES, SummaryFigures, TxFacts, differences, recompute
 from pos_terminal.errors import UserError
 
@@ -295,6 +296,7 @@ class EndOfDayReport:
     merchant: str | None = None
     lookback: timedelta = DEFAULT_LOOKBACK
     cash_sales: tuple[CashSaleRow, ...] = ()  # this terminal's, from its journal; not in the service's figures
+    shift: ShiftSection | None = None  # an X or Z report: the range is the shift's, and its drawer and people
 
     @property
     def cash_total(self) -> int:
@@ -332,10 +334,15 @@ class EndOfDayReport:
         who = self.scope.terminal_id or ("merged" if self.scope.merge else "all")
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in who)
         start = self.range.start.astimezone() if tz is None else self.range.start.astimezone(tz)
+        if self.shift is not None:
+            kind = str(self.shift.kind).lower()
+            return f"{kind}-report-{safe}-shift-{self.shift.shift.id}-{start:%Y-%m-%d-%H%M}-{layout}.pdf"
         return f"report-{safe}-{start:%Y-%m-%d-%H%M}-{layout}.pdf"
 
     @property
     def title(self) -> str:
+        if self.shift is not None:
+            return self.shift.title
         return {
             RangeKind.TODAY: "End-of-day report (so far today)",
             RangeKind.YESTERDAY: "End-of-day report (yesterday)",
@@ -418,6 +425,7 @@ class EndOfDayReport:
                 }
                 for c in self.cash_sales
             ],
+            "shift": None if self.shift is None else self.shift.as_json(),
         }
 
 

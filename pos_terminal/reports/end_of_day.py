@@ -6,6 +6,10 @@ figures per terminal and in total, the reconciliation (a mismatch in red, with
 one sentence per difference), the open authorizations, refunds, cancellations
 and the audit entries of the period. The A4 layout adds the table of
 transactions; long tables continue on the next page under their header row.
+
+An X or Z report (``report.shift``) opens with the shift: the cash drawer (float,
+cash taken, cash given back, expected, counted, over or short, the count by
+denomination), sales per person, refunds, cancellations and the manager's approvals.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table,
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, TxRow
+from pos_terminal.domain.shift import ShiftSection
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
 from pos_terminal.reports import fonts
@@ -34,6 +39,7 @@ _A4_WIDTH = A4[0] - 2 * L.A4_MARGIN
 _CHUNK = 200  # rows per table: a long table splits across pages fast when it is many short tables
 _MONEY_NAMES = ("total", "tips", "fees", "payout")
 _ID_SIZE = 6.0  # a whole UUID fits the A4 column at this size
+_ROLL_VALUE = 24  # characters that fit beside a label on the roll
 
 
 def render(report: EndOfDayReport, layout: Layout = "a4", *, money: MoneyFormat, tz: tzinfo | None = None) -> bytes:
@@ -201,6 +207,8 @@ class _Paper:
     def a4_story(self) -> list[Flowable]:
         r = self.report
         story = self._header()
+        if r.shift is not None:
+            story += self._shift_story(r.shift)
         story.append(self._heading("Figures"))
         story.append(self._figures_table())
         story.append(
@@ -406,6 +414,8 @@ class _Paper:
     def roll_story(self) -> list[Flowable]:
         r = self.report
         story = self._header()
+        if r.shift is not None:
+            story += self._shift_story(r.shift)
         story.append(self._heading("Figures"))
         merged = r.scope.merge
         single = merged or (len(r.rows) == 1 and r.total is r.rows[0])
@@ -491,4 +501,217 @@ class _Paper:
                 )
             )
             story.append(table)
+        return story
+
+    # --- the shift (X and Z reports) -------------------------------------------------------------------------
+
+    def _shift_story(self, section: ShiftSection) -> list[Flowable]:
+        shift = section.shift
+        money = self.money
+        pattern = "%Y-%m-%d %H:%M"
+        closed = (
+            f"{L.local(shift.closed_at, self.tz, pattern)} by {shift.closed_by}"
+            if shift.closed_at
+            else "still open: an X report, so far (nothing was changed)"
+        )
+        story: list[Flowable] = [self._heading(f"Shift {shift.id}")]
+        story.append(
+            self._pairs(
+                [
+                    ("Opened", f"{L.local(shift.opened_at, self.tz, pattern)} by {shift.opened_by}"),
+                    ("Closed", closed),
+                ],
+                label_share=0.25,
+            )
+        )
+        drawer = section.drawer
+        lines: list[tuple[str, str]] = [
+            ("Opening float", money(drawer.opening_float)),
+            ("+ Cash on checks completed", money(drawer.cash_sales)),
+            ("− Cash given back on refunds", money(drawer.cash_refunds)),
+            ("= Expected in the drawer", money(drawer.expected)),
+        ]
+        if section.counted is not None:
+            lines.append(("Counted", money(section.counted.total)))
+        story.append(self._heading("Cash drawer"))
+        table = self._pairs(lines, label_share=0.6, amounts=True)
+        story.append(table)
+        over_short = section.over_short
+        if over_short is not None:
+            if over_short == 0:
+                story.append(self._note_box([L.para("✓ The drawer is right.", self.s.body)], L.PALE_GREEN, L.GREEN))
+            else:
+                word = "SHORT" if over_short < 0 else "OVER"
+                story.append(
+                    self._note_box(
+                        [L.para(f"✗ {word} by {money(abs(over_short))}", self._red_bold())], L.PALE_RED, L.RED
+                    )
+                )
+        if section.counted is not None and section.counted.pieces:
+            pieces = [(f"{money(value)} × {count}", money(value * count)) for value, count in section.counted.pieces]
+            story.append(L.para("Counted by denomination", self.s.small))
+            story.append(self._pairs(pieces, label_share=0.6, amounts=True, size=self.size - 1))
+        story.append(
+            L.para(
+                "Expected = float + cash paid on the checks completed in the shift − cash given back on refunds "
+                "made in it (a refund undoes the whole check).",
+                self.s.small,
+            )
+        )
+        story += self._people(section)
+        story += self._shift_changes(section)
+        notes = []
+        if section.no_sales:
+            notes.append(f"The drawer was opened {section.no_sales} time(s) without a sale.")
+        if section.pending_changes:
+            notes.append(
+                f"{section.pending_changes} state change(s) were not yet confirmed by the service at the end of "
+                "the shift; they are not in these figures."
+            )
+        story += [L.para(note, self._red_bold() if "not yet" in note else self.s.body) for note in notes]
+        return story
+
+    def _together(self, flowables: list[Flowable]) -> list[Flowable]:
+        """Kept on one page on A4; the roll has no page to keep them on (and cannot measure a KeepTogether)."""
+        return [KeepTogether(flowables)] if self.layout == "a4" else flowables
+
+    def _pairs(
+        self, lines: Sequence[tuple[str, str]], *, label_share: float, amounts: bool = False, size: float | None = None
+    ) -> Table:
+        size = size or self.size
+        width = self.width if self.layout == "roll" or not amounts else min(self.width, 110 * mm)
+        col = [width * label_share, width * (1 - label_share)]
+        rows = [
+            [
+                L.cell(label, self.s.cell, col[0] - 4, fit=self.fit),
+                value if amounts else L.cell(value, self.s.cell, col[1] - 4, fit=self.fit),
+            ]
+            for label, value in lines
+        ]
+        table = Table(rows, colWidths=col, hAlign="LEFT")
+        style: list[tuple[object, ...]] = [
+            ("FONT", (0, 0), (-1, -1), fonts.REGULAR, size),
+            ("LEFTPADDING", (0, 0), (-1, -1), 0),
+            ("TOPPADDING", (0, 0), (-1, -1), 0.8),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 0.8),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ]
+        if amounts:
+            style.append(("ALIGN", (1, 0), (1, -1), "RIGHT"))
+            for index, (label, _) in enumerate(lines):
+                if label.startswith("=") or label == "Counted":
+                    style.append(("FONT", (0, index), (-1, index), fonts.BOLD, size))
+                if label.startswith("="):
+                    style.append(("LINEABOVE", (0, index), (-1, index), 0.6, colors.black))
+        table.setStyle(TableStyle(style))
+        return table
+
+    def _people(self, section: ShiftSection) -> list[Flowable]:
+        heading = self._heading(f"Sales per person ({len(section.people)})")
+        if not section.people:
+            return self._together([heading, L.para("No check was completed in the shift.", self.s.small)])
+        money = self.money
+        if self.layout == "roll":
+            story: list[Flowable] = [heading]
+            for p in section.people:
+                lines = [
+                    (p.person, f"{p.checks} check(s)"),
+                    ("  total", money(p.total)),
+                    ("  cash", money(p.cash)),
+                    ("  charged", money(p.charged)),
+                ]
+                if p.refunds:
+                    lines.append((f"  refunds ({p.refunds})", money(p.refunded)))
+                story.append(self._pairs(lines, label_share=0.55, amounts=True, size=self.size - 1))
+            return story
+        widths = [0.28, 0.09, 0.15, 0.15, 0.15, 0.18]
+        col = [w * self.width for w in widths]
+        body = [["Person", "Checks", "Total", "Cash", "Charged", "Refunds"]]
+        for p in section.people:
+            refunds = f"{p.refunds} · {money(p.refunded)}" if p.refunds else ""
+            body.append(
+                [
+                    self._fit(p.person, col[0] - 6),
+                    str(p.checks),
+                    money(p.total),
+                    money(p.cash),
+                    money(p.charged),
+                    refunds,
+                ]
+            )
+        note = L.para(
+            "Checks each person charged that were completed in the shift (a refunded one included), and the "
+            "refunds each made. Charged: what went to the service, after cash.",
+            self.s.small,
+        )
+        return [heading, *self._tables(body, col, right=(1, 2, 3, 4, 5)), note]
+
+    def _shift_changes(self, section: ShiftSection) -> list[Flowable]:
+        pattern = self.time_pattern
+        money = self.money
+        story: list[Flowable] = []
+        sections: list[tuple[str, list[str], list[list[str]], list[float], tuple[int, ...]]] = [
+            (
+                "Refunds made in the shift",
+                ["Time", "Transaction", "By", "Approved by", "Refunded", "Cash back"],
+                [
+                    [
+                        L.local(r.at, self.tz, pattern),
+                        r.transaction_id,
+                        r.person or "—",
+                        r.approved_by or "—",
+                        money(r.refunded),
+                        money(r.cash),
+                    ]
+                    for r in section.refunds
+                ],
+                [0.09, 0.37, 0.14, 0.14, 0.13, 0.13],
+                (4, 5),
+            ),
+            (
+                "Cancellations sent from this terminal",
+                ["Time", "Transaction", "By", "Approved by"],
+                [
+                    [
+                        L.local(c.at, self.tz, pattern),
+                        c.transaction_id,
+                        c.person or "the terminal (duplicate)",
+                        c.approved_by or "—",
+                    ]
+                    for c in section.cancellations
+                ],
+                [0.09, 0.45, 0.23, 0.23],
+                (),
+            ),
+            (
+                "Manager approvals",
+                ["Time", "Act", "Asked by", "Manager", "For"],
+                [
+                    [L.local(a.at, self.tz, pattern), a.act, a.asked_by or "—", a.manager, a.subject or ""]
+                    for a in section.approvals
+                ],
+                [0.09, 0.25, 0.16, 0.16, 0.34],
+                (),
+            ),
+        ]
+        for title, head, rows, widths, right in sections:
+            heading = self._heading(f"{title} ({len(rows)})")
+            if not rows:
+                story += self._together([heading, L.para("None.", self.s.small)])
+                continue
+            if self.layout == "roll":
+                story.append(heading)
+                for row in rows:
+                    lines = [(name, value) for name, value in zip(head, row, strict=True) if value]
+                    short = [(name, value) for name, value in lines if len(value) <= _ROLL_VALUE]
+                    story.append(self._pairs(short, label_share=0.32, size=self.size - 1))
+                    # a transaction id does not fit beside its label: it gets the roll's whole width
+                    story += [
+                        L.para(f"{name}: {value}", self.s.small) for name, value in lines if len(value) > _ROLL_VALUE
+                    ]
+                    story.append(Spacer(1, 1.5 * mm))
+                continue
+            col = [w * self.width for w in widths]
+            fitted = [[self._fit(value, col[i] - 6) for i, value in enumerate(row)] for row in rows]
+            story += [heading, *self._tables([head, *fitted], col, right=right)]
         return story

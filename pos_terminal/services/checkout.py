@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.errors import (
@@ -37,6 +37,7 @@ from pos_terminal.api.errors import (
 from pos_terminal.api.models import CreateTransactionRequest, Customer, Transaction
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import ChargeIntent, IntentStatus, Journal, OutboxEntry
 
@@ -116,8 +117,22 @@ class ResumeReport:
         return bool(self.charges or self.state_changes or self.late_duplicates_canceled)
 
 
+class Guard(Protocol):
+    """Who may charge and change states (:class:`~pos_terminal.services.till.Till`); raises a UserError when not."""
+
+    def before_charge(self) -> None: ...
+
+    def before_change(self, action: Action, transaction_id: str, approval: Approval | None) -> str | None:
+        """The manager who approved the change, when it needed one."""
+        ...
+
+
 class Checkout:
-    """Charges, state changes and their recovery after a crash, for one terminal."""
+    """Charges, state changes and their recovery after a crash, for one terminal.
+
+    ``actor`` is the person at the till, written with each charge and state change; ``guard`` (the till)
+    says whether they may. Resuming and re-sending what is already decided are the terminal's own acts.
+    """
 
     def __init__(
         self,
@@ -141,6 +156,7 @@ class Checkout:
         self.now = now
         self._lock = asyncio.Lock()
         self._sending: set[int] = set()  # outbox entries whose request is out now
+        self.guard: Guard | None = None
 
     # --- charging ---------------------------------------------------------------------------
 
@@ -153,6 +169,8 @@ class Checkout:
         async with self._lock:
             if self.journal.unfinished_intents():
                 raise ChargeInProgress()
+            if self.guard is not None:
+                self.guard.before_charge()
             check.validate()
             ref_id = ref_id or new_ref_id()
             if self.journal.intent(ref_id) is not None:
@@ -166,6 +184,7 @@ class Checkout:
                 customer=customer_ref,
                 check=check.to_json(),
                 request=body,
+                actor=self.actor,
             )
             self.journal.audit(
                 "charge",
@@ -309,15 +328,24 @@ class Checkout:
 
     # --- state changes ----------------------------------------------------------------------
 
-    async def change_state(self, transaction_id: str, action: Action) -> StateChangeOutcome:
+    async def change_state(
+        self, transaction_id: str, action: Action, *, approval: Approval | None = None
+    ) -> StateChangeOutcome:
         """Complete, cancel or refund: kept in the outbox first, then sent; pending when the service cannot
-        confirm yet, and re-sent until it does. Nothing read before the request can lose the change."""
-        entry = self.journal.enqueue_state_change(transaction_id, str(action.target))
+        confirm yet, and re-sent until it does. Nothing read before the request can lose the change.
+
+        A cancel or a refund by a cashier needs a manager's ``approval`` (the guard says so before anything
+        is kept)."""
+        approved_by = self.guard.before_change(action, transaction_id, approval) if self.guard is not None else None
+        entry = self.journal.enqueue_state_change(
+            transaction_id, str(action.target), actor=self.actor, approved_by=approved_by
+        )
         self._sending.add(entry.id)  # from now on: the outbox's re-sending passes leave it to this call
         try:
-            self.journal.audit(
-                str(action), actor=self.actor, terminal_id=self.terminal_id, detail={"transactionId": transaction_id}
-            )
+            detail: dict[str, Any] = {"transactionId": transaction_id}
+            if approved_by is not None:
+                detail["approvedBy"] = approved_by
+            self.journal.audit(str(action), actor=self.actor, terminal_id=self.terminal_id, detail=detail)
             close_call = self._close_call(transaction_id) if action is Action.COMPLETE else None
             return replace(await self._send(entry), close_call_seconds=close_call)
         finally:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -26,6 +26,7 @@ from pos_terminal.api.errors import ApiError
 from pos_terminal.api.models import Customer, Transaction
 from pos_terminal.domain.check import Check, Totals
 from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.domain.people import Approval, discount_share_bp
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import (
     TRANSIENT,
@@ -100,6 +101,7 @@ class OpenCheck:
     transaction: Transaction | None = None
     message: str | None = None
     pending: bool = False  # a complete or cancel is kept in the outbox, not confirmed yet
+    discount_approved_bp: int = 0  # the discounts' share of the items a manager approved for this check
 
     @cached_property
     def totals(self) -> Totals:
@@ -125,6 +127,7 @@ class OpenCheck:
             "refId": self.ref_id,
             "transactionId": self.transaction_id,
             "message": self.message,
+            "discountApprovedBp": self.discount_approved_bp,
         }
 
     @classmethod
@@ -137,6 +140,7 @@ class OpenCheck:
             ref_id=data.get("refId"),
             transaction_id=data.get("transactionId"),
             message=data.get("message"),
+            discount_approved_bp=int(data.get("discountApprovedBp") or 0),
         )
 
 
@@ -163,6 +167,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class DiscountGuard(Protocol):
+    """Whether the check's discounts need a manager (:class:`~pos_terminal.services.till.Till`)."""
+
+    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None) -> int:
+        """The share approved for the check now; a UserError when a manager must approve it first."""
+        ...
+
+
 class Register:
     """The open check and its charge; each change is saved before the caller hears of it."""
 
@@ -182,6 +194,7 @@ class Register:
         self.now = now
         self.current = OpenCheck()
         self._listeners: list[Callable[[OpenCheck], None]] = []
+        self.guard: DiscountGuard | None = None
 
     def on_change(self, listener: Callable[[OpenCheck], None]) -> None:
         """Call ``listener`` after every saved change (the screen shows "charging" while the create is out)."""
@@ -227,16 +240,28 @@ class Register:
 
     # --- building ---------------------------------------------------------------------------
 
-    def edit(self, change: Callable[[Check], Check]) -> OpenCheck:
-        """Apply one change to the check (add, remove, quantity...); refused once it is being charged, and
-        once it is finished: the next sale starts with a new check, never with a line added to the last one."""
+    def edit(self, change: Callable[[Check], Check], *, approval: Approval | None = None) -> OpenCheck:
+        """Apply one change to the check (add, remove, quantity...); refused once it is being charged, once it is
+        finished (the next sale starts with a new check, never with a line added to the last one), and when it
+        takes the discounts above the limit without a manager's ``approval``."""
         state = self.current
         if state.phase in FINISHED:
             raise CheckFinished()
         if not state.editable:
             raise CheckLocked()
         check = change(state.check)
-        return self._keep(replace(state, check=check, phase=Phase.BUILDING, message=None, ref_id=None))
+        approved = self._discount_approved(check, state.discount_approved_bp, approval)
+        return self._keep(
+            replace(state, check=check, phase=Phase.BUILDING, message=None, ref_id=None, discount_approved_bp=approved)
+        )
+
+    def _discount_approved(self, check: Check, approved_bp: int, approval: Approval | None) -> int:
+        if self.guard is None:
+            return approved_bp
+        totals = check.totals()
+        return self.guard.before_discount(
+            discount_share_bp(totals.item_total, totals.discount_total), approved_bp, approval
+        )
 
     def choose_customer(self, customer: Customer | None) -> OpenCheck:
         state = self.current
@@ -276,6 +301,7 @@ class Register:
             tax=totals.tax,
             paid=totals.payments,
             check=state.check.to_json(),
+            actor=self.checkout.actor,
         )
         self.journal.audit(
             "cash sale",
@@ -296,6 +322,7 @@ class Register:
             raise NoCustomer()
         customer = state.customer
         state.check.validate()
+        self._discount_approved(state.check, state.discount_approved_bp, None)
         ref_id = new_ref_id()
         state = self._keep(replace(state, phase=Phase.CHARGING, ref_id=ref_id, message=None))
         try:
@@ -377,14 +404,15 @@ class Register:
     async def complete(self) -> OpenCheck:
         return await self._change(Action.COMPLETE)
 
-    async def cancel(self) -> OpenCheck:
-        return await self._change(Action.CANCEL)
+    async def cancel(self, *, approval: Approval | None = None) -> OpenCheck:
+        """Cancel the authorized transaction (the customer's money is held: a cashier needs a manager)."""
+        return await self._change(Action.CANCEL, approval)
 
-    async def _change(self, action: Action) -> OpenCheck:
+    async def _change(self, action: Action, approval: Approval | None = None) -> OpenCheck:
         state = self.current
         if state.phase is not Phase.AUTHORIZED or not state.transaction_id:
             raise UserError(f"There is no authorized transaction to {action}.")
-        outcome = await self.checkout.change_state(state.transaction_id, action)
+        outcome = await self.checkout.change_state(state.transaction_id, action, approval=approval)
         if outcome.status is ChangeStatus.DONE:
             phase = _PHASE_OF_STATE[outcome.transaction.state if outcome.transaction else action.target]
             close_call = outcome.close_call_seconds

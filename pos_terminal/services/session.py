@@ -194,12 +194,13 @@ class Session:
         elif isinstance(error, Unauthorized):
             self._set_state(SessionState.EXPIRED)
 
-    def disconnect(self) -> None:
-        """Forget the connection: every stored token is removed."""
+    def disconnect(self, *, actor: str | None = None, approved_by: str | None = None) -> None:
+        """Forget the connection: every stored token is removed (``actor`` asked, ``approved_by`` approved)."""
         self.store.clear()
         self._manager = None
         self._static = None
-        self.journal.audit("disconnect", actor=self.actor, terminal_id=self.terminal_id)
+        detail = {"approvedBy": approved_by} if approved_by else None
+        self.journal.audit("disconnect", actor=actor or self.actor, terminal_id=self.terminal_id, detail=detail)
         self._set_state(SessionState.SIGNED_OUT)
 
 

@@ -22,12 +22,16 @@ from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.checkout import Checkout
 from pos_terminal.services.directory import Customers, History, Summaries
 from pos_terminal.services.register import Register
 from pos_terminal.services.session import Session
+from pos_terminal.services.shifts import Shifts
+from pos_terminal.services.staff import Staff
+from pos_terminal.services.till import Till
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import open_token_store
@@ -208,6 +212,23 @@ class Terminal:
             self.history,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
         )
+        self.staff = Staff(self.journal, terminal_id=settings.terminal_id)
+        self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
+        self.till = Till(
+            self.staff,
+            self.shifts,
+            self.journal,
+            terminal_id=settings.terminal_id,
+            discount_limit_bp=settings.discount_approval_percent * 100,
+            idle_lock_seconds=settings.idle_lock_seconds,
+        )
+        self.checkout.guard = self.till
+        self.register.guard = self.till
+        self.till.on_change(self._person_changed)
+
+    def _person_changed(self, person: Person | None) -> None:
+        """Charges and state changes are written with the person at the till."""
+        self.checkout.actor = person.name if person else self.actor
 
     @property
     def is_sandbox(self) -> bool:

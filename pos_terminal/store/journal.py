@@ -11,7 +11,11 @@ One SQLite file holds
 - the audit log (sign-in, charge, complete, cancel, refund, report-printed,
   disconnect …);
 - cash sales: checks paid in full before any charge, which the service never
-  sees (it takes no charge of zero), kept for the shift's report.
+  sees (it takes no charge of zero), kept for the shift's report;
+- the people who work the till (PINs only as slow salted hashes) and the shifts
+  with their drawer counts (read and written by :mod:`pos_terminal.store.staff`).
+
+Charges and state changes record the person who asked for them (``actor``).
 
 Every write is committed (WAL, ``synchronous=FULL``) before the method returns.
 Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they
@@ -106,6 +110,41 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX cash_sale_at ON cash_sale (at);
     """,
+    # 3: people at the till and shifts (PINs only as slow salted hashes); who charged and who changed a state.
+    """
+    CREATE TABLE person (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL CHECK (role IN ('cashier', 'manager')),
+        pin_hash TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+        wrong_pins INTEGER NOT NULL DEFAULT 0,
+        locked_until TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE shift (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        terminal_id TEXT,
+        opened_at TEXT NOT NULL,
+        opened_by TEXT NOT NULL,
+        opening_float INTEGER NOT NULL CHECK (opening_float >= 0),
+        closed_at TEXT,
+        closed_by TEXT,
+        counted_cash INTEGER,
+        counted_pieces TEXT,
+        expected_cash INTEGER,
+        CHECK ((closed_at IS NULL) = (closed_by IS NULL)),
+        CHECK ((closed_at IS NULL) = (counted_cash IS NULL))
+    );
+    CREATE UNIQUE INDEX shift_one_open ON shift ((closed_at IS NULL)) WHERE closed_at IS NULL;
+    ALTER TABLE charge_intent ADD COLUMN actor TEXT;
+    ALTER TABLE outbox ADD COLUMN actor TEXT;
+    ALTER TABLE outbox ADD COLUMN approved_by TEXT;
+    CREATE INDEX outbox_finished ON outbox (target_state, finished_at) WHERE outcome = 'confirmed';
+    ALTER TABLE cash_sale ADD COLUMN actor TEXT;
+    """,
 ]
 
 
@@ -120,7 +159,7 @@ class IntentStatus(StrEnum):
 
 
 UNFINISHED = (IntentStatus.RECORDED, IntentStatus.VERIFYING)
-TABLES = ("open_check", "charge_intent", "known_transaction", "outbox", "audit", "cash_sale")
+TABLES = ("open_check", "charge_intent", "known_transaction", "outbox", "audit", "cash_sale", "person", "shift")
 
 
 class DamagedJournal(StorageError):
@@ -140,6 +179,7 @@ class ChargeIntent:
     error: str | None
     created_at: datetime
     updated_at: datetime
+    actor: str | None = None  # the person at the till who charged
 
 
 @dataclass(frozen=True)
@@ -164,6 +204,8 @@ class OutboxEntry:
     attempts: int
     last_error: str | None
     created_at: datetime
+    actor: str | None = None  # who asked for the change (None: the terminal itself, e.g. a duplicate's cancel)
+    approved_by: str | None = None  # the manager who approved it, when it needed one
 
 
 @dataclass(frozen=True)
@@ -179,6 +221,7 @@ class CashSale:
     paid: int
     change: int
     check: JsonObject
+    actor: str | None = None  # the person at the till who took it
 
 
 @dataclass(frozen=True)
@@ -360,13 +403,24 @@ class Journal:
         customer: Mapping[str, Any],
         check: Mapping[str, Any],
         request: Mapping[str, Any],
+        actor: str | None = None,
     ) -> ChargeIntent:
         """Write the intent before the create request is sent; a ``ref_id`` is recorded once only."""
         stamp = self._stamp()
         self._write(
             "INSERT INTO charge_intent (ref_id, terminal_id, customer, check_body, request, status,"
-            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (ref_id, terminal_id, _dump(customer), _dump(check), _dump(request), IntentStatus.RECORDED, stamp, stamp),
+            " created_at, updated_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                ref_id,
+                terminal_id,
+                _dump(customer),
+                _dump(check),
+                _dump(request),
+                IntentStatus.RECORDED,
+                stamp,
+                stamp,
+                actor,
+            ),
         )
         intent = self.intent(ref_id)
         assert intent is not None
@@ -474,11 +528,13 @@ class Journal:
 
     # --- the outbox ---------------------------------------------------------------------------
 
-    def enqueue_state_change(self, transaction_id: str, target_state: str) -> OutboxEntry:
-        """Queue a state change; it stays pending until confirmed or dropped."""
+    def enqueue_state_change(
+        self, transaction_id: str, target_state: str, *, actor: str | None = None, approved_by: str | None = None
+    ) -> OutboxEntry:
+        """Queue a state change asked by ``actor`` (approved by ``approved_by``); pending until confirmed or dropped."""
         cursor = self._write(
-            "INSERT INTO outbox (transaction_id, target_state, created_at) VALUES (?, ?, ?)",
-            (transaction_id, str(target_state), self._stamp()),
+            "INSERT INTO outbox (transaction_id, target_state, created_at, actor, approved_by) VALUES (?, ?, ?, ?, ?)",
+            (transaction_id, str(target_state), self._stamp(), actor, approved_by),
         )
         entry_id = cursor.lastrowid
         assert entry_id is not None
@@ -540,14 +596,15 @@ class Journal:
         tax: int,
         paid: int,
         check: Mapping[str, Any],
+        actor: str | None = None,
     ) -> CashSale:
         """Keep a check paid in full in cash (``paid`` is the cash taken, the change is what exceeds ``total``)."""
         at = self.now()
         with self._lock, transaction(self.conn):
             cursor = self.conn.execute(
-                "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check)),
+                "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body, actor)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check), actor),
             )
             row = self.conn.execute("SELECT * FROM cash_sale WHERE id = ?", (cursor.lastrowid,)).fetchone()
         return self._cash_sale(row)
@@ -618,6 +675,7 @@ class Journal:
             error=cells.optional_text("error"),
             created_at=cells.time("created_at"),
             updated_at=cells.time("updated_at"),
+            actor=cells.optional_text("actor"),
         )
 
     def _outbox(self, row: sqlite3.Row) -> OutboxEntry:
@@ -629,6 +687,8 @@ class Journal:
             attempts=cells.count("attempts"),
             last_error=cells.optional_text("last_error"),
             created_at=cells.time("created_at"),
+            actor=cells.optional_text("actor"),
+            approved_by=cells.optional_text("approved_by"),
         )
 
     def _cash_sale(self, row: sqlite3.Row) -> CashSale:
@@ -643,6 +703,7 @@ class Journal:
             paid=cells.count("paid"),
             change=cells.count("change"),
             check=cells.json("check_body"),
+            actor=cells.optional_text("actor"),
         )
 
     def _audit(self, row: sqlite3.Row) -> AuditEntry:

@@ -21,10 +21,13 @@ class Act(StrEnum):
     COMPLETE = "complete"
     CANCEL_TX = "cancel_tx"
     NEW_CHECK = "new_check"
+    NO_SALE = "no_sale"
+    SWITCH_PERSON = "switch_person"
     CASHIER = "cashier"
     HISTORY = "history"
     REPORTS = "reports"
     SETTINGS = "settings"
+    SHIFTS = "shifts"
     QUIT = "quit"
 
 
@@ -48,6 +51,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.COMPLETE, "Complete", "F9", "Complete the authorized transaction"),
     ActionSpec(Act.CANCEL_TX, "Cancel transaction", "Shift+F9", "Cancel the authorized transaction"),
     ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check (asks first if one is being built)"),
+    ActionSpec(Act.NO_SALE, "Open drawer", "F11", "Open the cash drawer without a sale (a manager approves)"),
+    ActionSpec(Act.SWITCH_PERSON, "Switch person", "F12", "Lock the till for the next person; the check stays"),
     ActionSpec(Act.REMOVE_LINE, "Remove line", "Del", "Remove the selected line of the check"),
     ActionSpec(Act.MORE, "Quantity +1", "+", "One more of the selected item"),
     ActionSpec(Act.LESS, "Quantity −1", "-", "One less of the selected item"),
@@ -55,5 +60,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.HISTORY, "History", "Ctrl+2", "Transactions: complete, cancel, refund"),
     ActionSpec(Act.REPORTS, "Reports", "Ctrl+3", "Summaries and end-of-day reports"),
     ActionSpec(Act.SETTINGS, "Settings", "Ctrl+4", "Region, terminal, locale, printer, disconnect"),
+    ActionSpec(Act.SHIFTS, "Shifts", "Ctrl+5", "Open, X report, close the shift; the Z reports"),
     ActionSpec(Act.QUIT, "Quit", "Ctrl+Q", "Close the terminal (nothing in progress is lost)"),
 )

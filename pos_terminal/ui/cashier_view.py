@@ -30,10 +30,12 @@ from typing import Any
 from pos_terminal.api.models import Customer
 from pos_terminal.domain.check import Check, Discount, DiscountTooLarge, Item, Payment
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import Catalog, CatalogEntry, CatalogError, load_catalog
 from pos_terminal.services.register import FINISHED, LOCKED, CheckFinished, CheckLocked, OpenCheck, Phase, Register
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.check_model import CheckModel
 from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.keypad import Keypad
@@ -123,6 +125,7 @@ class CashierView(QWidget):
         self._verify_now = asyncio.Event()
         self._next_verify_at: float | None = None
         self._changing = ""  # "complete" or "cancel" while that request is out
+        self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
 
         self.customers = CustomerPanel(messages)
         self.customers.chosen.connect(self.on_customer_chosen)
@@ -732,11 +735,29 @@ class CashierView(QWidget):
 
     # --- editing -------------------------------------------------------------------------------------
 
-    def _edit(self, change: Callable[[Check], Check], *, select: str | None = None) -> bool:
+    def _edit(
+        self,
+        change: Callable[[Check], Check],
+        *,
+        select: str | None = None,
+        approval: Approval | None = None,
+        done: Callable[[], None] | None = None,
+    ) -> bool:
+        """Apply ``change`` (then ``done``); one a manager must approve first (a large discount) asks for it."""
         try:
-            self.register.edit(change)
+            self.register.edit(change, approval=approval)
         except DiscountTooLarge as exc:
             self.messages.show_error(UserError(exc.explained(self.money.format), hint=exc.hint), topic=CHECK)
+            return False
+        except ApprovalNeeded as exc:
+            if approval is None and self.terminal is not None:
+
+                def retry(given: Approval | None) -> None:
+                    self._edit(change, select=select, approval=given, done=done)
+
+                self.prompt = with_approval(self, self.terminal.till, exc.act, f"{exc.act.sentence}?", retry)
+            else:
+                self.messages.show_error(exc, topic=CHECK)
             return False
         except UserError as exc:
             self.messages.show_error(exc, topic=CHECK)
@@ -745,6 +766,8 @@ class CashierView(QWidget):
         self.show_check()
         if select is not None and (row := self.lines.row_of(select)) is not None:
             self.table.selectRow(row)
+        if done is not None:
+            done()
         return True
 
     def add_catalog_item(self, entry: CatalogEntry) -> None:
@@ -798,8 +821,9 @@ class CashierView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc, topic=CHECK)
             return
-        if self._edit(lambda check: check.add_discount(discount), select=discount.id):
-            empty(self.discount_input)
+        self._edit(
+            lambda check: check.add_discount(discount), select=discount.id, done=lambda: empty(self.discount_input)
+        )
 
     def on_add_cash_clicked(self) -> None:
         try:
@@ -971,9 +995,21 @@ class CashierView(QWidget):
         self._change("complete", self._complete())
 
     def cancel_transaction(self) -> None:
+        """Cancel the authorized transaction: the customer was charged, so a cashier needs a manager."""
+        terminal = self.terminal
+        state = self.register.current if terminal is not None else None
+        if terminal is None or state is None or state.phase is not Phase.AUTHORIZED or not state.transaction_id:
+            return
+        whose = f" to {state.customer.display_name}" if state.customer else ""
+        question = f"Cancel the charge of {self.money.format(state.totals.charge_amount)}{whose}?"
+        self.prompt = with_approval(
+            self, terminal.till, Guarded.CANCEL_CHARGED, question, self._start_cancel, subject=state.transaction_id
+        )
+
+    def _start_cancel(self, approval: Approval | None) -> None:
         if self.terminal is None or self.register.current.phase is not Phase.AUTHORIZED:
             return
-        self._change("cancel", self._cancel())
+        self._change("cancel", self._cancel(approval))
 
     def _change(self, what: str, work: Coroutine[Any, Any, None]) -> None:
         """Complete or cancel: the screen says which it waits for, and for how long, until the answer."""
@@ -993,9 +1029,9 @@ class CashierView(QWidget):
         if self.register.current.phase is Phase.COMPLETE:
             self.new_check_button.setFocus()
 
-    async def _cancel(self) -> None:
+    async def _cancel(self, approval: Approval | None = None) -> None:
         try:
-            await self.register.cancel()
+            await self.register.cancel(approval=approval)
         finally:
             self._changing = ""
         self.show_check()

@@ -4,7 +4,9 @@ The list is read again each time the tab is opened, so the sale just made is the
 transaction as a row (:class:`~pos_terminal.api.models.TransactionRow`, what the table shows); the
 whole record of the one chosen is read when it is chosen, for its detail.
 Refund asks for a confirmation first (a dialog opened with ``open()``, never a
-nested ``exec()`` inside a coroutine).
+nested ``exec()`` inside a coroutine). A cashier's refund or cancel asks for a
+manager's PIN instead, at the same place (:func:`~pos_terminal.ui.approval_dialog.with_approval`);
+after a refund, the cash paid on the check is given back and the banner says how much.
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ from typing import Any
 from pos_terminal.api.models import Transaction, TransactionRow
 from pos_terminal.domain.lifecycle import Action, TxState, allowed_actions
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.domain.report import RangeKind, local_midnight
+from pos_terminal.domain.shift import cash_paid
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -160,6 +165,7 @@ class HistoryView(QWidget):
         self.terminal: Terminal | None = None
         self.model = TransactionModel(MoneyFormat("en_AU", "AUD"), self)
         self.confirm: QMessageBox | None = None
+        self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
 
         self.range = RangePicker("History")
         self.scope = QComboBox()
@@ -331,16 +337,46 @@ class HistoryView(QWidget):
     # --- actions ---------------------------------------------------------------------------------
 
     def ask_refund(self) -> None:
-        transaction = self.current()
-        if transaction is None or self.terminal is None:
+        """Ask before refunding the chosen sale; its whole record first, for the cash that goes back with it."""
+        chosen = self.current()
+        if chosen is None or self.terminal is None:
             return
+        if isinstance(chosen, Transaction):
+            self._ask_refund(self.terminal, chosen)
+        else:
+            self.tasks.run(self._read_then_ask_refund(self.terminal, chosen.transaction_id), key="detail")
+
+    async def _read_then_ask_refund(self, terminal: Terminal, transaction_id: str) -> None:
+        record = await terminal.history.get(transaction_id)
+        row = self.model.replace(record)
+        chosen = self.current()
+        if row is None or chosen is None or chosen.transaction_id != transaction_id:
+            return
+        self.show_row(row)
+        if Action.REFUND in allowed_actions(record.state):
+            self._ask_refund(terminal, record)
+
+    def _ask_refund(self, terminal: Terminal, transaction: Transaction) -> None:
         name = transaction.customer.display_name if transaction.customer else "the customer"
-        amount = self.terminal.money.format(charged_amount(transaction) or 0)
+        amount = terminal.money.format(charged_amount(transaction) or 0)
+        cash = cash_paid(p.model_dump() for p in transaction.payments)
+        back = f" and give back {terminal.money.format(cash)} in cash" if cash else ""
         transaction_id = transaction.transaction_id
+        question = f"Refund {amount} to {name}{back}?"
+        if not terminal.till.may(Guarded.REFUND):  # the manager's PIN is the confirmation
+            self.prompt = with_approval(
+                self,
+                terminal.till,
+                Guarded.REFUND,
+                question,
+                lambda approval: self._run_action(transaction_id, Action.REFUND, approval),
+                subject=transaction_id,
+            )
+            return
         self.confirm = confirm(
             self,
             "Refund",
-            f"Refund {amount} to {name}?",
+            question,
             f"Transaction <span style='white-space: nowrap'>{escape(transaction_id)}</span>. "
             "A refund cannot be undone.",  # the id never breaks at one of its hyphens
             lambda: self._run_action(transaction_id, Action.REFUND),
@@ -348,24 +384,38 @@ class HistoryView(QWidget):
 
     def act(self, action: Action) -> None:
         transaction = self.current()
-        if transaction is not None:
-            self._run_action(transaction.transaction_id, action)
+        if transaction is None or self.terminal is None:
+            return
+        transaction_id = transaction.transaction_id
+        if action is not Action.CANCEL:
+            self._run_action(transaction_id, action)
+            return
+        self.prompt = with_approval(
+            self,
+            self.terminal.till,
+            Guarded.CANCEL_CHARGED,
+            f"Cancel the charge of {self.terminal.money.format(transaction.charge_amount)}?",
+            lambda approval: self._run_action(transaction_id, action, approval),
+            subject=transaction_id,
+        )
 
-    def _run_action(self, transaction_id: str, action: Action) -> None:
+    def _run_action(self, transaction_id: str, action: Action, approval: Approval | None = None) -> None:
         self.tasks.cancel("detail")  # what the action answers is newer than any read still out
         for widget in (self.complete_button, self.cancel_button, self.refund_button):
             widget.setEnabled(False)
-        self.tasks.run(self._act(transaction_id, action), key=f"act-{transaction_id}")
+        self.tasks.run(self._act(transaction_id, action, approval), key=f"act-{transaction_id}")
 
-    async def _act(self, transaction_id: str, action: Action) -> None:
+    async def _act(self, transaction_id: str, action: Action, approval: Approval | None = None) -> None:
         assert self.terminal is not None
-        outcome = await self.terminal.checkout.change_state(transaction_id, action)
+        outcome = await self.terminal.checkout.change_state(transaction_id, action, approval=approval)
         transaction = outcome.transaction or await self.terminal.history.get(transaction_id)
         row = self.model.replace(transaction)
         if row is not None:
             self.show_row(row)
         if outcome.status is ChangeStatus.DONE:
-            self.messages.show_info(f"Transaction {transaction_id} is {transaction.state.value}.")
+            cash = cash_paid(p.model_dump() for p in transaction.payments) if action is Action.REFUND else 0
+            back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
+            self.messages.show_info(f"Transaction {transaction_id} is {transaction.state.value}.{back}")
         else:
             self.messages.show_error(outcome.message or f"The {action.value} was not confirmed.")
         self.changed.emit()

@@ -1,22 +1,29 @@
-"""The main window: composes the views and wires them; the flow is setup → sign-in → workspace.
+"""The main window: composes the views and wires them; the flow is setup → sign-in → till → workspace.
 
 Wiring sits in ``_connect_signals``; the function keys come from the one table in
-:mod:`pos_terminal.ui.actions`.
+:mod:`pos_terminal.ui.actions`. The till page (:mod:`pos_terminal.ui.till_view`) stands in
+front of the workspace whenever nobody is at the till: at start, after switching person
+and after the idle lock; the open check and its work go on behind it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pos_terminal.config import Settings, with_changes
+from pos_terminal.domain.people import Approval, Guarded
+from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
+from pos_terminal.services.register import LOCKED
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.actions import ACTIONS, Act
+from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.cashier_view import CashierView
 from pos_terminal.ui.help_overlay import HelpOverlay
 from pos_terminal.ui.history_view import HistoryView
@@ -27,13 +34,17 @@ from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Banner, Waiting, confirm, label
 
 if TYPE_CHECKING:
+    from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
     from pos_terminal.ui.reports_view import ReportsView
     from pos_terminal.ui.setup_view import SetupView
+    from pos_terminal.ui.shifts_view import ShiftsView
     from pos_terminal.ui.signin_view import SignInView
+    from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QGridLayout,
     QMainWindow,
@@ -47,12 +58,23 @@ from PySide6.QtWidgets import (
 log = logging.getLogger(__name__)
 
 SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
+# what counts as someone at the till, for the idle lock
+_INPUT = frozenset(
+    {
+        QEvent.Type.KeyPress,
+        QEvent.Type.MouseButtonPress,
+        QEvent.Type.Wheel,
+        QEvent.Type.TouchBegin,
+    }
+)
+IDLE_CHECK_MS = 1000
 
 
 class Page(StrEnum):
     SETUP = "setup"
     CONNECTING = "connecting"
     SIGN_IN = "sign-in"
+    TILL = "till"  # nobody at the till: the first manager, a person's PIN, the shift
     WORKSPACE = "workspace"
 
 
@@ -65,7 +87,8 @@ class Tab(StrEnum):
 
 class MainWindow(QMainWindow):
     """Signals: ``closed()`` when the window has closed (the application then shuts down);
-    ``page_changed(str)`` a :class:`Page`; ``workspace_ready()`` once the cashier screen shows a terminal."""
+    ``page_changed(str)`` a :class:`Page`; ``workspace_ready()`` once the cashier screen shows a terminal (behind
+    the till's sign-in when nobody is at the till)."""
 
     closed = Signal()
     page_changed = Signal(str)
@@ -94,6 +117,17 @@ class MainWindow(QMainWindow):
         self.reports_page.setAccessibleName("Reports")
         QVBoxLayout(self.reports_page).setContentsMargins(0, 0, 0, 0)
         self.built_reports: ReportsView | None = None
+        self.built_shifts: ShiftsView | None = None
+        self.report_tabs = QTabWidget()
+        self.report_tabs.setDocumentMode(True)
+        self.reports_page.layout().addWidget(self.report_tabs)  # type: ignore[union-attr]
+        self.built_till: TillView | None = None
+        self.prompt: ManagerPrompt | None = None
+        self.close_dialog: CloseShiftDialog | None = None
+        self._last_input = time.monotonic()
+        self._idle = QTimer(self)
+        self._idle.setInterval(IDLE_CHECK_MS)
+        self._idle.timeout.connect(self.on_idle_check)
         self.settings_view = SettingsView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.cashier, "Cashier")
@@ -133,17 +167,40 @@ class MainWindow(QMainWindow):
     @property
     def reports(self) -> ReportsView:
         """The manager's reports, built the first time they are shown: the PDF machinery loads only then,
-        which keeps it out of the cashier's start-up."""
+        which keeps it out of the cashier's start-up. The Shifts view is beside it, in the same tab."""
         if self.built_reports is None:
             from pos_terminal.ui.reports_view import ReportsView
+            from pos_terminal.ui.shifts_view import ShiftsView
 
             self.built_reports = ReportsView(self.messages)
-            layout = self.reports_page.layout()
-            assert layout is not None
-            layout.addWidget(self.built_reports)
+            self.built_shifts = ShiftsView()
+            self.report_tabs.addTab(self.built_reports, "Report")
+            self.report_tabs.addTab(self.built_shifts, "Shifts")
+            self.built_shifts.report_requested.connect(self.on_shift_report_requested)
+            self.built_shifts.open_requested.connect(self.on_open_shift_requested)
+            self.built_shifts.close_requested.connect(self.on_close_shift_requested)
             if self.terminal is not None and self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
                 self.built_reports.attach(self.terminal)
+                self.built_shifts.attach(self.terminal)
         return self.built_reports
+
+    @property
+    def shifts(self) -> ShiftsView:
+        """The Shifts view of the Reports tab (built with the reports)."""
+        self.reports  # noqa: B018 (builds both)
+        assert self.built_shifts is not None
+        return self.built_shifts
+
+    @property
+    def till(self) -> TillView:
+        """The till's sign-in page, built the first time nobody is at the till."""
+        if self.built_till is None:
+            from pos_terminal.ui.till_view import TillView
+
+            self.built_till = TillView(self.messages)
+            self.built_till.ready.connect(self.on_person_ready)
+            self._add_page(Page.TILL, self.built_till)
+        return self.built_till
 
     # --- wiring ----------------------------------------------------------------------------------
 
@@ -160,10 +217,13 @@ class MainWindow(QMainWindow):
             Act.COMPLETE: lambda: self._in_cashier(self.cashier.complete),
             Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.cancel_transaction),
             Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.request_new_check),
+            Act.NO_SALE: self.on_no_sale,
+            Act.SWITCH_PERSON: self.on_switch_person,
             Act.CASHIER: lambda: self.show_tab(Tab.CASHIER),
             Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
             Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
             Act.SETTINGS: lambda: self.show_tab(Tab.SETTINGS),
+            Act.SHIFTS: self.on_shifts_key,
             Act.QUIT: self.quit,
         }
         line_keys = {
@@ -198,6 +258,8 @@ class MainWindow(QMainWindow):
         self.cashier.changed.connect(self._on_pending_changed)
         self.history.changed.connect(self._on_pending_changed)
         self.tabs.currentChanged.connect(self.on_tab_changed)
+        # the till
+        self.status.switch_button.clicked.connect(self.on_switch_person)
 
     # --- pages -----------------------------------------------------------------------------------
 
@@ -244,6 +306,8 @@ class MainWindow(QMainWindow):
             widget = self.setup
         elif page is Page.SIGN_IN:
             widget = self.sign_in
+        elif page is Page.TILL:
+            widget = self.till
         else:
             widget = self.page_widgets[page]
         self.pages.setCurrentWidget(widget)
@@ -272,13 +336,17 @@ class MainWindow(QMainWindow):
         self.tasks.run(self._connect(), key="connect", on_error=self._connect_failed)
 
     async def _connect(self) -> None:
+        person = self.terminal.till.current if self.terminal is not None else None
         self._detach()
         try:
             terminal = await self.host.connect()
         finally:
             self.connect_wait.stop()
         self.terminal = terminal
+        if person is not None:
+            terminal.till.resume(person.id)  # new settings: the same person stays at the till
         terminal.session.on_state(self.on_session_state)
+        terminal.till.on_change(lambda _: self.show_till_status())
         self.status.show_terminal(terminal)
         if terminal.session.state is SessionState.CONNECTED:
             await self._enter_workspace(terminal)
@@ -300,9 +368,17 @@ class MainWindow(QMainWindow):
         self.history.attach(terminal)
         if self.built_reports is not None:
             self.built_reports.attach(terminal)
+        if self.built_shifts is not None:
+            self.built_shifts.attach(terminal)
         self.tabs.setCurrentWidget(self.cashier)
-        self.show_page(Page.WORKSPACE)
-        self.cashier.customers.focus_search()
+        if terminal.till.current is None:
+            self.show_page(Page.TILL)
+            self.till.begin(terminal)
+        else:
+            self.show_page(Page.WORKSPACE)
+            self.cashier.customers.focus_search()
+        self.show_till_status()
+        self._idle.start()
         if restored:
             self.messages.show_info(restored)
         self.workspace_ready.emit()
@@ -328,6 +404,9 @@ class MainWindow(QMainWindow):
         self.history.detach()
         if self.built_reports is not None:
             self.built_reports.detach()
+        if self.built_shifts is not None:
+            self.built_shifts.detach()
+        self._idle.stop()
         self.terminal = None
         self.status.show_terminal(None)
 
@@ -381,6 +460,24 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.settings_view)  # on_tab_changed fills it
 
     def on_settings_saved(self, settings: Settings) -> None:
+        """Saved when the person at the till may change the settings, else once a manager approved."""
+        terminal = self.terminal
+        if terminal is None:  # no terminal could be built (a bad region): the settings are how to fix that
+            self._save_settings(settings)
+            return
+
+        def save(approval: Approval | None) -> None:
+            changed = sorted(k for k, v in settings.model_dump().items() if self.host.settings.model_dump()[k] != v)
+            try:
+                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "settings changed", {"changed": changed})
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self._save_settings(settings)
+
+        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Save the new settings?", save)
+
+    def _save_settings(self, settings: Settings) -> None:
         try:
             self.host.save_settings(settings)
         except UserError as exc:
@@ -393,7 +490,19 @@ class MainWindow(QMainWindow):
         terminal = self.terminal
         if terminal is None:
             return
-        terminal.session.disconnect()
+
+        def disconnect(approval: Approval | None) -> None:
+            try:
+                approved_by = terminal.till.require(Guarded.DISCONNECT, approval)
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self._disconnect(terminal, approved_by)
+
+        self.prompt = with_approval(self, terminal.till, Guarded.DISCONNECT, "Disconnect this terminal?", disconnect)
+
+    def _disconnect(self, terminal: Terminal, approved_by: str | None) -> None:
+        terminal.session.disconnect(actor=terminal.till.actor, approved_by=approved_by)
         self.cashier.detach()
         self.history.detach()
         self.messages.show_info("Disconnected: the stored sign-in was removed.")
@@ -405,6 +514,134 @@ class MainWindow(QMainWindow):
 
         self.about = AboutDialog(self.host.paths, self.host.settings, self.terminal, self)
         self.about.open()
+
+    # --- the till ----------------------------------------------------------------------------------
+
+    def show_till_status(self) -> None:
+        """Who is at the till and the shift, in the status bar."""
+        terminal = self.terminal
+        if terminal is None or not terminal.till.guarding:
+            self.status.show_till(None)
+            return
+        person = terminal.till.current
+        shift = terminal.shifts.current()
+        who = person.name if person is not None else "Till locked"
+        shift_text = f"shift {shift.id}" if shift is not None else "no shift open"
+        self.status.show_till(f"{who} · {shift_text}", locked=person is None)
+
+    def on_person_ready(self) -> None:
+        """Someone signed in at the till (and the shift is open, or put off): back to the workspace."""
+        terminal = self.terminal
+        if terminal is None:
+            return
+        self.show_page(Page.WORKSPACE)
+        self.tabs.setCurrentWidget(self.cashier)
+        self.cashier.customers.focus_search()
+        self._last_input = time.monotonic()
+        self.show_till_status()
+        if self.built_shifts is not None:
+            self.built_shifts.refresh()
+
+    def on_switch_person(self) -> None:
+        """One key: the till locks for the next person; the open check and its charge stay as they are."""
+        self.lock_till("switch person")
+
+    def lock_till(self, reason: str) -> None:
+        terminal = self.terminal
+        if terminal is None or self.page is not Page.WORKSPACE or not terminal.till.guarding:
+            return
+        terminal.till.lock(reason)
+        self.show_page(Page.TILL)
+        self.till.begin(terminal)
+        self.show_till_status()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """Every key and click in the application counts as someone at the till."""
+        if event.type() in _INPUT:
+            self._last_input = time.monotonic()
+        return False
+
+    def on_idle_check(self) -> None:
+        terminal = self.terminal
+        if terminal is None or self.page is not Page.WORKSPACE:
+            return
+        if terminal.till.idle_lock_due(time.monotonic() - self._last_input):
+            self.lock_till("idle")
+            self.messages.show_info("The till locked itself after a while without use; the open check is kept.")
+
+    def on_no_sale(self) -> None:
+        """The drawer opened without a sale: recorded with who did it (a cashier needs a manager)."""
+        terminal = self.terminal
+        if terminal is None or self.page is not Page.WORKSPACE:
+            return
+
+        def opened(approval: Approval | None) -> None:
+            try:
+                terminal.till.no_sale(approval)
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self.messages.show_info("The drawer was opened without a sale; the audit log has it.")
+
+        self.prompt = with_approval(
+            self, terminal.till, Guarded.NO_SALE, "Open the cash drawer without a sale?", opened
+        )
+
+    def on_shifts_key(self) -> None:
+        if self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
+            self.show_tab(Tab.REPORTS)
+            self.report_tabs.setCurrentWidget(self.shifts)
+
+    def on_shift_report_requested(self, shift: Shift) -> None:
+        self.report_tabs.setCurrentWidget(self.reports)
+        self.reports.show_shift(shift)
+
+    def on_open_shift_requested(self) -> None:
+        terminal = self.terminal
+        if terminal is None:
+            return
+        self.show_page(Page.TILL)
+        self.till.ask_shift(terminal)
+
+    def on_close_shift_requested(self) -> None:
+        """Count the drawer to close the shift (a cashier needs a manager first), then its Z report."""
+        terminal = self.terminal
+        if terminal is None:
+            return
+        shift = terminal.shifts.current()
+        if shift is None:
+            self.messages.show_error("No shift is open on this terminal.")
+            return
+
+        def count(approval: Approval | None) -> None:
+            from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
+
+            dialog = CloseShiftDialog(shift, terminal.money, self)
+            dialog.counted.connect(lambda counted, print_it: self._close_shift(terminal, counted, approval, print_it))
+            self.close_dialog = dialog
+            dialog.open()
+
+        self.prompt = with_approval(
+            self, terminal.till, Guarded.CLOSE_SHIFT, f"Close shift {shift.id}?", count, subject=str(shift.id)
+        )
+
+    def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
+        state = terminal.register.current
+        busy = "The open check's charge is still under way." if state.phase in LOCKED else None
+        try:
+            closed = terminal.till.close_shift(count, approval, busy=busy)
+        except UserError as exc:
+            self.messages.show_error(exc)
+            return
+        over_short = closed.over_short or 0
+        verdict = "right" if over_short == 0 else f"{'short' if over_short < 0 else 'over'} by "
+        amount = "" if over_short == 0 else terminal.money.format(abs(over_short))
+        self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}{amount}. Its Z report follows.")
+        self.show_till_status()
+        self.shifts.refresh()
+        self.show_tab(Tab.REPORTS)
+        self.report_tabs.setCurrentWidget(self.reports)
+        self.reports.show_shift(closed, print_when_ready=print_it)
 
     def on_session_state(self, state: SessionState) -> None:
         self.status.show_connection(state, self.terminal.session.ends_at if self.terminal is not None else None)
@@ -423,6 +660,7 @@ class MainWindow(QMainWindow):
             self.history.on_shown()
         if self.tabs.widget(index) is self.reports_page:
             self.reports.setFocus()
+            self.shifts.refresh()
         if self.tabs.widget(index) is self.settings_view:
             self._show_settings()
 
@@ -487,7 +725,7 @@ class MainWindow(QMainWindow):
             return
         pending = self.terminal.pending_changes()
         self.status.show_pending(pending)
-        if pending and self.page is Page.WORKSPACE and not self.tasks.is_running("resend"):
+        if pending and self.page in (Page.WORKSPACE, Page.TILL) and not self.tasks.is_running("resend"):
             self.tasks.run(
                 self._resend(self.terminal), key="resend", on_error=lambda e: log.info("resend: %s", e.text())
             )
@@ -506,7 +744,17 @@ class MainWindow(QMainWindow):
             self.help.hide()
             self.help.toggle()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)  # once: Qt keeps one entry per filter object
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
+        self._idle.stop()
         self.tasks.cancel_all()
         self._stop_sign_in()
         self.cashier.detach()

@@ -6,11 +6,14 @@ difference, never hidden. The PDF is made by :mod:`pos_terminal.reports.end_of_d
 off the loop's thread and previewed page by page (pypdfium2 through
 :mod:`pos_terminal.reports.raster`: QtPdf is not in the PySide6 wheels). The save
 dialog is opened with ``open()``, never a nested ``exec()`` inside a coroutine.
+
+A shift's X or Z report (:meth:`ReportsView.show_shift`) is shown, saved and printed
+the same way, with the drawer's verdict under the figures.
 """
 
 from __future__ import annotations
 
-import getpass
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
+from pos_terminal.domain.shift import Shift
 from pos_terminal.domain.summary import FIGURES
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
@@ -128,14 +132,6 @@ class Paper:
     report: EndOfDayReport
     layout: Layout
     data: bytes
-
-
-def _actor() -> str | None:
-    """Who makes the copies, for the audit log (the desktop's user, as the command line does)."""
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return None
 
 
 class Preview(QScrollArea):
@@ -268,6 +264,10 @@ class ReportsView(QWidget):
         self.reconciliation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.counts = label(wrap=True)
         self.counts.setAccessibleName("Open authorizations, refunds and cancellations")
+        self.drawer = QLabel()
+        self.drawer.setWordWrap(True)
+        self.drawer.setAccessibleName("The shift's cash drawer")
+        self.drawer.hide()
         self.save_button = button("Save PDF…", name="Save report as PDF")
         self.print_button = button("Print", name="Print report")
         self.status = label(role="hint", wrap=True)
@@ -282,6 +282,7 @@ class ReportsView(QWidget):
         figures_layout.setContentsMargins(0, 0, 0, 0)
         figures_layout.addWidget(self.title)
         figures_layout.addWidget(self.period)
+        figures_layout.addWidget(self.drawer)
         figures_layout.addWidget(self.table)
         figures_layout.addWidget(self.reconciliation)
         figures_layout.addWidget(self.counts)
@@ -320,7 +321,7 @@ class ReportsView(QWidget):
 
     def attach(self, terminal: Terminal) -> None:
         self.terminal = terminal
-        self.reports = Reports.for_terminal(terminal, actor=_actor())
+        self.reports = Reports.for_terminal(terminal, actor=terminal.actor)
         self.model.money = terminal.money
         self.show_nothing()
 
@@ -370,10 +371,28 @@ class ReportsView(QWidget):
     async def _show(self, terminal: Terminal, reports: Reports) -> None:
         period = self.selected_range(reports)
         scope = self.selected_scope(terminal)
-        self.waiting.start("Asking the service for the figures…")
+        await self._make(terminal, reports.end_of_day(period, scope), "Asking the service for the figures…")
+
+    def show_shift(self, shift: Shift, *, print_when_ready: bool = False) -> None:
+        """The shift's X report (open) or Z report (closed); printed once made when ``print_when_ready``."""
+        if self.terminal is not None and self.reports is not None:
+            self.tasks.run(self._show_shift(self.terminal, self.reports, shift, print_when_ready), key="show")
+
+    async def _show_shift(self, terminal: Terminal, reports: Reports, shift: Shift, print_when_ready: bool) -> None:
+        report = await self._make(
+            terminal, terminal.shifts.report(reports, shift), "Asking the service for the shift's figures…"
+        )
+        if print_when_ready and report is self.report:
+            self.print_report()
+
+    async def _make(
+        self, terminal: Terminal, making: Coroutine[Any, Any, EndOfDayReport], asking: str
+    ) -> EndOfDayReport:
+        """Wait for the report ``making`` makes, then show its figures and its PDF."""
+        self.waiting.start(asking)
         self.show_button.setEnabled(False)
         try:
-            report = await reports.end_of_day(period, scope)
+            report = await making
         except BaseException:
             self.waiting.stop()
             self.status.setText("No report: the service did not answer with one.")
@@ -383,9 +402,11 @@ class ReportsView(QWidget):
             self.show_button.setEnabled(True)
         self.show_figures(report, terminal.money)
         await self._render(report, terminal.money)
+        return report
 
     def show_nothing(self) -> None:
         self.report = None
+        self.drawer.hide()
         self.paper = None
         self.model.set_report(None)
         self.fit_table()
@@ -407,6 +428,7 @@ class ReportsView(QWidget):
         # the status bar's badge already says SANDBOX; say it here only when the service's name does not
         sandbox = "" if report.production or "sandbox" in report.region.lower() else " · SANDBOX"
         self.title.setText(f"{report.title} — {report.scope.label}")
+        self._show_drawer(report, money)
         start = report.range.start.astimezone().strftime("%Y-%m-%d %H:%M")
         end = report.range.end.astimezone().strftime("%Y-%m-%d %H:%M")
         made = report.generated_at.astimezone().strftime("%H:%M:%S")
@@ -433,6 +455,32 @@ class ReportsView(QWidget):
             f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)} · "
             f"Cash sales on this terminal: {cash}"
         )
+
+    def _show_drawer(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+        section = report.shift
+        if section is None:
+            self.drawer.hide()
+            return
+        drawer = section.drawer
+        text = (
+            f"Drawer: float {money.format(drawer.opening_float)} + cash {money.format(drawer.cash_sales)} − given "
+            f"back {money.format(drawer.cash_refunds)} = expected <b>{money.format(drawer.expected)}</b>"
+        )
+        over_short = section.over_short
+        style = RECONCILED_STYLE
+        if over_short is not None and section.counted is not None:
+            verdict = (
+                "right"
+                if over_short == 0
+                else f"{'SHORT' if over_short < 0 else 'OVER'} by {money.format(abs(over_short))}"
+            )
+            text += f"; counted <b>{money.format(section.counted.total)}</b>: <b>{escape(verdict)}</b>"
+            style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
+        else:
+            text += " (so far; nothing was changed)"
+        self.drawer.setText(text)
+        self.drawer.setStyleSheet(style)
+        self.drawer.show()
 
     def fit_table(self) -> None:
         """As tall as its rows (up to ten), so the reconciliation sits right under the figures."""
@@ -504,9 +552,16 @@ class ReportsView(QWidget):
             self.messages.show_error(exc)
             return None
         assert self.reports is not None
+        self.reports.actor = self._who()
         self.reports.record_report(paper.report, "saved", where=str(saved), layout=paper.layout)
         self.messages.show_info(f"The report is saved to {saved}.")
         return saved
+
+    def _who(self) -> str | None:
+        """Who makes the copy: the person at the till, else the desktop's user."""
+        if self.terminal is None:
+            return None
+        return self.terminal.till.actor or self.terminal.actor
 
     def print_report(self) -> str | None:
         """Print the PDF shown on the terminal's printer (the system's default when none is set)."""
@@ -518,6 +573,7 @@ class ReportsView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc)
             return None
+        self.reports.actor = self._who()
         self.reports.record_report(paper.report, "printed", where=printer, layout=paper.layout)
         self.messages.show_info(f"The report went to the printer {printer}.")
         return printer

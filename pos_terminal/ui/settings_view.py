@@ -1,5 +1,6 @@
 """Settings: region and addresses, terminal id, locale and currency, method override, printer, catalog,
-auto-cancel hint, where the sign-in is kept; and Disconnect, which asks first."""
+auto-cancel hint, the discount a cashier may give alone and the idle lock, where the sign-in is kept; and
+Disconnect, which asks first. Saving and disconnecting need a manager (the main window asks)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,15 @@ class SettingsView(QWidget):
         self.auto_cancel.setRange(1, 86_400)
         self.auto_cancel.setSuffix(" s")
         self.auto_cancel.setAccessibleName("Automatic cancellation after")
+        self.discount_limit = QSpinBox()
+        self.discount_limit.setRange(0, 100)
+        self.discount_limit.setSuffix(" %")
+        self.discount_limit.setAccessibleName("Discounts above this need a manager")
+        self.idle_lock = QSpinBox()
+        self.idle_lock.setRange(0, 86_400)
+        self.idle_lock.setSuffix(" s")
+        self.idle_lock.setSpecialValueText("never")
+        self.idle_lock.setAccessibleName("Lock the till after this long without use")
         self.insecure = QCheckBox("Keep the sign-in in a file when no keychain exists (insecure)")
         self.token_store = label(role="hint", wrap=True)
 
@@ -92,6 +102,8 @@ class SettingsView(QWidget):
         form.addRow("&Printer", self.printer)
         form.addRow("Catalog file", catalog_row)
         form.addRow("Auto-cancel hint", self.auto_cancel)
+        form.addRow("Discount a cashier may give", self.discount_limit)
+        form.addRow("Idle lock after", self.idle_lock)
         form.addRow("Sign-in kept", self.token_store)
         form.addRow("", self.insecure)
         widgets.level_labels(form)
@@ -147,6 +159,8 @@ class SettingsView(QWidget):
         self.printer.setCurrentIndex(max(0, self.printer.findData(settings.printer)))
         self.catalog_file.setText(settings.catalog_file or "")
         self.auto_cancel.setValue(settings.auto_cancel_hint_seconds)
+        self.discount_limit.setValue(settings.discount_approval_percent)
+        self.idle_lock.setValue(settings.idle_lock_seconds)
         self.insecure.setChecked(settings.allow_insecure_token_file)
         if terminal is not None:
             store = terminal.session.store
@@ -181,6 +195,8 @@ class SettingsView(QWidget):
             printer=self.printer.currentData(),
             catalog_file=catalog,
             auto_cancel_hint_seconds=self.auto_cancel.value(),
+            discount_approval_percent=self.discount_limit.value(),
+            idle_lock_seconds=self.idle_lock.value(),
             allow_insecure_token_file=self.insecure.isChecked(),
         )
 

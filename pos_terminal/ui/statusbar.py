@@ -1,4 +1,5 @@
-"""The status bar: region, terminal id, connection state, SANDBOX badge, state changes waiting to be sent."""
+"""The status bar: region, terminal id, connection state, SANDBOX badge, state changes waiting to be sent,
+and who is at the till with the shift (and the key that switches person)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from datetime import datetime
 
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.ui.widgets import label
+from pos_terminal.ui.widgets import button, label
 
-from PySide6.QtWidgets import QStatusBar, QWidget
+from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
 
 _CONNECTION = {
     SessionState.CONNECTED: "Connected",
@@ -31,10 +32,16 @@ class StatusBar(QStatusBar):
         self.connection.setAccessibleName("Connection")
         self.pending = label()
         self.pending.setAccessibleName("State changes waiting to be sent")
+        self.till = label()
+        self.till.setAccessibleName("Who is at the till, and the shift")
+        self.switch_button: QPushButton = button("Switch person", name="Switch person", shortcut="F12")
+        self.switch_button.hide()
         for widget in (self.badge, self.region, self.terminal_id, self.connection):
             self.addWidget(widget)
-        for text in (self.region, self.terminal_id, self.connection, self.pending):
+        for text in (self.region, self.terminal_id, self.connection, self.pending, self.till):
             text.setContentsMargins(0, 0, 6, 0)  # room for a last letter's overhang: none is cut
+        self.addPermanentWidget(self.till)
+        self.addPermanentWidget(self.switch_button)
         self.addPermanentWidget(self.pending)
         self.show_terminal(None)
 
@@ -45,6 +52,7 @@ class StatusBar(QStatusBar):
             self.terminal_id.clear()
             self.connection.clear()
             self.pending.clear()
+            self.show_till(None)
             return
         self.badge.setVisible(terminal.is_sandbox)
         self.region.setText(f"Region: {terminal.service.name}")
@@ -70,3 +78,10 @@ class StatusBar(QStatusBar):
             self.pending.setText(f"{count} change{'s' if count != 1 else ''} waiting to be sent")
         else:
             self.pending.setText("Nothing waiting to be sent")
+
+    def show_till(self, text: str | None, *, locked: bool = False) -> None:
+        """``Ana (cashier) · shift 3``; None when nobody works the till (no people, or no terminal). The switch
+        button shows while someone is at the till."""
+        self.till.setText(text or "")
+        self.till.setVisible(bool(text))
+        self.switch_button.setVisible(bool(text) and not locked)

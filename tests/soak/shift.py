@@ -997,6 +997,48 @@ class Shift:
 
     # --- the end of the day -----------------------------------------------------------------------------------
 
+    def expected_cash(self, opening_float: int) -> int:
+        """The drawer by the driver's own books: the float, the cash on each check completed, less the cash
+        given back on each refund (every refund was made by the end of the day)."""
+        taken = given_back = 0
+        for record in self.records:
+            cash = self.plan[record.index].cash
+            cents = int(cash) * 100 if cash is not None else 0
+            if record.ending in (Ending.COMPLETE, Ending.LINGER, Ending.REFUND):
+                taken += cents
+            if record.ending is Ending.REFUND:
+                given_back += cents
+        return opening_float + taken - given_back
+
+    async def close_shift(self, opening_float: int) -> dict[str, Any]:
+        """The manager closes the shift as at the counter (Ctrl+5, Close, the total counted) with the drawer
+        exactly right, and reads the Z report: it must say so."""
+        window = self.window
+        expected = self.expected_cash(opening_float)
+        await self.press(Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+        shifts = window.shifts
+        assert window.report_tabs.currentWidget() is shifts, "Ctrl+5 shows the shifts"
+        self.click(shifts.close_button)
+        dialog = window.close_dialog
+        assert dialog is not None and dialog.isVisible()
+        QTest.keyClicks(dialog.typed_total, f"{expected // 100}.{expected % 100:02d}")
+        dialog.print_z.setChecked(False)
+        self.click(dialog.close_button)
+        view = window.reports
+        started = time.monotonic()
+        await wait_for(lambda: view.paper is not None and not view.tasks.busy, "the Z report", 120)
+        report = view.report
+        assert report is not None and report.shift is not None, view.status.text()
+        section = report.shift
+        assert section.drawer.expected == expected, f"the Z expects {section.drawer.expected}, the day {expected}"
+        assert section.over_short == 0 and report.reconciled, (section.over_short, view.reconciliation.text())
+        completed = sum(1 for r in self.records if r.ending in (Ending.COMPLETE, Ending.LINGER, Ending.REFUND))
+        assert sum(p.checks for p in section.people) == completed
+        window.activateWindow()  # the count was the active window until it closed
+        await wait_for(window.isActiveWindow, "the window active again")
+        await self.show_cashier()
+        return {"expected_cash": expected, "checks": completed, "seconds": round(time.monotonic() - started, 3)}
+
     async def wind_down(self) -> tuple[list[str], list[str]]:
         """The window goes idle; returns the tasks still alive then, unexpected and known long-lived ones."""
         await self.show_cashier()

@@ -43,6 +43,7 @@ from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window
 CHARGES = int(os.environ.get("POS_SOAK_CHARGES", "60"))
 SEED = int(os.environ.get("POS_SOAK_SEED", "20250611"))
 REPORT = os.environ.get("POS_SOAK_REPORT")
+OPENING_FLOAT = 20_000  # the float signed_in_window opens the shift with (200.00)
 
 
 def publish(figures: dict[str, Any]) -> None:
@@ -88,6 +89,7 @@ async def test_a_whole_shift_compressed(
     finished = False
     try:
         await shift.run()
+        figures["z_report"] = await shift.close_shift(OPENING_FLOAT)
         left, figures["long_lived_tasks"] = await shift.wind_down()
         if left:
             failures.append(f"tasks alive with the window idle: {left}")

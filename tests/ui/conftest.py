@@ -26,13 +26,18 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.ui.loop import EventLoop
 from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.theme import Scheme, apply_theme
+from pos_terminal.ui.till_view import TillMode
 from tests.conftest import mint_token
 from tests.keyrings import MemoryKeyring
 
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 TERMINAL_ID = "LANE-1"
 SIZE = (1280, 800)
+# The first manager every signed-in window gets (long PINs: none can turn up in a log by chance).
+MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
 
 
 def _application() -> QApplication:
@@ -143,6 +148,21 @@ def make_window(qtbot: Any) -> Iterator[Callable[[AppHost], MainWindow]]:
         window.tasks.cancel_all()
 
 
+async def first_manager_and_shift(window: MainWindow, opening_float: str = "200.00") -> None:
+    """The first start's till page, as a manager goes through it: name and PIN twice, then the float."""
+    await until(lambda: window.page is Page.TILL and window.terminal is not None, what="the till's page")
+    till = window.till
+    assert till.mode is TillMode.FIRST_MANAGER
+    QTest.keyClicks(till.first_name, MANAGER)
+    QTest.keyClicks(till.first_pin, MANAGER_PIN)
+    QTest.keyClicks(till.first_again, MANAGER_PIN)
+    QTest.mouseClick(till.create_button, Qt.MouseButton.LeftButton)
+    await until(lambda: till.mode is TillMode.OPEN_SHIFT, what="the shift step")
+    QTest.keyClicks(till.opening_float, opening_float)
+    QTest.mouseClick(till.open_button, Qt.MouseButton.LeftButton)
+    await until(lambda: window.page is Page.WORKSPACE, what="the workspace")
+
+
 async def signed_in_window(
     host: AppHost,
     make_window: Callable[[AppHost], MainWindow],
@@ -151,12 +171,13 @@ async def signed_in_window(
     listing: dict[str, Any] | None = None,
 ) -> MainWindow:
     """A window whose terminal already holds a token (as after an earlier sign-in), showing the customers
-    (``listing`` among them, when given)."""
+    (``listing`` among them, when given), with the first manager at the till and a shift open (as at the
+    first start, through the till's own page)."""
     terminal = await host.connect()
     await terminal.session.sign_in_with_token(mint_token(client))
     window = make_window(host)
     window.start()
-    await until(lambda: window.page is Page.WORKSPACE and window.terminal is not None, what="the workspace")
+    await first_manager_and_shift(window)
     await until(lambda: window.cashier.customers.model.rowCount() > 0, what="the customer list")
     if listing is not None:
         model = window.cashier.customers.model

@@ -15,7 +15,7 @@ from pos_terminal.services.session import SessionState
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
 from tests.keyrings import MemoryKeyring
-from tests.ui.conftest import finish, screenshot, until
+from tests.ui.conftest import finish, first_manager_and_shift, screenshot, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -47,7 +47,9 @@ async def test_first_launch_to_signed_in_and_disconnect(
     screenshot(window, "sign-in", tmp_path)
 
     QTest.mouseClick(sign_in.demo_button, Qt.MouseButton.LeftButton)
-    await until(lambda: window.page is Page.WORKSPACE, what="the workspace after approval")
+    await until(lambda: window.page is Page.TILL, what="the till's page after approval: the first manager")
+    screenshot(window, "till-first-manager", tmp_path)
+    await first_manager_and_shift(window)
     assert window.terminal is not None and window.terminal.settings.terminal_id == "COUNTER-2"
     assert window.terminal.session.state is SessionState.CONNECTED
     assert memory_keyring.secrets, "the tokens are in the keychain"
@@ -112,7 +114,7 @@ async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepte
     await until(lambda: sign_in.state is SignInState.PENDING, what="a code, now that the sign-in can be kept")
     assert host.settings.allow_insecure_token_file
     client.post("/sandbox/device/approve", json={"userCode": sign_in.user_code.text(), "merchantId": "mer-cafe"})
-    await until(lambda: window.page is Page.WORKSPACE, what="signed in")
+    await until(lambda: window.page is Page.TILL, what="signed in: the till asks for its first manager")
     assert host.paths.insecure_token_file.exists()
     assert window.terminal is not None and window.terminal.session.store.insecure
     await finish(window, host)

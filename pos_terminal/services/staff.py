@@ -1,0 +1,151 @@
+"""The people who work the till: adding them, checking their PINs, locking and unlocking them.
+
+Who may add, disable or unlock someone is the till's business
+(:class:`~pos_terminal.services.till.Till`); this class keeps the people and checks
+PINs. A PIN is hashed and checked off the event loop's thread (the hash is slow on
+purpose), five wrong PINs in a row lock the person for a while, and every change
+is in the audit log with who made it. Neither a PIN nor its hash is ever logged (they cross to the worker
+thread as :class:`~pos_terminal.domain.pins.Secret`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from pos_terminal.domain.people import MAX_WRONG_PINS, Person, Role, after_wrong_pin, check_name
+from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import Journal, utcnow
+from pos_terminal.store.staff import PeopleBook
+
+log = logging.getLogger(__name__)
+
+
+class UnknownPerson(UserError):
+    hint = "Choose a name from the list, or ask a manager to add you."
+
+
+class PersonDisabled(UserError):
+    hint = "A manager can enable them again by resetting their PIN."
+
+
+class WrongPin(UserError):
+    hint = "Type it again."
+
+
+class PersonLocked(UserError):
+    """Too many wrong PINs in a row."""
+
+    hint = "Wait, or ask a manager to unlock them."
+
+
+class Staff:
+    """The people of one terminal (its journal), and their PINs."""
+
+    def __init__(self, journal: Journal, *, terminal_id: str | None, now: Callable[[], datetime] = utcnow) -> None:
+        self.book = PeopleBook(journal)
+        self.journal = journal
+        self.terminal_id = terminal_id
+        self.now = now
+
+    # --- who there is ----------------------------------------------------------------------------------------
+
+    def people(self, *, active_only: bool = False) -> list[Person]:
+        return [p for p in self.book.all() if p.active or not active_only]
+
+    def has_people(self) -> bool:
+        return self.book.count() > 0
+
+    def managers(self) -> list[Person]:
+        """Active managers, by name."""
+        return [p for p in self.people(active_only=True) if p.role is Role.MANAGER]
+
+    def find(self, name: str) -> Person:
+        person = self.book.find(name)
+        if person is None:
+            raise UnknownPerson(f"No one called “{' '.join(name.split())}” works on this terminal.")
+        return person
+
+    def refreshed(self, person: Person) -> Person | None:
+        """``person`` as the journal has them now (disabled, renamed, locked meanwhile)."""
+        return self.book.get(person.id)
+
+    # --- PINs ------------------------------------------------------------------------------------------------
+
+    async def verify(self, name: str, pin: str) -> Person:
+        """The person called ``name`` when ``pin`` is theirs; one sentence when not (wrong, locked, disabled)."""
+        person = self.find(name)
+        if not person.active:
+            raise PersonDisabled(f"{person.name} is disabled on this terminal.")
+        now = self.now()
+        if person.locked(now):
+            raise self._locked(person)
+        matched = await asyncio.to_thread(secret_matches, Secret(pin), Secret(self.book.pin_hash(person.id)))
+        if matched:
+            if person.wrong_pins or person.locked_until is not None:
+                self.book.record_pin_try(person.id, 0, None)
+            refreshed = self.book.get(person.id)
+            assert refreshed is not None
+            return refreshed
+        outcome = after_wrong_pin(person, now)
+        self.book.record_pin_try(person.id, outcome.wrong_pins, outcome.locked_until)
+        if outcome.locked_until is not None:
+            log.warning("%s is locked after too many wrong PINs", person.name)
+            self._audit("person locked", person.name, {"until": outcome.locked_until.isoformat()})
+            locked = self.book.get(person.id)
+            assert locked is not None
+            raise self._locked(locked)
+        self._audit("wrong PIN", person.name, {"wrongInARow": outcome.wrong_pins})
+        left = MAX_WRONG_PINS - outcome.wrong_pins
+        raise WrongPin(
+            f"That is not {person.name}'s PIN; {left} more wrong {'try locks' if left == 1 else 'tries lock'} them."
+        )
+
+    def _locked(self, person: Person) -> PersonLocked:
+        until = person.locked_until.astimezone().strftime("%H:%M") if person.locked_until else "later"
+        return PersonLocked(f"{person.name} is locked after too many wrong PINs, until {until}.")
+
+    # --- changes (the till checks who may make them) ----------------------------------------------------------
+
+    async def add(self, name: str, role: Role, pin: str, *, by: str | None) -> Person:
+        name = check_name(name)
+        check_pin(pin)
+        pin_hash = await asyncio.to_thread(hash_secret, Secret(pin))
+        person = self.book.add(name, role, pin_hash.reveal())
+        self._audit("person added", by, {"person": person.name, "role": str(role)})
+        return person
+
+    async def reset_pin(self, name: str, pin: str, *, by: str | None) -> Person:
+        """A new PIN for ``name``; it also unlocks and enables them."""
+        person = self.find(name)
+        check_pin(pin)
+        self.book.set_pin(person.id, (await asyncio.to_thread(hash_secret, Secret(pin))).reveal())
+        self.book.set_active(person.id, True)
+        self._audit("PIN reset", by, {"person": person.name})
+        refreshed = self.book.get(person.id)
+        assert refreshed is not None
+        return refreshed
+
+    def unlock(self, name: str, *, by: str | None) -> Person:
+        person = self.find(name)
+        self.book.unlock(person.id)
+        self._audit("person unlocked", by, {"person": person.name})
+        refreshed = self.book.get(person.id)
+        assert refreshed is not None
+        return refreshed
+
+    def disable(self, name: str, *, by: str | None) -> Person:
+        person = self.find(name)
+        if person.role is Role.MANAGER and person.active and len(self.managers()) == 1:
+            raise UserError(f"{person.name} is the only manager left.", hint="Add another manager first.")
+        self.book.set_active(person.id, False)
+        self._audit("person disabled", by, {"person": person.name})
+        refreshed = self.book.get(person.id)
+        assert refreshed is not None
+        return refreshed
+
+    def _audit(self, action: str, actor: str | None, detail: dict[str, object]) -> None:
+        self.journal.audit(action, actor=actor, terminal_id=self.terminal_id, detail=detail)

@@ -1,0 +1,273 @@
+"""People and shifts in the journal file: who works the till, and each shift with its drawer counts.
+
+Tables ``person`` and ``shift`` come with the journal's second migration. A PIN is
+never stored, only its hash (:mod:`pos_terminal.domain.pins`), and the hash is read
+only to check a PIN: :class:`~pos_terminal.domain.people.Person` does not carry it.
+At most one shift is open at a time (a unique index says so), and a shift stays
+open across restarts and crashes until someone closes it.
+
+What a shift's report needs from the rest of the journal (checks completed in it,
+refunds and cancellations sent from this terminal) is read here too, as rows; the
+arithmetic is the domain's.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+
+from pos_terminal.domain.people import Person, Role, name_key
+from pos_terminal.domain.shift import DrawerCount, Shift
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when
+
+
+class NameTaken(UserError):
+    hint = "Choose another name, or reset that person's PIN."
+
+
+class ShiftAlreadyOpen(UserError):
+    sentence = "A shift is already open on this terminal."
+    hint = "Close it before opening another."
+
+
+@dataclass(frozen=True)
+class CompletedRow:
+    """A check whose transaction this terminal completed (the first confirmation, by the terminal's clock)."""
+
+    ref_id: str
+    transaction_id: str
+    actor: str | None
+    completed_at: datetime
+    check: JsonObject
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """A refund or cancellation this terminal sent and the service confirmed."""
+
+    transaction_id: str
+    at: datetime
+    actor: str | None
+    approved_by: str | None
+    record: JsonObject | None  # the transaction as last seen
+    check: JsonObject | None  # the check of this terminal's charge, when it made the transaction
+
+
+class PeopleBook:
+    """The ``person`` table."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def count(self) -> int:
+        return int(self.journal._read("SELECT count(*) FROM person")[0][0])
+
+    def all(self) -> list[Person]:
+        return [self._person(row) for row in self.journal._read("SELECT * FROM person ORDER BY name_key")]
+
+    def find(self, name: str) -> Person | None:
+        rows = self.journal._read("SELECT * FROM person WHERE name_key = ?", (name_key(name),))
+        return self._person(rows[0]) if rows else None
+
+    def get(self, person_id: int) -> Person | None:
+        rows = self.journal._read("SELECT * FROM person WHERE id = ?", (person_id,))
+        return self._person(rows[0]) if rows else None
+
+    def add(self, name: str, role: Role, pin_hash: str) -> Person:
+        stamp = self.journal._stamp()
+        try:
+            cursor = self.journal._write(
+                "INSERT INTO person (name, name_key, role, pin_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (name, name_key(name), str(role), pin_hash, stamp, stamp),
+            )
+        except sqlite3.IntegrityError:
+            raise NameTaken(f"Someone called “{name}” is already on this terminal.") from None
+        added = self.get(int(cursor.lastrowid or 0))
+        assert added is not None
+        return added
+
+    def pin_hash(self, person_id: int) -> str:
+        rows = self.journal._read("SELECT id, pin_hash FROM person WHERE id = ?", (person_id,))
+        if not rows:
+            raise KeyError(f"no person {person_id}")
+        return _Cells(rows[0], self.journal.path, f"person {person_id}").text("pin_hash")
+
+    def record_pin_try(self, person_id: int, wrong_pins: int, locked_until: datetime | None) -> None:
+        self._update(
+            person_id,
+            "wrong_pins = ?, locked_until = ?",
+            (wrong_pins, None if locked_until is None else _when(locked_until)),
+        )
+
+    def set_pin(self, person_id: int, pin_hash: str) -> None:
+        """A new PIN, which also lifts any lock."""
+        self._update(person_id, "pin_hash = ?, wrong_pins = 0, locked_until = NULL", (pin_hash,))
+
+    def unlock(self, person_id: int) -> None:
+        self._update(person_id, "wrong_pins = 0, locked_until = NULL", ())
+
+    def set_active(self, person_id: int, active: bool) -> None:
+        self._update(person_id, "active = ?", (int(active),))
+
+    def _update(self, person_id: int, assignments: str, params: tuple[object, ...]) -> None:
+        cursor = self.journal._write(
+            f"UPDATE person SET {assignments}, updated_at = ? WHERE id = ?",  # noqa: S608 (our own column names)
+            (*params, self.journal._stamp(), person_id),
+        )
+        if cursor.rowcount != 1:
+            raise KeyError(f"no person {person_id}")
+
+    def _person(self, row: sqlite3.Row) -> Person:
+        cells = _Cells(row, self.journal.path, f"person {row['id']}")
+        locked = row["locked_until"]
+        return Person(
+            id=cells.count("id"),
+            name=cells.text("name"),
+            role=cells.choice("role", Role),
+            active=bool(cells.count("active")),
+            wrong_pins=cells.count("wrong_pins"),
+            locked_until=None if locked is None else cells.time("locked_until"),
+        )
+
+
+class ShiftBook:
+    """The ``shift`` table, and the rows of the journal a shift's report is made from."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+
+    def open(self, terminal_id: str | None, opened_by: str, opening_float: int, at: datetime) -> Shift:
+        try:
+            cursor = self.journal._write(
+                "INSERT INTO shift (terminal_id, opened_at, opened_by, opening_float) VALUES (?, ?, ?, ?)",
+                (terminal_id, _when(at), opened_by, opening_float),
+            )
+        except sqlite3.IntegrityError:
+            raise ShiftAlreadyOpen() from None
+        opened = self.get(int(cursor.lastrowid or 0))
+        assert opened is not None
+        return opened
+
+    def close(self, shift_id: int, closed_by: str, count: DrawerCount, expected: int, at: datetime) -> Shift:
+        pieces = json.dumps([[value, quantity] for value, quantity in count.pieces]) if count.pieces else None
+        cursor = self.journal._write(
+            "UPDATE shift SET closed_at = ?, closed_by = ?, counted_cash = ?, counted_pieces = ?, expected_cash = ?"
+            " WHERE id = ? AND closed_at IS NULL",
+            (_when(at), closed_by, count.total, pieces, expected, shift_id),
+        )
+        if cursor.rowcount != 1:
+            raise UserError(f"Shift {shift_id} is not open.", hint="It may have been closed elsewhere.")
+        closed = self.get(shift_id)
+        assert closed is not None
+        return closed
+
+    def current(self) -> Shift | None:
+        rows = self.journal._read("SELECT * FROM shift WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
+        return self._shift(rows[0]) if rows else None
+
+    def get(self, shift_id: int) -> Shift | None:
+        rows = self.journal._read("SELECT * FROM shift WHERE id = ?", (shift_id,))
+        return self._shift(rows[0]) if rows else None
+
+    def last_closed(self) -> Shift | None:
+        rows = self.journal._read("SELECT * FROM shift WHERE closed_at IS NOT NULL ORDER BY id DESC LIMIT 1")
+        return self._shift(rows[0]) if rows else None
+
+    def all(self, limit: int = 1000) -> list[Shift]:
+        """Newest first."""
+        rows = self.journal._read("SELECT * FROM shift ORDER BY id DESC LIMIT ?", (limit,))
+        return [self._shift(row) for row in rows]
+
+    # --- what a shift's report is made of --------------------------------------------------------------------
+
+    def completed_checks(self, since: datetime, until: datetime) -> list[CompletedRow]:
+        """Checks charged on this terminal whose transaction it completed in ``[since, until)``."""
+        rows = self.journal._read(
+            "SELECT i.ref_id, i.transaction_id, i.actor, i.check_body, c.completed_at FROM charge_intent i JOIN"
+            " (SELECT transaction_id, min(finished_at) AS completed_at FROM outbox"
+            "  WHERE target_state = 'complete' AND outcome = 'confirmed' GROUP BY transaction_id) c"
+            " ON c.transaction_id = i.transaction_id"
+            " WHERE c.completed_at >= ? AND c.completed_at < ? ORDER BY c.completed_at, i.ref_id",
+            (_when(since), _when(until)),
+        )
+        result = []
+        for row in rows:
+            cells = _Cells(row, self.journal.path, f"charge {row['ref_id']}")
+            result.append(
+                CompletedRow(
+                    ref_id=cells.text("ref_id"),
+                    transaction_id=cells.text("transaction_id"),
+                    actor=cells.optional_text("actor"),
+                    completed_at=cells.time("completed_at"),
+                    check=cells.json("check_body"),
+                )
+            )
+        return result
+
+    def confirmed_changes(self, target_state: str, since: datetime, until: datetime) -> list[ChangeRow]:
+        """Changes to ``target_state`` this terminal sent and the service confirmed in ``[since, until)``."""
+        rows = self.journal._read(
+            "SELECT o.id, o.transaction_id, o.finished_at, o.actor, o.approved_by, k.record, i.check_body"
+            " FROM outbox o LEFT JOIN known_transaction k ON k.transaction_id = o.transaction_id"
+            " LEFT JOIN charge_intent i ON i.transaction_id = o.transaction_id"
+            " WHERE o.target_state = ? AND o.outcome = 'confirmed' AND o.finished_at >= ? AND o.finished_at < ?"
+            " ORDER BY o.finished_at, o.id",
+            (target_state, _when(since), _when(until)),
+        )
+        seen: set[str] = set()
+        result = []
+        for row in rows:
+            cells = _Cells(row, self.journal.path, f"state change {row['id']}")
+            transaction_id = cells.text("transaction_id")
+            if transaction_id in seen:  # a repeat confirmed again changed nothing
+                continue
+            seen.add(transaction_id)
+            result.append(
+                ChangeRow(
+                    transaction_id=transaction_id,
+                    at=cells.time("finished_at"),
+                    actor=cells.optional_text("actor"),
+                    approved_by=cells.optional_text("approved_by"),
+                    record=cells.optional_json("record"),
+                    check=cells.optional_json("check_body"),
+                )
+            )
+        return result
+
+    def unconfirmed_at(self, moment: datetime) -> int:
+        """State changes queued before ``moment`` that the service had not confirmed (nor refused) by then."""
+        stamp = _when(moment)
+        rows = self.journal._read(
+            "SELECT count(*) FROM outbox WHERE created_at < ? AND (finished_at IS NULL OR finished_at >= ?)",
+            (stamp, stamp),
+        )
+        return int(rows[0][0])
+
+    def _shift(self, row: sqlite3.Row) -> Shift:
+        cells = _Cells(row, self.journal.path, f"shift {row['id']}")
+        closed = row["closed_at"] is not None
+        count = None
+        if closed:
+            pieces: tuple[tuple[int, int], ...] = ()
+            if row["counted_pieces"] is not None:
+                try:
+                    raw = json.loads(cells.text("counted_pieces"))
+                    pieces = tuple((int(value), int(quantity)) for value, quantity in raw)
+                except (ValueError, TypeError):
+                    raise cells.damaged("counted_pieces", "is not a count of notes and coins") from None
+            count = DrawerCount(cells.count("counted_cash"), pieces)
+        expected = row["expected_cash"]
+        return Shift(
+            id=cells.count("id"),
+            terminal_id=cells.optional_text("terminal_id"),
+            opened_at=cells.time("opened_at"),
+            opened_by=cells.text("opened_by"),
+            opening_float=cells.count("opening_float"),
+            closed_at=cells.time("closed_at") if closed else None,
+            closed_by=cells.optional_text("closed_by"),
+            count=count,
+            expected_cash=None if expected is None else cells.count("expected_cash"),
+        )

@@ -1,0 +1,134 @@
+"""A manager's approval, asked right where the cashier is: the act, a manager's name and their PIN.
+
+The cashier stays signed in. Whether an act needs a manager is the till's rule
+(:class:`~pos_terminal.services.till.Till`), never this dialog's: :func:`with_approval`
+asks the till, and only when it says no does it open the prompt. The PIN is checked off
+the loop's thread; the prompt is opened with ``open()``, never a nested ``exec()``
+(docs/event-loop.md), and deleted once answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pos_terminal.domain.people import Approval, Guarded
+from pos_terminal.errors import UserError
+from pos_terminal.services.till import Till
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import button, empty, label
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QRegularExpressionValidator
+from PySide6.QtWidgets import QComboBox, QDialog, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
+
+
+def pin_field(name: str) -> QLineEdit:
+    """A PIN field: digits, shown as dots, never kept in an undo history."""
+    field = QLineEdit()
+    field.setEchoMode(QLineEdit.EchoMode.Password)
+    field.setMaxLength(12)
+    field.setValidator(QRegularExpressionValidator(r"[0-9]{0,12}", field))
+    field.setPlaceholderText("PIN")
+    field.setAccessibleName(name)
+    field.setInputMethodHints(Qt.InputMethodHint.ImhDigitsOnly | Qt.InputMethodHint.ImhSensitiveData)
+    return field
+
+
+class ManagerPrompt(QDialog):
+    """Signals: ``approved(object)`` an :class:`~pos_terminal.domain.people.Approval`, once a manager's PIN
+    was right."""
+
+    approved = Signal(object)
+
+    def __init__(
+        self,
+        till: Till,
+        act: Guarded,
+        question: str,
+        parent: QWidget,
+        *,
+        subject: str | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.till = till
+        self.act = act
+        self.subject = subject
+        self.tasks = Tasks(Messages(self), self)
+        self.setWindowTitle("A manager's approval")
+        self.setAccessibleName("A manager's approval")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.setMinimumWidth(540)
+        asked = f" Asked by {till.actor}." if till.actor else ""
+        self.question = label(question, role="heading", wrap=True)
+        self.question.setAccessibleName("What is to be approved")
+        self.reason = label(f"{act.sentence} needs a manager's approval.{asked}", role="hint", wrap=True)
+        self.manager = QComboBox()
+        self.manager.setAccessibleName("Manager")
+        for person in till.staff.managers():
+            self.manager.addItem(person.name, person.name)
+        self.pin = pin_field("Manager's PIN")
+        self.error = label(role="reason", wrap=True)
+        self.error.setAccessibleName("Why it was not approved")
+        self.error.hide()
+        self.approve_button = button("&Approve", role="primary", name="Approve")
+        self.cancel_button = button("Cancel", name="Do not approve")
+        form = QFormLayout()
+        form.addRow("&Manager", self.manager)
+        form.addRow("&PIN", self.pin)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.approve_button, 2)
+        buttons.addWidget(self.cancel_button, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.question)
+        layout.addWidget(self.reason)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addLayout(buttons)
+        self.approve_button.setDefault(True)
+        self.approve_button.clicked.connect(self.on_approve_clicked)
+        self.pin.returnPressed.connect(self.on_approve_clicked)
+        self.cancel_button.clicked.connect(self.reject)
+        self.pin.setFocus()
+
+    def on_approve_clicked(self) -> None:
+        if self.tasks.busy:
+            return
+        self.approve_button.setEnabled(False)
+        self.tasks.run(self._approve(), key="approve", on_error=self._refused)
+
+    async def _approve(self) -> None:
+        pin = self.pin.text()
+        empty(self.pin)
+        approval = await self.till.approve(self.act, self.manager.currentData() or "", pin, subject=self.subject)
+        self.approved.emit(approval)
+        self.accept()
+
+    def _refused(self, error: UserError) -> None:
+        self.error.setText(error.text())
+        self.error.show()
+        self.approve_button.setEnabled(True)
+        self.pin.setFocus()
+
+    def reject(self) -> None:
+        self.tasks.cancel_all()
+        super().reject()
+
+
+def with_approval(
+    parent: QWidget,
+    till: Till,
+    act: Guarded,
+    question: str,
+    then: Callable[[Approval | None], None],
+    *,
+    subject: str | None = None,
+) -> ManagerPrompt | None:
+    """``then(None)`` at once when the person at the till may do ``act``; otherwise the manager's prompt,
+    and ``then(approval)`` once a manager approved. Returns the prompt when one was opened."""
+    if till.may(act):
+        then(None)
+        return None
+    prompt = ManagerPrompt(till, act, question, parent, subject=subject)
+    prompt.approved.connect(then)
+    prompt.open()
+    return prompt

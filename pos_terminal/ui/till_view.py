@@ -1,0 +1,308 @@
+"""The till's own sign-in, in front of the cashier screen: the first manager, then a name and a PIN, then the shift.
+
+Shown when nobody is at the till: at start, after switching person (one key) and
+after the idle lock. The open check stays behind it as it was, its charge included;
+the page says so. Who may sign in, unlock or open a shift is the till's business
+(:class:`~pos_terminal.services.till.Till`); this page only asks and shows.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pos_terminal.domain.people import Approval, Guarded, Person
+from pos_terminal.errors import UserError
+from pos_terminal.services.register import LOCKED
+from pos_terminal.services.staff import PersonLocked
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import button, empty, label
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+PEOPLE_COLUMNS = 3
+
+
+class TillMode(StrEnum):
+    FIRST_MANAGER = "first manager"
+    SIGN_IN = "sign in"
+    OPEN_SHIFT = "open shift"
+
+
+class TillView(QWidget):
+    """Signals: ``ready()`` once a person is at the till and the shift is open (or put off with "Not now")."""
+
+    ready = Signal()
+
+    def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.messages = messages
+        self.tasks = Tasks(messages, self)
+        self.terminal: Terminal | None = None
+        self.mode = TillMode.SIGN_IN
+        self.chosen: Person | None = None
+        self.prompt: ManagerPrompt | None = None
+        self.person_buttons: list[QPushButton] = []
+
+        # --- the first manager ---
+        self.first_name = QLineEdit()
+        self.first_name.setAccessibleName("Manager's name")
+        self.first_name.setMaxLength(40)
+        self.first_pin = pin_field("Manager's PIN")
+        self.first_again = pin_field("The same PIN again")
+        self.create_button = button("Create the manager and sign in", role="primary", name="Create manager")
+        first = QWidget()
+        first_layout = QVBoxLayout(first)
+        first_layout.addWidget(label("Who manages this till?", role="heading"))
+        first_layout.addWidget(
+            label(
+                "The first person is the till's manager. Managers approve refunds, cancellations after a charge, "
+                "large discounts, opening the drawer without a sale, changing the settings and disconnecting, "
+                "and add the cashiers. A PIN is 4 to 12 digits.",
+                role="hint",
+                wrap=True,
+            )
+        )
+        form = QFormLayout()
+        form.addRow("&Name", self.first_name)
+        form.addRow("&PIN", self.first_pin)
+        form.addRow("PIN &again", self.first_again)
+        first_layout.addLayout(form)
+        first_layout.addWidget(self.create_button)
+
+        # --- a person signs in ---
+        self.sign_in_heading = label("Who is at the till?", role="heading")
+        self.open_check = label(role="hint", wrap=True)
+        self.open_check.setAccessibleName("The open check")
+        self.people_box = QWidget()
+        self.people_grid = QGridLayout(self.people_box)
+        self.people_grid.setContentsMargins(0, 0, 0, 0)
+        self.people_group = QButtonGroup(self)
+        self.people_group.setExclusive(True)
+        self.pin = pin_field("PIN")
+        self.sign_in_button = button("&Sign in", role="primary", name="Sign in at the till")
+        self.unlock_button = button("&Unlock…", name="Unlock with a manager's PIN")
+        self.unlock_button.hide()
+        pin_row = QHBoxLayout()
+        pin_row.addWidget(self.pin, 2)
+        pin_row.addWidget(self.sign_in_button, 1)
+        sign_in = QWidget()
+        sign_in_layout = QVBoxLayout(sign_in)
+        sign_in_layout.addWidget(self.sign_in_heading)
+        sign_in_layout.addWidget(self.open_check)
+        sign_in_layout.addWidget(self.people_box)
+        sign_in_layout.addLayout(pin_row)
+        sign_in_layout.addWidget(self.unlock_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+        # --- the shift ---
+        self.shift_heading = label("Open the shift", role="heading")
+        self.shift_text = label(
+            "Count the cash in the drawer: that is the float the shift starts with. Charges need an open shift.",
+            role="hint",
+            wrap=True,
+        )
+        self.opening_float = QLineEdit()
+        self.opening_float.setAccessibleName("Float counted in the drawer")
+        self.opening_float.setPlaceholderText("Float, e.g. 200.00")
+        self.open_button = button("&Open the shift", role="primary", name="Open the shift")
+        self.later_button = button("&Not now", name="Not now")
+        shift = QWidget()
+        shift_layout = QVBoxLayout(shift)
+        shift_layout.addWidget(self.shift_heading)
+        shift_layout.addWidget(self.shift_text)
+        shift_form = QFormLayout()
+        shift_form.addRow("&Float", self.opening_float)
+        shift_layout.addLayout(shift_form)
+        shift_buttons = QHBoxLayout()
+        shift_buttons.addWidget(self.open_button, 2)
+        shift_buttons.addWidget(self.later_button, 1)
+        shift_layout.addLayout(shift_buttons)
+
+        self.error = label(role="reason", wrap=True)
+        self.error.setAccessibleName("Why not")
+        self.error.hide()
+        self.stack = QStackedWidget()
+        self.pages = {TillMode.FIRST_MANAGER: first, TillMode.SIGN_IN: sign_in, TillMode.OPEN_SHIFT: shift}
+        for page in self.pages.values():
+            self.stack.addWidget(page)
+        column = QWidget()
+        column.setMaximumWidth(640)
+        column_layout = QVBoxLayout(column)
+        column_layout.addWidget(self.stack)
+        column_layout.addWidget(self.error)
+        column_layout.addStretch(1)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(32, 48, 32, 32)
+        outer.addStretch(1)
+        outer.addWidget(column, 4)
+        outer.addStretch(1)
+
+        self.create_button.clicked.connect(self.on_create_clicked)
+        self.first_again.returnPressed.connect(self.on_create_clicked)
+        self.sign_in_button.clicked.connect(self.on_sign_in_clicked)
+        self.pin.returnPressed.connect(self.on_sign_in_clicked)
+        self.unlock_button.clicked.connect(self.on_unlock_clicked)
+        self.open_button.clicked.connect(self.on_open_shift_clicked)
+        self.opening_float.returnPressed.connect(self.on_open_shift_clicked)
+        self.later_button.clicked.connect(self.ready)
+
+    # --- which step ------------------------------------------------------------------------------
+
+    def begin(self, terminal: Terminal) -> None:
+        """Nobody at the till: the first manager on a new terminal, else the people to choose from."""
+        self.terminal = terminal
+        self._say(None)
+        if not terminal.till.guarding:
+            self._show(TillMode.FIRST_MANAGER)
+            self.first_name.setFocus()
+            return
+        self._show_people(terminal)
+        self._show(TillMode.SIGN_IN)
+
+    def ask_shift(self, terminal: Terminal) -> None:
+        """The person at the till opens a shift (from the Shifts view, after "Not now")."""
+        self.terminal = terminal
+        self._say(None)
+        self._show_shift_step(terminal)
+
+    def _show(self, mode: TillMode) -> None:
+        self.mode = mode
+        self.stack.setCurrentWidget(self.pages[mode])
+
+    def _say(self, error: UserError | str | None) -> None:
+        self.error.setText(error.text() if isinstance(error, UserError) else (error or ""))
+        self.error.setVisible(error is not None)
+
+    def _show_people(self, terminal: Terminal) -> None:
+        for old in self.person_buttons:
+            self.people_group.removeButton(old)
+            old.deleteLater()
+        self.person_buttons = []
+        self.chosen = None
+        people = terminal.staff.people(active_only=True)
+        for index, person in enumerate(people):
+            choice = button(f"{person.name}\n{person.role}", role="person", name=f"Sign in as {person.name}")
+            choice.setCheckable(True)
+            choice.clicked.connect(lambda _=False, p=person: self.choose(p))
+            self.people_group.addButton(choice)
+            self.people_grid.addWidget(choice, index // PEOPLE_COLUMNS, index % PEOPLE_COLUMNS)
+            self.person_buttons.append(choice)
+        state = terminal.register.current
+        check = state.check
+        if check.items or state.phase in LOCKED:
+            amount = terminal.money.format(state.totals.total)
+            whose = f" for {state.customer.display_name}" if state.customer else ""
+            under_way = " Its charge is under way and goes on." if state.phase in LOCKED else ""
+            self.open_check.setText(f"The open check is kept: {len(check.items)} item(s), {amount}{whose}.{under_way}")
+            self.open_check.show()
+        else:
+            self.open_check.hide()
+        empty(self.pin)
+        self.unlock_button.hide()
+        if len(people) == 1:
+            self.person_buttons[0].setChecked(True)
+            self.choose(people[0])
+        elif self.person_buttons:
+            self.person_buttons[0].setFocus()
+
+    def _show_shift_step(self, terminal: Terminal) -> None:
+        who = terminal.till.actor or "nobody"
+        self.shift_heading.setText(f"Open the shift, {who}")
+        empty(self.opening_float)
+        self._show(TillMode.OPEN_SHIFT)
+        self.opening_float.setFocus()
+
+    # --- slots -----------------------------------------------------------------------------------
+
+    def choose(self, person: Person) -> None:
+        self.chosen = person
+        self._say(None)
+        self.unlock_button.setVisible(False)
+        self.pin.setFocus()
+
+    def on_create_clicked(self) -> None:
+        if self.terminal is None or self.tasks.busy:
+            return
+        if self.first_pin.text() != self.first_again.text():
+            self._say("The two PINs differ. Type the same PIN twice.")
+            return
+        name, pin = self.first_name.text(), self.first_pin.text()
+        empty(self.first_pin)
+        empty(self.first_again)
+        self.tasks.run(self._create(self.terminal, name, pin), key="person", on_error=self._say)
+
+    async def _create(self, terminal: Terminal, name: str, pin: str) -> None:
+        await terminal.till.create_first_manager(name, pin)
+        self._signed_in(terminal)
+
+    def on_sign_in_clicked(self) -> None:
+        if self.terminal is None or self.tasks.busy:
+            return
+        if self.chosen is None:
+            self._say("Choose your name first.")
+            return
+        pin = self.pin.text()
+        empty(self.pin)
+        self.tasks.run(self._sign_in(self.terminal, self.chosen, pin), key="person", on_error=self._refused)
+
+    async def _sign_in(self, terminal: Terminal, person: Person, pin: str) -> None:
+        await terminal.till.sign_in(person.name, pin)
+        self._signed_in(terminal)
+
+    def _refused(self, error: UserError) -> None:
+        self._say(error)
+        self.unlock_button.setVisible(isinstance(error, PersonLocked))
+        self.pin.setFocus()
+
+    def _signed_in(self, terminal: Terminal) -> None:
+        self._say(None)
+        if terminal.shifts.current() is None:
+            self._show_shift_step(terminal)
+            return
+        self.ready.emit()
+
+    def on_unlock_clicked(self) -> None:
+        terminal, person = self.terminal, self.chosen
+        if terminal is None or person is None:
+            return
+
+        def unlock(approval: Approval | None) -> None:
+            try:
+                terminal.till.unlock(person.name, approval)
+            except UserError as exc:
+                self._say(exc)
+                return
+            self.unlock_button.hide()
+            self._say(None)
+            self.messages.show_info(f"{person.name} is unlocked and can sign in again.")
+            self.pin.setFocus()
+
+        self.prompt = with_approval(self, terminal.till, Guarded.MANAGE_PEOPLE, f"Unlock {person.name}?", unlock)
+
+    def on_open_shift_clicked(self) -> None:
+        terminal = self.terminal
+        if terminal is None:
+            return
+        try:
+            opening_float = terminal.money.parse(self.opening_float.text())
+            shift = terminal.till.open_shift(opening_float)
+        except UserError as exc:
+            self._say(exc)
+            return
+        self._say(None)
+        self.messages.show_info(
+            f"Shift {shift.id} is open with a float of {terminal.money.format(shift.opening_float)}."
+        )
+        self.ready.emit()

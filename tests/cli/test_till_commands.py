@@ -1,0 +1,161 @@
+"""``shift`` and ``people`` on the command line: a manager's PIN for each, read from a file descriptor or the
+terminal without echo, never from the arguments; ``--json`` on every command."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.cli.conftest import CLI, Run
+from tests.conftest import new_checked_in_customer
+
+MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
+CASHIER, CASHIER_PIN = "Ana Cashier", "551029384756"
+
+
+@pytest.fixture
+def pins() -> Iterator[list[int]]:
+    """File descriptors made by :func:`pin_fd`, closed after the test."""
+    made: list[int] = []
+    yield made
+    for fd in made:
+        os.close(fd)
+
+
+def pin_fd(pins: list[int], *lines: str) -> str:
+    """A pipe holding ``lines``, one PIN each; its reading end's number, as --pin-fd takes it."""
+    read, write = os.pipe()
+    os.write(write, "".join(f"{line}\n" for line in lines).encode())
+    os.close(write)
+    pins.append(read)
+    return str(read)
+
+
+def signed_in(cli: CLI) -> None:
+    from tests.conftest import mint_token
+
+    with httpx.Client(base_url=cli("status", json=True).data["authUrl"]) as http:
+        token = mint_token(http, expiresIn=0)
+    assert cli("login", "--token", token).code == 0
+
+
+def staffed(cli: CLI, pins: list[int]) -> None:
+    first = cli("people", "add", MANAGER, "--role", "manager", "--new-pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert first.code == 0, first.err
+    assert first.data == {"name": MANAGER, "role": "manager", "active": True, "locked": False, "lockedUntil": None}
+    fd = pin_fd(pins, MANAGER_PIN, CASHIER_PIN)  # the manager's PIN, then the new one, on one descriptor
+    added = cli("people", "add", CASHIER, "--as", MANAGER, "--pin-fd", fd, "--new-pin-fd", fd, json=True)
+    assert added.code == 0, added.err
+
+
+def test_a_shift_opened_reported_and_closed_by_denomination(
+    cli: CLI, client: httpx.Client, pins: list[int], tmp_path: Path, profile: Path
+) -> None:
+    signed_in(cli)
+    staffed(cli, pins)
+    opened = cli("shift", "open", "--float", "150", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert opened.code == 0, opened.err
+    assert opened.data["openingFloat"] == 15_000 and opened.data["openedBy"] == MANAGER and opened.data["open"]
+
+    who = new_checked_in_customer(client)
+    check = tmp_path / "check.json"
+    check.write_text(
+        json.dumps(
+            {
+                "items": [{"name": "Tea", "quantity": 1, "unitPrice": 1200}],
+                "payments": [{"method": "cash", "amount": 500}],
+            }
+        )
+    )
+    charged = cli(
+        "charge", "--customer", who["customerId"], "--check", str(check), "--as", CASHIER,
+        "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True,
+    )  # fmt: skip
+    assert charged.code == 0, charged.err
+    assert cli("tx", "complete", charged.data["transactionId"]).code == 0
+
+    x = cli("shift", "x", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert x.code == 0, x.err
+    assert x.data["title"] == f"X report — shift {opened.data['id']} so far"
+    assert x.data["shift"]["drawer"] == {
+        "openingFloat": 15_000,
+        "cashSales": 500,
+        "cashRefunds": 0,
+        "expectedCash": 15_500,
+        "countedCash": None,
+        "overShort": None,
+    }
+    assert x.data["shift"]["people"][0]["person"] == CASHIER
+
+    pdf = tmp_path / "z.pdf"
+    closed = cli(
+        "shift", "close", "--count", "50=3", "--count", "2=2", "--count", "0.50=1", "--pdf", str(pdf),
+        "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True,
+    )  # fmt: skip
+    assert closed.code == 0, closed.err
+    drawer = closed.data["shift"]["drawer"]
+    assert (drawer["countedCash"], drawer["expectedCash"], drawer["overShort"]) == (15_450, 15_500, -50)
+    assert closed.data["shift"]["shift"]["counted"] == [
+        {"value": 5000, "count": 3},
+        {"value": 200, "count": 2},
+        {"value": 50, "count": 1},
+    ]
+    assert closed.data["reconciled"] and pdf.read_bytes().startswith(b"%PDF")
+
+    listed = cli("shift", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert [(s["open"], s["overShort"]) for s in listed.data] == [(False, -50)]
+    again = cli("report", "--shift", "last", json=True)
+    assert again.code == 0, again.err
+    assert again.data["shift"]["drawer"] == drawer and again.data["title"].startswith("Z report")
+    text = cli("report", "--shift", str(opened.data["id"]))
+    assert "Counted $154.50: SHORT by $0.50" in text.out
+
+
+def test_each_command_needs_a_managers_pin_and_never_takes_one_from_the_arguments(
+    cli: CLI, pins: list[int], profile: Path
+) -> None:
+    signed_in(cli)
+    assert cli("shift", "list").code == 1  # nobody works this terminal yet
+    staffed(cli, pins)
+    refused = cli("shift", "open", "--float", "100", "--pin", MANAGER_PIN)
+    assert refused.code == 1 and refused.err_lines[0].startswith("A PIN is never taken from the command's arguments")
+    assert MANAGER_PIN not in refused.err
+    no_tty = cli("shift", "open", "--float", "100")  # stdin is not a terminal here: nowhere to type it
+    assert no_tty.code == 1 and no_tty.err_lines == [
+        "A PIN is needed. Type it at a terminal, or give --pin-fd N and write it to fd N."
+    ]
+    wrong = cli("shift", "open", "--float", "100", "--pin-fd", pin_fd(pins, "000000"))
+    assert wrong.code == 1 and "That is not Maria Manager's PIN; 4 more wrong tries lock them." in wrong.err
+    cashier = cli("people", "list", "--as", CASHIER, "--pin-fd", pin_fd(pins, CASHIER_PIN))
+    assert cashier.code == 1 and "Ana Cashier is not a manager." in cashier.err
+    listed = cli("people", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert listed.code == 0
+    assert [(p["name"], p["role"]) for p in listed.data] == [(CASHIER, "cashier"), (MANAGER, "manager")]
+    for pin in (MANAGER_PIN, CASHIER_PIN):
+        assert pin not in listed.out + listed.err
+    with sqlite3.connect(profile / "data" / "journal.sqlite3") as journal:
+        hashes = [h for (h,) in journal.execute("SELECT pin_hash FROM person")]
+    log = (profile / "logs" / "pos-terminal.log").read_text()
+    for secret in (MANAGER_PIN, CASHIER_PIN, *hashes):
+        assert secret not in log and secret not in listed.out
+
+
+def test_a_locked_person_is_unlocked_by_a_manager(cli: CLI, pins: list[int]) -> None:
+    signed_in(cli)
+    staffed(cli, pins)
+    for _ in range(5):
+        cli("people", "list", "--as", CASHIER, "--pin-fd", pin_fd(pins, "1234"))
+    locked = cli("people", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert next(p for p in locked.data if p["name"] == CASHIER)["locked"]
+    still: Run = cli("people", "list", "--as", CASHIER, "--pin-fd", pin_fd(pins, CASHIER_PIN))
+    assert "locked after too many wrong PINs" in still.err
+    unlocked = cli("people", "unlock", CASHIER, "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert unlocked.code == 0 and not unlocked.data["locked"]
+    disabled = cli("people", "disable", MANAGER, "--pin-fd", pin_fd(pins, MANAGER_PIN))
+    assert disabled.code == 1 and "the only manager left" in disabled.err

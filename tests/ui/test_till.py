@@ -1,0 +1,317 @@
+"""People at the till on real widgets: switching person with an open check, a manager's PIN for a refund and a
+cancel, the idle lock, and closing a shift by denomination with its Z report."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pos_terminal.app import AppHost
+from pos_terminal.config import with_changes
+from pos_terminal.domain.people import Role
+from pos_terminal.domain.shift import ShiftReportKind
+from pos_terminal.services.register import Phase
+from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.approval_dialog import ManagerPrompt
+from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
+from pos_terminal.ui.main_window import MainWindow, Page, Tab
+from pos_terminal.ui.till_view import TillMode
+from tests.conftest import new_checked_in_customer
+from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
+from tests.ui.test_cashier_flow import choose, type_item
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+ANA, ANA_PIN = "Ana Cashier", "551029384756"
+BEN, BEN_PIN = "Ben Cashier", "664738291045"
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def pictures(window: MainWindow, name: str, tmp_path: Path, dialog: QWidget | None = None) -> list[Path]:
+    """The window at 1024×768 and 1920×1080, with ``dialog`` drawn over it where it opens (offscreen, a dialog
+    is a window of its own); in $POS_TERMINAL_SCREENSHOTS when set."""
+    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = []
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        QApplication.processEvents()
+        picture = window.grab()
+        if dialog is not None:
+            shown = dialog.grab()
+            painter = QPainter(picture)
+            corner = QPoint((width - shown.width()) // 2, (height - shown.height()) // 3)
+            painter.drawPixmap(corner, shown)
+            painter.setPen(QColor("#52606d"))
+            painter.drawRect(corner.x() - 1, corner.y() - 1, shown.width() + 1, shown.height() + 1)
+            painter.end()
+        path = folder / f"{name}-{width}x{height}.png"
+        assert picture.save(str(path)), path
+        saved.append(path)
+    window.resize(1280, 800)
+    return saved
+
+
+async def with_cashiers(host: AppHost) -> Terminal:
+    """The manager at the till adds two cashiers (as from the command line or a colleague's terminal)."""
+    terminal = host.terminal
+    assert terminal is not None and terminal.till.actor == MANAGER
+    await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
+    await terminal.till.add_person(BEN, Role.CASHIER, BEN_PIN)
+    return terminal
+
+
+async def sign_in_at_till(window: MainWindow, name: str, pin: str) -> None:
+    """Tap the name, type the PIN, Enter: the workspace again."""
+    till = window.till
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till's sign-in")
+    choice = next(b for b in till.person_buttons if b.text().startswith(name))
+    QTest.mouseClick(choice, Qt.MouseButton.LeftButton)
+    QTest.keyClicks(till.pin, pin)
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    await until(lambda: window.page is Page.WORKSPACE, what=f"{name} at the till")
+
+
+async def switch_to(window: MainWindow, name: str, pin: str) -> None:
+    QTest.keyClick(window, Qt.Key.Key_F12)
+    await sign_in_at_till(window, name, pin)
+
+
+async def test_switching_person_keeps_the_open_check_and_the_next_person_charges_it(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Olga", lastName="Open", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+    assert window.status.till.text() == f"{ANA} · shift 1" and window.status.switch_button.isVisible()
+    choose(window, "Olga Open")
+    type_item(window, "Lasagne", "18.00")
+    assert window.cashier.lines.rowCount() == 1
+
+    QTest.keyClick(window, Qt.Key.Key_F12)  # one key: the till locks
+    await until(lambda: window.page is Page.TILL, what="the till locked")
+    till = window.till
+    assert terminal.till.current is None and till.mode is TillMode.SIGN_IN
+    assert till.open_check.isVisible() and "1 item(s), $18.00 for Olga Open" in till.open_check.text()
+    assert window.status.till.text() == "Till locked · shift 1" and not window.status.switch_button.isVisible()
+    QTest.keyClick(window, Qt.Key.Key_F8)  # no charge from behind the lock
+    assert terminal.journal.unfinished_intents() == [] and terminal.register.current.phase is Phase.BUILDING
+    choice = next(b for b in till.person_buttons if b.text().startswith(BEN))
+    QTest.mouseClick(choice, Qt.MouseButton.LeftButton)
+    pictures(window, "till-sign-in", tmp_path)
+    QTest.keyClicks(till.pin, "0000")
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    await until(lambda: "not Ben Cashier's PIN" in till.error.text(), what="a wrong PIN said")
+    assert till.pin.text() == "" and window.page is Page.TILL
+
+    await sign_in_at_till(window, BEN, BEN_PIN)
+    cashier = window.cashier
+    assert cashier.lines.rowCount() == 1 and cashier.customer_text.text().startswith("Olga Open")
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
+    ref_id = terminal.register.current.ref_id
+    assert ref_id is not None
+    intent = terminal.journal.intent(ref_id)
+    assert intent is not None and intent.actor == BEN, "the person at the till charged it"
+    await finish(window, host)
+
+
+async def test_a_cashiers_refund_asks_a_manager_right_there(
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    customer = new_checked_in_customer(client, firstName="Rolf", lastName="Refund", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+    choose(window, "Rolf Refund")
+    type_item(window, "Hamper", "30.00")
+    QTest.keyClicks(window.cashier.cash_input, "10")
+    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    register = terminal.register
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+
+    # A cancel after the customer was charged: the prompt, and nothing happens without the manager.
+    QTest.keyClick(window, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
+    prompt = window.cashier.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    QTest.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
+    assert register.current.phase is Phase.AUTHORIZED
+    transaction_id = register.current.transaction_id
+    assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "authorized"
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+
+    window.activateWindow()  # the prompt was the active window until it closed
+    await until(window.isActiveWindow, what="the window active again")
+    QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    history = window.history
+    assert window.tabs.currentWidget() is history
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
+    assert history.current() is not None and history.current().transaction_id == transaction_id  # type: ignore[union-attr]
+    QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    prompt = history.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    assert history.confirm is None, "the manager's PIN is the confirmation"
+    assert prompt.question.text() == "Refund $20.00 to Rolf Refund and give back $10.00 in cash?"
+    assert "Asked by Ana Cashier" in prompt.reason.text() and prompt.manager.currentText() == MANAGER
+    QTest.keyClicks(prompt.pin, ANA_PIN)  # a cashier's own PIN is not a manager's
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: prompt.error.isVisible(), what="the refusal")
+    assert "not Maria Manager's PIN" in prompt.error.text()
+    QTest.keyClicks(prompt.pin, "0")
+    pictures(window, "approval-prompt", tmp_path, dialog=prompt)
+    prompt.pin.clear()
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(
+        lambda: history.current() is not None and history.current().state.value == "refunded",  # type: ignore[union-attr]
+        what="refunded",
+    )
+    assert "Give back $10.00 in cash." in window.banner.text.text()
+    assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
+    approvals = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "approval"]
+    assert [(a.actor, a.detail["manager"], a.detail["act"]) for a in approvals] == [(ANA, MANAGER, "refund")]
+    with sqlite3.connect(terminal.journal_path) as journal:
+        hashes = [h for (h,) in journal.execute("SELECT pin_hash FROM person")]
+        audit = "\n".join(str(row) for row in journal.execute("SELECT * FROM audit"))
+    for secret in (MANAGER_PIN, ANA_PIN, BEN_PIN, *hashes):
+        assert secret not in caplog.text and secret not in audit, "no PIN or hash in the logs"
+    await finish(window, host)
+
+
+async def test_the_idle_lock_locks_the_till_and_keeps_the_check(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    host.save_settings(with_changes(host.settings, idle_lock_seconds=1))
+    window = await signed_in_window(host, make_window, client)
+    type_item(window, "Tea", "4.50")
+    await until(lambda: window.page is Page.TILL, what="the idle lock", timeout=10)
+    assert host.terminal is not None and host.terminal.till.current is None
+    assert "1 item(s), $4.50" in window.till.open_check.text()
+    await sign_in_at_till(window, MANAGER, MANAGER_PIN)
+    assert window.cashier.lines.rowCount() == 1
+    await finish(window, host)
+
+
+async def test_closing_a_shift_by_denomination_prints_its_z_report(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    printed = tmp_path / "printed-z.pdf"
+    host.save_settings(with_changes(host.settings, printer=f"pdf:{printed}"))
+    customer = new_checked_in_customer(client, firstName="Clara", lastName="Close", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = host.terminal
+    assert terminal is not None
+    choose(window, "Clara Close")
+    type_item(window, "Cake", "12.00")
+    QTest.keyClicks(window.cashier.cash_input, "5")
+    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
+
+    QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    shifts = window.shifts
+    assert window.report_tabs.currentWidget() is shifts
+    QTest.mouseClick(shifts.x_button, Qt.MouseButton.LeftButton)  # so far: changes nothing
+    reports = window.reports
+    await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
+    assert reports.report is not None and reports.report.title == "X report — shift 1 so far"
+    assert "so far" in reports.drawer.text() and terminal.shifts.current() is not None
+    window.report_tabs.setCurrentWidget(shifts)
+    assert shifts.current.text().startswith("Shift 1 is open") and shifts.close_button.isEnabled()
+    QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
+    dialog = window.close_dialog
+    assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
+    # float 200.00 + 5.00 cash = 205.00 expected; counted: 4 × $50, 2 × $2, 1 × 50c = $204.50
+    dialog.spins[5000].setValue(4)
+    dialog.spins[200].setValue(2)
+    dialog.spins[50].setValue(1)
+    assert dialog.total.text() == "Cash counted: $204.50"
+    assert dialog.line_totals[5000].text() == "$200.00"
+    pictures(window, "close-shift", tmp_path, dialog=dialog)
+    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+
+    await until(
+        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
+        what="the Z report",
+        timeout=60,
+    )
+    report = reports.report
+    assert report is not None and report.shift is not None and report.shift.kind is ShiftReportKind.Z
+    assert reports.title.text().startswith("Z report — shift 1")
+    assert "SHORT by $0.50" in reports.drawer.text() and "expected <b>$205.00</b>" in reports.drawer.text()
+    assert printed.exists(), "the report printed at close is the Z report"
+    printed_entries = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "report printed"]
+    assert printed_entries and printed_entries[-1].actor == MANAGER
+    closed = terminal.shifts.resolve("last")
+    assert (closed.count.total if closed.count else None, closed.expected_cash) == (20_450, 20_500)
+    assert closed.count is not None and closed.count.pieces == ((5000, 4), (200, 2), (50, 1))
+    assert window.status.till.text() == f"{MANAGER} · no shift open"
+    assert not shifts.close_button.isEnabled() and shifts.open_button.isEnabled()
+    pictures(window, "z-report", tmp_path)
+    await finish(window, host)
+
+
+def _end() -> datetime:
+    return datetime.now(UTC) + timedelta(days=1)
+
+
+async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+
+    QTest.keyClick(window, Qt.Key.Key_F11)  # the drawer without a sale
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Open the cash drawer without a sale?"
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: "opened without a sale" in window.banner.text.text(), what="the no-sale recorded")
+    [no_sale] = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "drawer opened (no sale)"]
+    assert (no_sale.actor, no_sale.detail) == (ANA, {"approvedBy": MANAGER})
+
+    window.activateWindow()
+    await until(window.isActiveWindow, what="the window active again")
+    window.show_tab(Tab.SETTINGS)
+    settings = window.settings_view
+    settings.idle_lock.setValue(600)
+    QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    QTest.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
+    assert host.settings.idle_lock_seconds == 300, "not saved without a manager"
+
+    QTest.mouseClick(settings.disconnect_button, Qt.MouseButton.LeftButton)
+    box = settings.confirm
+    assert box is not None
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Disconnect this terminal?"
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: window.page is Page.SIGN_IN, what="disconnected")
+    [disconnect] = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "disconnect"]
+    assert (disconnect.actor, disconnect.detail) == (ANA, {"approvedBy": MANAGER})
+    await finish(window, host, wait=False)  # the sign-in page polls for a new code
