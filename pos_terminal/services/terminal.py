@@ -24,8 +24,10 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.checkout import Checkout
+from pos_terminal.services.counter import Counter, printer_of
 from pos_terminal.services.directory import Customers, History, Summaries
 from pos_terminal.services.register import Register
+from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.tokens import open_token_store
@@ -188,6 +190,18 @@ class Terminal:
             self.history,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
         )
+        devices = settings.devices
+        self.counter = Counter(
+            self.journal,
+            printer_of(devices),
+            money=self.money.format,
+            receipt_of=Reports.for_terminal(self, actor=self.actor).receipt_of,
+            cash_drawer=devices.cash_drawer,
+            print_receipts=devices.print_receipts,
+            terminal_id=settings.terminal_id,
+            actor=self.actor,
+        )
+        self.register.on_change(self.counter.on_register_change)
 
     @property
     def is_sandbox(self) -> bool:
@@ -208,6 +222,7 @@ class Terminal:
         return self.paths.journal_file
 
     async def aclose(self) -> None:
+        self.counter.close()
         await self.http.aclose()
         self.journal.close()
 
