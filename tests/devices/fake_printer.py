@@ -12,8 +12,10 @@ same port.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -248,7 +250,7 @@ class FakePrinter:
     def __init__(self) -> None:
         self.mode = Mode.READY
         self.connections: list[Connection] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.changed = threading.Condition(self._lock)
         self._listener: socket.socket | None = None
         self._threads: list[threading.Thread] = []
@@ -276,6 +278,8 @@ class FakePrinter:
         """Stop listening: a connection is refused, as by a printer switched off."""
         listener, self._listener = self._listener, None
         if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() waiting on it
             listener.close()
 
     def close(self) -> None:
@@ -311,14 +315,25 @@ class FakePrinter:
                 return
             if not data:
                 return
-            with self._lock:
+            with self.changed:
                 record.raw += data
                 record.decoder.feed(data, answer)
+                self.changed.notify_all()
+
+    def wait_for(self, condition: Callable[[], object], timeout: float = 10.0) -> None:
+        """Until ``condition()`` holds, as the printer takes in what it was sent (it runs on a thread of its own)."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not condition():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"the fake printer never saw {condition}")
+                self.changed.wait(left)
 
     # --- what was printed -------------------------------------------------------------------------------------
 
     def elements(self) -> list[Element]:
-        with self._lock:
+        with self.changed:
             return [element for connection in self.connections for element in connection.elements]
 
     def jobs(self) -> list[list[Element]]:
