@@ -21,6 +21,7 @@ class Act(StrEnum):
     COMPLETE = "complete"
     CANCEL_TX = "cancel_tx"
     NEW_CHECK = "new_check"
+    NO_SALE = "no_sale"
     CASHIER = "cashier"
     HISTORY = "history"
     REPORTS = "reports"
@@ -48,6 +49,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.COMPLETE, "Complete", "F9", "Complete the authorized transaction"),
     ActionSpec(Act.CANCEL_TX, "Cancel transaction", "Shift+F9", "Cancel the authorized transaction"),
     ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check (asks first if one is being built)"),
+    ActionSpec(Act.NO_SALE, "Open drawer", "F10", "Open the cash drawer with no sale (a manager approves)"),
     ActionSpec(Act.REMOVE_LINE, "Remove line", "Del", "Remove the selected line of the check"),
     ActionSpec(Act.MORE, "Quantity +1", "+", "One more of the selected item"),
     ActionSpec(Act.LESS, "Quantity −1", "-", "One less of the selected item"),

@@ -14,13 +14,17 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.config import Settings, with_changes
 from pos_terminal.errors import UserError
+from pos_terminal.services.counter import NoDrawer
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.actions import ACTIONS, Act
 from pos_terminal.ui.cashier_view import CashierView
+from pos_terminal.ui.counter_bar import CounterBar
+from pos_terminal.ui.customer_display import CustomerDisplay
 from pos_terminal.ui.help_overlay import HelpOverlay
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.host import Host
+from pos_terminal.ui.scanner import ScanFilter
 from pos_terminal.ui.settings_view import SettingsView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -34,6 +38,7 @@ if TYPE_CHECKING:
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QGridLayout,
     QMainWindow,
@@ -123,6 +128,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusBar()
         self.setStatusBar(self.status)
+        # The counter's hardware: the printer's queue and the drawer in the status bar, the barcode scanner
+        # anywhere on the cashier's screen, the customer display when the settings ask for it.
+        self.counter_bar = CounterBar()
+        self.status.addPermanentWidget(self.counter_bar)
+        self.scanner = ScanFilter(self, host.settings.devices, self._scans_count)
+        self.customer_display: CustomerDisplay | None = None
         self.help = HelpOverlay(central)
         self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
@@ -160,6 +171,7 @@ class MainWindow(QMainWindow):
             Act.COMPLETE: lambda: self._in_cashier(self.cashier.complete),
             Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.cancel_transaction),
             Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.request_new_check),
+            Act.NO_SALE: self.on_no_sale,
             Act.CASHIER: lambda: self.show_tab(Tab.CASHIER),
             Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
             Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
@@ -198,6 +210,11 @@ class MainWindow(QMainWindow):
         self.cashier.changed.connect(self._on_pending_changed)
         self.history.changed.connect(self._on_pending_changed)
         self.tabs.currentChanged.connect(self.on_tab_changed)
+        # counter hardware
+        self.scanner.scanned.connect(self.cashier.on_scanned)
+        self.counter_bar.retry.connect(lambda: self.terminal.counter.retry_now() if self.terminal else None)
+        self.counter_bar.cancel.connect(lambda job: self.terminal.counter.cancel(job) if self.terminal else None)
+        self.counter_bar.open_drawer.connect(self.on_no_sale)
 
     # --- pages -----------------------------------------------------------------------------------
 
@@ -300,6 +317,7 @@ class MainWindow(QMainWindow):
         self.history.attach(terminal)
         if self.built_reports is not None:
             self.built_reports.attach(terminal)
+        self._attach_counter(terminal)
         self.tabs.setCurrentWidget(self.cashier)
         self.show_page(Page.WORKSPACE)
         self.cashier.customers.focus_search()
@@ -328,8 +346,90 @@ class MainWindow(QMainWindow):
         self.history.detach()
         if self.built_reports is not None:
             self.built_reports.detach()
+        self._detach_counter()
         self.terminal = None
         self.status.show_terminal(None)
+
+    # --- the counter's hardware ------------------------------------------------------------------
+
+    def _attach_counter(self, terminal: Terminal) -> None:
+        """The printer queue, the drawer, the scanner's settings and the customer display, for ``terminal``."""
+        devices = terminal.settings.devices
+        counter = terminal.counter
+        self.scanner.configure(devices)
+        self.counter_bar.set_devices(printer=counter.printer is not None, drawer=counter.cash_drawer)
+        counter.on_problem(self.on_counter_problem)
+        counter.on_queue(self.counter_bar.show_jobs)
+        counter.on_work(lambda: self._run_counter(terminal))
+        self.counter_bar.show_jobs(counter.queued())
+        if devices.customer_display:
+            if self.customer_display is None:
+                self.customer_display = CustomerDisplay(terminal.money)
+            self.customer_display.attach(terminal.register, terminal.money)
+            self.customer_display.place(devices.customer_display_screen)
+        elif self.customer_display is not None:
+            self._close_customer_display()
+
+    def _detach_counter(self) -> None:
+        if self.terminal is not None:
+            self.terminal.counter.on_work(None)
+        if self.customer_display is not None:
+            self.customer_display.detach()
+
+    def _close_customer_display(self) -> None:
+        if self.customer_display is not None:
+            self.customer_display.detach()
+            self.customer_display.close()
+            self.customer_display.deleteLater()
+            self.customer_display = None
+
+    def _run_counter(self, terminal: Terminal) -> None:
+        """The counter has work (the drawer to open, slips to print): one run at a time, as a task of the window."""
+        if self.terminal is terminal and not self.tasks.is_running("counter"):
+            self.tasks.run(terminal.counter.drain(), key="counter")
+
+    def on_counter_problem(self, kind: str, problem: str | None) -> None:
+        if problem is None:
+            self.messages.resolve(kind)
+        else:
+            self.messages.show_error(problem, topic=kind)
+
+    def _scans_count(self) -> bool:
+        """A scan adds to the check while the cashier's screen shows and no dialog is up."""
+        return (
+            self.page is Page.WORKSPACE
+            and self.terminal is not None
+            and self.tabs.currentWidget() is self.cashier
+            and QApplication.activeModalWidget() is None
+        )
+
+    def on_no_sale(self) -> None:
+        """F10: open the cash drawer with no sale, once a manager approves; the opening is in the audit log."""
+        terminal = self.terminal
+        if terminal is None or self.page is not Page.WORKSPACE:
+            return
+        if not terminal.counter.cash_drawer:
+            self.messages.show_error(NoDrawer())
+            return
+
+        def approved(manager: str | None) -> None:
+            self.tasks.run(terminal.counter.open_drawer("no sale", approved_by=manager), key="drawer")
+
+        self.approve_no_sale(approved)
+
+    def approve_no_sale(self, approved: Callable[[str | None], None]) -> None:
+        """MERGE HOOK (issue 14, people and roles): ask a manager to approve, then call ``approved(manager's name)``.
+
+        The manager approval prompt of issue 14 replaces this body; until then a plain confirmation stands in
+        and names no approver (the audit entry still names the desktop's user as the actor).
+        """
+        self.confirmation = confirm(
+            self,
+            "Open the cash drawer",
+            "Open the cash drawer with no sale?",
+            "The opening is written to the audit log.",
+            lambda: approved(None),
+        )
 
     # --- slots -----------------------------------------------------------------------------------
 
@@ -507,6 +607,8 @@ class MainWindow(QMainWindow):
             self.help.toggle()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        self.scanner.remove()
+        self._close_customer_display()
         self.tasks.cancel_all()
         self._stop_sign_in()
         self.cashier.detach()
