@@ -15,22 +15,31 @@ from pos_terminal.services.register import FINISHED, OpenCheck, Phase, Register
 from pos_terminal.ui.widgets import label
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 THANKS_SECONDS = 20  # a finished check is shown this long, then the welcome
 LINES_SHOWN = 8  # the latest lines; older ones scroll away
 
-STYLE = """
-#customerDisplay { background: #101418; }
-#customerDisplay QLabel { color: #f5f7fa; font-size: 34px; }
-#customerDisplay QLabel[role="welcome"] { font-size: 64px; font-weight: 600; }
-#customerDisplay QLabel[role="status"] { font-size: 52px; font-weight: 700; color: #8fd694; }
-#customerDisplay QLabel[role="status-warning"] { font-size: 52px; font-weight: 700; color: #ffb86b; }
-#customerDisplay QLabel[role="total"] { font-size: 64px; font-weight: 700; }
-#customerDisplay QLabel[role="figure"] { font-size: 40px; color: #d8dee9; }
-#customerDisplay QLabel[role="quiet"] { font-size: 30px; color: #aeb6c2; }
-#customerDisplay QFrame#displayRule { background: #3b4252; max-height: 3px; }
+
+def style_for(height: int) -> str:
+    """The display's look for a window ``height`` pixels tall: every size a share of the height, so that a
+    1080-line screen at two metres reads as easily as a 768-line one (a line of the check is 1/22 of it)."""
+    unit = max(24, height // 22)
+
+    def px(times: float) -> str:
+        return f"{round(unit * times)}px"
+
+    return f"""
+#customerDisplay {{ background: #101418; }}
+#customerDisplay QLabel {{ color: #f5f7fa; font-size: {px(1)}; }}
+#customerDisplay QLabel[role="welcome"] {{ font-size: {px(2.2)}; font-weight: 600; }}
+#customerDisplay QLabel[role="status"] {{ font-size: {px(1.5)}; font-weight: 700; color: #8fd694; }}
+#customerDisplay QLabel[role="status-warning"] {{ font-size: {px(1.5)}; font-weight: 700; color: #ffb86b; }}
+#customerDisplay QLabel[role="total"] {{ font-size: {px(1.9)}; font-weight: 700; }}
+#customerDisplay QLabel[role="figure"] {{ font-size: {px(1.2)}; color: #d8dee9; }}
+#customerDisplay QLabel[role="quiet"] {{ font-size: {px(0.9)}; color: #aeb6c2; }}
+#customerDisplay QFrame#displayRule {{ background: #3b4252; max-height: 3px; }}
 """
 
 
@@ -45,12 +54,14 @@ class CustomerDisplay(QWidget):
     """The open check as the customer sees it. :meth:`attach` follows a register; :meth:`detach` blanks it."""
 
     def __init__(self, money: MoneyFormat, parent: QWidget | None = None) -> None:
-        super().__init__(parent, Qt.WindowType.Window)
+        # never the active window: the cashier's keyboard and scanner stay on the cashier's window
+        super().__init__(parent, Qt.WindowType.Window | Qt.WindowType.WindowDoesNotAcceptFocus)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
         self.setObjectName("customerDisplay")
         self.setWindowTitle("pos-terminal — customer display")
         self.setAccessibleName("Customer display")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        self.setStyleSheet(STYLE)
+        self._styled_height = 0
         self.money = money
         self.register: Register | None = None
         self.shown: OpenCheck | None = None
@@ -108,6 +119,8 @@ class CustomerDisplay(QWidget):
         self._thanks.setInterval(THANKS_SECONDS * 1000)
         self._thanks.timeout.connect(lambda: self.show_state(None))
         self.resize(1024, 768)
+        self._styled_height = self.height()
+        self.setStyleSheet(style_for(self.height()))
         self.show_state(None)
 
     # --- following the register ---------------------------------------------------------------------------------
@@ -145,17 +158,28 @@ class CustomerDisplay(QWidget):
         check = state.check if state is not None else None
         if state is None or check is None or (state.phase is Phase.BUILDING and not check.items and not check.payments):
             self.shown = None
+            self.welcome.setText("Welcome")
             self.welcome.show()
             self.sale.hide()
             self.status.setText("")
             return
         self.shown = state
+        finished = state.phase in FINISHED
+        text, warning = self._status(state)
+        self.status.setText(text)
+        _set_role(self.status, "status-warning" if warning else "status")
+        if finished:  # what was sold, and to whom, is no longer anybody's business
+            self.welcome.setText("Thank you!" if state.phase in (Phase.COMPLETE, Phase.PAID_IN_CASH) else "")
+            self.welcome.setVisible(bool(self.welcome.text()))
+            self.sale.hide()
+            self._show_lines([])
+            self._thanks.start()
+            return
         self.welcome.hide()
         self.sale.show()
         totals = state.totals
         money = self.money.format
-        finished = state.phase in FINISHED
-        self._show_lines([] if finished else self._lines(state))
+        self._show_lines(self._lines(state))
         self.total.setText(money(totals.total))
         self.paid.setText(money(totals.payments))
         for widget in (self.paid_name, self.paid):
@@ -167,12 +191,7 @@ class CustomerDisplay(QWidget):
             self.balance_name.setText("To pay")
             self.balance.setText(money(max(0, totals.left_to_pay)))
         for widget in (self.balance_name, self.balance):
-            widget.setVisible(bool(totals.payments) and not finished)
-        text, warning = self._status(state)
-        self.status.setText(text)
-        _set_role(self.status, "status-warning" if warning else "status")
-        if finished:
-            self._thanks.start()
+            widget.setVisible(bool(totals.payments))
 
     def _lines(self, state: OpenCheck) -> list[tuple[str, str, str]]:
         money = self.money.format
@@ -211,10 +230,10 @@ class CustomerDisplay(QWidget):
             return f"Authorized: {charge}", False
         if phase is Phase.COMPLETE:
             charged = state.transaction.amount_charged if state.transaction is not None else totals.charge_amount
-            return f"Thank you! {money(charged)} charged.", False
+            return f"{money(charged)} charged", False
         if phase is Phase.PAID_IN_CASH:
-            change = f" Your change: {money(totals.change_due)}." if totals.change_due else ""
-            return f"Thank you!{change}", False
+            change = f"Your change: {money(totals.change_due)}" if totals.change_due else "Paid in cash"
+            return change, False
         if phase is Phase.CANCELED:
             return "Canceled: nothing was charged.", True
         if phase is Phase.REFUNDED:
@@ -222,3 +241,9 @@ class CustomerDisplay(QWidget):
         if phase is Phase.FAILED:
             return "Not charged.", True
         return "", False
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if abs(self.height() - self._styled_height) > 8:
+            self._styled_height = self.height()
+            self.setStyleSheet(style_for(self.height()))

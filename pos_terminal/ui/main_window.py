@@ -367,6 +367,7 @@ class MainWindow(QMainWindow):
                 self.customer_display = CustomerDisplay(terminal.money)
             self.customer_display.attach(terminal.register, terminal.money)
             self.customer_display.place(devices.customer_display_screen)
+            self.activateWindow()  # the keyboard and the scanner stay with the cashier
         elif self.customer_display is not None:
             self._close_customer_display()
 
