@@ -17,14 +17,14 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.register import Phase
 from pos_terminal.store.journal import utcnow
-from pos_terminal.ui.main_window import MainWindow
+from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
 from tests.ui.conftest import TERMINAL_ID, finish, screenshot, signed_in_window, until
 from tests.ui.test_cashier_flow import authorized_sale, type_item
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QScrollArea, QWidget
 
 
 def assert_inside(window: MainWindow, widget: QWidget) -> None:
@@ -128,4 +128,38 @@ async def test_without_a_printer_nothing_of_it_shows(
     assert not window.counter_bar.isVisible()
     QTest.keyClick(window, Qt.Key.Key_F10)
     assert window.banner.text.text().startswith("No cash drawer is set up at this terminal.")
+    await finish(window, host)
+
+
+async def test_the_settings_hold_the_devices_and_refuse_an_address_the_terminal_cannot_use(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    host = printer_host
+    window = await signed_in_window(host, make_window, client)
+    window.resize(1024, 768)
+    window.show_tab(Tab.SETTINGS)
+    view = window.settings_view
+    assert view.receipt_printer.text() == host.settings.devices.receipt_printer
+    assert view.cash_drawer.isChecked() and view.print_receipts.isChecked()
+    scroll = view.findChild(QScrollArea)
+    assert scroll is not None
+    QApplication.processEvents()
+    scroll.ensureWidgetVisible(view.display_screen)
+    screenshot(window, "settings-devices-1024x768", tmp_path)
+
+    view.receipt_printer.setText("usb://printer")
+    QTest.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    assert view.error.text().startswith(
+        "The receipt printer address “usb://printer” is not one the terminal understands."
+    )
+    view.receipt_printer.setText("tcp://192.0.2.7")
+    view.scanner_prefix.setText("]C")
+    view.customer_display.setChecked(True)
+    saved: list[Settings] = []
+    view.saved.connect(saved.append)
+    QTest.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    assert view.error.text() == ""
+    [settings] = saved
+    assert settings.devices.receipt_printer == "tcp://192.0.2.7" and settings.devices.scanner_prefix == "]C"
+    assert settings.devices.customer_display and settings.devices.cash_drawer
     await finish(window, host)
