@@ -196,6 +196,9 @@ def _output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pdf", metavar="FILE", type=Path, help="save the PDF to FILE")
     parser.add_argument("--print", dest="print_it", action="store_true", help="print on the system printer")
     parser.add_argument("--printer", metavar="NAME", help="with --print: this printer (default: settings, then system)")
+    parser.add_argument(
+        "--escpos", action="store_true", help="print on the receipt printer of the settings (ESC/POS), in its own text"
+    )
 
 
 def _today_start() -> datetime:
@@ -544,6 +547,10 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
             printer = _print(data, args.printer or terminal.settings.printer, report.title)
             reports.record_report(report, "printed", where=printer, layout=args.layout)
             out.note(f"Printed on {printer}.")
+    if args.escpos:
+        where = await _print_escpos(terminal, lambda: terminal.counter.queue_report(report))
+        reports.record_report(report, "printed", where=where, layout="roll")
+        out.note(f"Printed on the {where}.")
     return EXIT_OK
 
 
@@ -580,7 +587,21 @@ async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
             printer = _print(data, args.printer or terminal.settings.printer, f"Receipt {receipt.transaction_id}")
             reports.record_receipt(receipt, "printed", where=printer)
             out.note(f"Printed on {printer}.")
+    if args.escpos:
+        where = await _print_escpos(terminal, lambda: terminal.counter.queue_receipt(receipt))
+        out.note(f"Printed on the {where}.")
     return EXIT_OK
+
+
+async def _print_escpos(terminal: Any, queue: Callable[[], object]) -> str:
+    """Queue a slip for the receipt printer and print what is queued; a printer that cannot print is one
+    sentence, and the slip stays in the journal's queue for the window to print once the printer is back."""
+    counter = terminal.counter
+    queue()
+    await counter.drain()
+    if counter.problem:
+        raise UserError(counter.problem, hint="The window prints it once the printer is back, unless canceled there.")
+    return f"receipt printer {counter.printer.address}"
 
 
 def _local(moment: datetime) -> str:
