@@ -283,6 +283,9 @@ def _output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pdf", metavar="FILE", type=Path, help="save the PDF to FILE")
     parser.add_argument("--print", dest="print_it", action="store_true", help="print on the system printer")
     parser.add_argument("--printer", metavar="NAME", help="with --print: this printer (default: settings, then system)")
+    parser.add_argument(
+        "--escpos", action="store_true", help="print on the receipt printer of the settings (ESC/POS), in its own text"
+    )
 
 
 def _today_start() -> datetime:
@@ -605,7 +608,7 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         shift = terminal.shifts.resolve(args.shift)
         report = await terminal.shifts.report(reports, shift)
         _report_lines(report, out, terminal.money)
-        _report_copies(report, reports, args, out, terminal)
+        await _report_copies(report, reports, args, out, terminal)
         return EXIT_OK
     if args.end is not None and args.start is None:
         raise UserError("--to needs --from.", hint="Give the start with --from.")
@@ -625,7 +628,7 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         scope = ReportScope.terminal(args.report_terminal or terminal.settings.terminal_id)
     report = await reports.end_of_day(period, scope)
     _report_lines(report, out, terminal.money)
-    _report_copies(report, reports, args, out, terminal)
+    await _report_copies(report, reports, args, out, terminal)
     return EXIT_OK
 
 
@@ -689,21 +692,25 @@ def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None
         out.note(f"{section.pending_changes} state change(s) not yet confirmed by the service are not in the figures.")
 
 
-def _report_copies(report: Any, reports: Any, args: argparse.Namespace, out: Output, terminal: Any) -> None:
-    """Save and print the report when asked, each copy written to the audit log."""
+async def _report_copies(report: Any, reports: Any, args: argparse.Namespace, out: Output, terminal: Any) -> None:
+    """Save and print the report when asked (the PDF, or the receipt printer's own text), each copy written to
+    the audit log."""
     from pos_terminal.reports.end_of_day import render
 
-    if not (args.pdf or args.print_it):
-        return
-    data = render(report, args.layout, money=terminal.money)
-    if args.pdf:
-        saved = _save(data, args.pdf)
-        reports.record_report(report, "saved", where=str(saved), layout=args.layout)
-        out.note(f"Saved {saved}.")
-    if args.print_it:
-        printer = _print(data, args.printer or terminal.settings.printer, report.title)
-        reports.record_report(report, "printed", where=printer, layout=args.layout)
-        out.note(f"Printed on {printer}.")
+    if args.pdf or args.print_it:
+        data = render(report, args.layout, money=terminal.money)
+        if args.pdf:
+            saved = _save(data, args.pdf)
+            reports.record_report(report, "saved", where=str(saved), layout=args.layout)
+            out.note(f"Saved {saved}.")
+        if args.print_it:
+            printer = _print(data, args.printer or terminal.settings.printer, report.title)
+            reports.record_report(report, "printed", where=printer, layout=args.layout)
+            out.note(f"Printed on {printer}.")
+    if args.escpos:
+        where = await _print_escpos(terminal, lambda: terminal.counter.queue_report(report))
+        reports.record_report(report, "printed", where=where, layout="roll")
+        out.note(f"Printed on the {where}.")
 
 
 # --- people and shifts ---------------------------------------------------------------------------------------
@@ -818,7 +825,7 @@ async def _shift_close(terminal: Any, args: argparse.Namespace, out: Output) -> 
             hint=f"Make it later with pos-terminal report --shift {closed.id}.",
         ) from exc
     _report_lines(report, out, terminal.money)
-    _report_copies(report, reports, args, out, terminal)
+    await _report_copies(report, reports, args, out, terminal)
     return EXIT_OK
 
 
@@ -829,7 +836,7 @@ async def _shift_x(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     reports = Reports.for_terminal(terminal, actor=person.name if person else terminal.actor)
     report = await terminal.shifts.report(reports, terminal.shifts.require_open())
     _report_lines(report, out, terminal.money)
-    _report_copies(report, reports, args, out, terminal)
+    await _report_copies(report, reports, args, out, terminal)
     return EXIT_OK
 
 
@@ -946,7 +953,21 @@ async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
             printer = _print(data, args.printer or terminal.settings.printer, f"Receipt {receipt.transaction_id}")
             reports.record_receipt(receipt, "printed", where=printer)
             out.note(f"Printed on {printer}.")
+    if args.escpos:
+        where = await _print_escpos(terminal, lambda: terminal.counter.queue_receipt(receipt))
+        out.note(f"Printed on the {where}.")
     return EXIT_OK
+
+
+async def _print_escpos(terminal: Any, queue: Callable[[], object]) -> str:
+    """Queue a slip for the receipt printer and print what is queued; a printer that cannot print is one
+    sentence, and the slip stays in the journal's queue for the window to print once the printer is back."""
+    counter = terminal.counter
+    queue()
+    await counter.drain()
+    if counter.problem:
+        raise UserError(counter.problem, hint="The window prints it once the printer is back, unless canceled there.")
+    return f"receipt printer {counter.printer.address}"
 
 
 def _local(moment: datetime) -> str:

@@ -13,7 +13,7 @@ import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import tomli_w
@@ -90,6 +90,25 @@ class RegionAuth(BaseModel):
         return value
 
 
+class DeviceSettings(BaseModel):
+    """The counter's hardware. By default there is none: no receipt printer, no drawer, no customer display;
+    a barcode scanner needs no setting (it types like a keyboard), these only tell its scans from typing."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # An ESC/POS printer: tcp://HOST[:9100], usb://VENDOR:PRODUCT or serial:///dev/ttyUSB0?baudrate=19200.
+    receipt_printer: str = ""
+    printer_profile: str = "default"  # a python-escpos profile (TM-T20II, TM-T88V ...): code pages and columns
+    print_receipts: bool = True  # print the receipt of every charge completed here
+    cash_drawer: bool = False  # a cash drawer hangs on the receipt printer
+    scanner_prefix: str = Field(default="", max_length=8)  # what the scanner sends before a code, if set up to
+    scanner_suffix: Literal["enter", "tab"] = "enter"  # the key it ends a code with
+    scanner_gap_ms: int = Field(default=50, ge=5, le=1000)  # the longest pause between a scan's keys
+    scanner_min_length: int = Field(default=6, ge=3, le=64)
+    customer_display: bool = False  # a second window, for a screen facing the customer
+    customer_display_screen: int = Field(default=-1, ge=-1, le=15)  # -1: the last screen the system has
+
+
 class Settings(BaseModel):
     """What the user can set. Defaults describe a fresh machine: the embedded sandbox."""
 
@@ -116,6 +135,7 @@ class Settings(BaseModel):
     discount_approval_percent: int = Field(default=10, ge=0, le=100)
     # the till locks after this long without a key or a click (0: never)
     idle_lock_seconds: int = Field(default=300, ge=0, le=86_400)
+    devices: DeviceSettings = Field(default_factory=DeviceSettings)
 
     @field_validator("currency")
     @classmethod

@@ -13,17 +13,22 @@ Format (version 2)::
 named only by its items follows, in the order they first name it. Files of
 version 1 (no categories) still load: their items have no category and show
 under "All".
+
+An entry may carry the codes printed on its packaging, for the barcode scanner:
+``"barcode": "9300000000011"`` or ``"barcodes": [...]`` (GTIN-8, UPC-A, EAN-13 or
+GTIN-14; a wrong check digit, or a code two entries share, is refused with a sentence).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from pos_terminal import assets
+from pos_terminal.domain.barcode import BadCheckDigit, gtin_key
 from pos_terminal.domain.check import MAX_RATE_BP, Item
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.domain.money import in_int32
@@ -43,6 +48,7 @@ class CatalogEntry:
     price: int
     tax_rate_bp: int | None
     category: str | None = None
+    barcodes: tuple[str, ...] = ()
 
     def item(self, quantity: int = 1) -> Item:
         return Item(self.name, quantity=quantity, unit_price=self.price, tax_rate_bp=self.tax_rate_bp)
@@ -54,6 +60,21 @@ class Catalog:
 
     entries: tuple[CatalogEntry, ...] = ()
     categories: tuple[str, ...] = ()
+    by_gtin: Mapping[str, CatalogEntry] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, entries: tuple[CatalogEntry, ...], categories: tuple[str, ...] = (), source: str = "") -> Catalog:
+        """The catalog of ``entries``, its codes indexed; a code two entries share is a CatalogError."""
+        index: dict[str, CatalogEntry] = {}
+        for entry in entries:
+            for code in entry.barcodes:
+                key = gtin_key(code)
+                if key in index and index[key] is not entry:
+                    raise CatalogError(
+                        f"The code {code} is on both “{index[key].name}” and “{entry.name}” in the catalog {source}."
+                    )
+                index[key] = entry
+        return cls(entries, categories, index)
 
     def __iter__(self) -> Iterator[CatalogEntry]:
         return iter(self.entries)
@@ -64,6 +85,10 @@ class Catalog:
     def in_category(self, category: str | None) -> tuple[CatalogEntry, ...]:
         """The entries of ``category``; every entry for ``None`` ("All")."""
         return self.entries if category is None else tuple(e for e in self.entries if e.category == category)
+
+    def by_code(self, code: str) -> CatalogEntry | None:
+        """The entry whose packaging carries ``code`` (any GTIN spelling of it); BadCheckDigit when misread."""
+        return self.by_gtin.get(gtin_key(code))
 
 
 def _entry(index: int, raw: Any, source: str) -> CatalogEntry:
@@ -87,7 +112,22 @@ def _entry(index: int, raw: Any, source: str) -> CatalogEntry:
     category = raw.get("category")
     if category is not None and (not isinstance(category, str) or not category.strip()):
         raise CatalogError(f"The category of {where} must be some text.")
-    return CatalogEntry(name.strip(), price, rate_bp, category.strip() if category else None)
+    return CatalogEntry(name.strip(), price, rate_bp, category.strip() if category else None, _codes(raw, where))
+
+
+def _codes(raw: dict[str, Any], where: str) -> tuple[str, ...]:
+    one, many = raw.get("barcode"), raw.get("barcodes", [])
+    if not isinstance(many, list) or (one is not None and not isinstance(one, str)):
+        raise CatalogError(f'The barcodes of {where} must be text, like "9300000000011".')
+    codes = ([one] if one is not None else []) + many
+    for code in codes:
+        if not isinstance(code, str):
+            raise CatalogError(f'The barcodes of {where} must be text, like "9300000000011".')
+        try:
+            gtin_key(code)
+        except BadCheckDigit as exc:
+            raise CatalogError(f"The barcode of {where} is wrong: {exc.sentence}") from None
+    return tuple(code.strip() for code in codes)
 
 
 def _points(rate: Any) -> Decimal | None:
@@ -120,7 +160,7 @@ def parse_catalog(raw: bytes | str, source: str) -> Catalog:
     if not isinstance(data, dict) or not isinstance(raw_entries, list):
         raise CatalogError(f"The catalog {source} has no list of items.")
     entries = tuple(_entry(index, raw, source) for index, raw in enumerate(raw_entries))
-    return Catalog(entries, _categories(data, entries, source))
+    return Catalog.of(entries, _categories(data, entries, source), source)
 
 
 def load_catalog(path: str | Path | None) -> Catalog:

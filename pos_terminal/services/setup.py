@@ -17,6 +17,7 @@ from pos_terminal.config import CustomUrls, Settings, basic_choices, with_change
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import load_catalog
+from pos_terminal.services.counter import check_devices
 
 CUSTOM = "custom"  # addresses typed in the settings rather than taken from the region table
 
@@ -67,6 +68,7 @@ def checked(settings: Settings, regions: Collection[str]) -> Settings:
     check_custom_urls(settings.region, settings.custom_urls)
     if settings.catalog_file:
         load_catalog(settings.catalog_file)
+    check_devices(settings.devices)
     return set_up(
         settings,
         regions=regions,

@@ -47,7 +47,8 @@ if TYPE_CHECKING:  # the reports load when one is made, not at the till's start
     from pos_terminal.services.reports import Reports
 
 APPROVAL = "approval"
-NO_SALE = "drawer opened (no sale)"
+DRAWER_OPENED = "drawer opened"  # by the counter, with the reason ("no sale", "cash sale" ...)
+NO_SALE = "no sale"
 
 
 class NoShiftOpen(UserError):
@@ -234,7 +235,9 @@ class Shifts:
             refunds=tuple(refunds),
             cancellations=tuple(self.cancellations(since, end)),
             approvals=tuple(self.approvals(since, end)),
-            no_sales=len(self.journal.audit_entries(since, end, action=NO_SALE)),
+            no_sales=sum(
+                e.detail.get("reason") == NO_SALE for e in self.journal.audit_entries(since, end, action=DRAWER_OPENED)
+            ),
             pending_changes=self.book.unconfirmed_at(end),
         )
 

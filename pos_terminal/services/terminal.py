@@ -26,8 +26,10 @@ from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.checkout import Checkout
+from pos_terminal.services.counter import Counter, printer_of
 from pos_terminal.services.directory import Customers, History, Summaries
 from pos_terminal.services.register import Register
+from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
@@ -212,6 +214,18 @@ class Terminal:
             self.history,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
         )
+        devices = settings.devices
+        self.counter = Counter(
+            self.journal,
+            printer_of(devices),
+            money=self.money.format,
+            receipt_of=Reports.for_terminal(self, actor=self.actor).receipt_of,
+            cash_drawer=devices.cash_drawer,
+            print_receipts=devices.print_receipts,
+            terminal_id=settings.terminal_id,
+            actor=self.actor,
+        )
+        self.register.on_change(self.counter.on_register_change)
         self.staff = Staff(self.journal, terminal_id=settings.terminal_id)
         self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
         self.till = Till(
@@ -227,8 +241,8 @@ class Terminal:
         self.till.on_change(self._person_changed)
 
     def _person_changed(self, person: Person | None) -> None:
-        """Charges and state changes are written with the person at the till."""
-        self.checkout.actor = person.name if person else self.actor
+        """Charges, state changes and the drawer's openings are written with the person at the till."""
+        self.checkout.actor = self.counter.actor = person.name if person else self.actor
 
     @property
     def is_sandbox(self) -> bool:
@@ -249,6 +263,7 @@ class Terminal:
         return self.paths.journal_file
 
     async def aclose(self) -> None:
+        self.counter.close()
         await self.http.aclose()
         self.journal.close()
 

@@ -33,7 +33,7 @@ from pos_terminal.domain.people import (
 )
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
-from pos_terminal.services.shifts import APPROVAL, NO_SALE, NoShiftOpen, Shifts
+from pos_terminal.services.shifts import APPROVAL, NoShiftOpen, Shifts
 from pos_terminal.services.staff import Staff
 from pos_terminal.store.journal import Journal, utcnow
 
@@ -203,8 +203,9 @@ class Till:
         return approved_by
 
     def no_sale(self, approval: Approval | None = None) -> str | None:
-        """The drawer opened without a sale: recorded, with the manager who approved it."""
-        return self.perform(Guarded.NO_SALE, approval, NO_SALE, {})
+        """May the drawer open without a sale? The approving manager's name, if one approved. The opening itself
+        goes to the audit log from the drawer (:meth:`Counter.open_drawer`), with that name."""
+        return self.require(Guarded.NO_SALE, approval)
 
     # --- the guard of the checkout and the open check -----------------------------------------------------------
 

@@ -13,9 +13,11 @@ One SQLite file holds
 - cash sales: checks paid in full before any charge, which the service never
   sees (it takes no charge of zero), kept for the shift's report;
 - the people who work the till (PINs only as slow salted hashes) and the shifts
-  with their drawer counts (read and written by :mod:`pos_terminal.store.staff`).
+  with their drawer counts (read and written by :mod:`pos_terminal.store.staff`);
+- the receipt printer's queue: each slip (receipt, report) waits here until the
+  printer has printed it or the cashier cancels it, across restarts.
 
-Charges and state changes record the person who asked for them (``actor``).
+Charges, state changes and cash sales record the person who asked for them (``actor``).
 
 Every write is committed (WAL, ``synchronous=FULL``) before the method returns.
 Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they
@@ -145,6 +147,22 @@ MIGRATIONS: list[str] = [
     CREATE INDEX outbox_finished ON outbox (target_state, finished_at) WHERE outcome = 'confirmed';
     ALTER TABLE cash_sale ADD COLUMN actor TEXT;
     """,
+    # 4: the receipt printer's queue (ESC/POS): a slip waits until printed or canceled, across restarts.
+    """
+    CREATE TABLE print_job (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'printed', 'canceled')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        CHECK ((status = 'queued') = (finished_at IS NULL))
+    );
+    CREATE INDEX print_job_queued ON print_job (id) WHERE status = 'queued';
+    """,
 ]
 
 
@@ -159,7 +177,23 @@ class IntentStatus(StrEnum):
 
 
 UNFINISHED = (IntentStatus.RECORDED, IntentStatus.VERIFYING)
-TABLES = ("open_check", "charge_intent", "known_transaction", "outbox", "audit", "cash_sale", "person", "shift")
+TABLES = (
+    "open_check",
+    "charge_intent",
+    "known_transaction",
+    "outbox",
+    "audit",
+    "cash_sale",
+    "person",
+    "shift",
+    "print_job",
+)
+
+
+class PrintStatus(StrEnum):
+    QUEUED = "queued"  # waiting for the printer
+    PRINTED = "printed"
+    CANCELED = "canceled"  # the cashier gave it up
 
 
 class DamagedJournal(StorageError):
@@ -222,6 +256,20 @@ class CashSale:
     change: int
     check: JsonObject
     actor: str | None = None  # the person at the till who took it
+
+
+@dataclass(frozen=True)
+class PrintJob:
+    """A slip for the receipt printer (``body`` is the slip as JSON), and how its printing went."""
+
+    id: int
+    kind: str
+    title: str
+    body: JsonObject
+    status: PrintStatus
+    attempts: int
+    last_error: str | None
+    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -618,6 +666,47 @@ class Journal:
             params.append(terminal_id)
         return [self._cash_sale(row) for row in self._read(sql + " ORDER BY at, id", tuple(params))]
 
+    # --- the print queue ----------------------------------------------------------------------
+
+    def queue_print(self, *, kind: str, title: str, body: Mapping[str, Any]) -> PrintJob:
+        """Keep a slip for the printer; it stays queued until :meth:`finish_print`."""
+        cursor = self._write(
+            "INSERT INTO print_job (kind, title, body, status, created_at) VALUES (?, ?, ?, ?, ?)",
+            (kind, title, _dump(body), PrintStatus.QUEUED, self._stamp()),
+        )
+        assert cursor.lastrowid is not None
+        job = self.print_job(cursor.lastrowid)
+        assert job is not None
+        return job
+
+    def print_job(self, job_id: int) -> PrintJob | None:
+        rows = self._read("SELECT * FROM print_job WHERE id = ?", (job_id,))
+        return self._print_job(rows[0]) if rows else None
+
+    def queued_prints(self) -> list[PrintJob]:
+        """Slips waiting for the printer, oldest first."""
+        return [
+            self._print_job(row)
+            for row in self._read("SELECT * FROM print_job WHERE status = ? ORDER BY id", (PrintStatus.QUEUED,))
+        ]
+
+    def print_failed(self, job_id: int, error: str) -> None:
+        """One more try that the printer refused; the slip stays queued."""
+        self._write(
+            "UPDATE print_job SET attempts = attempts + 1, last_error = ? WHERE id = ? AND status = ?",
+            (error, job_id, PrintStatus.QUEUED),
+        )
+
+    def finish_print(self, job_id: int, status: PrintStatus) -> bool:
+        """The slip was printed, or canceled; False when it had left the queue already (printed, canceled)."""
+        if status is PrintStatus.QUEUED:
+            raise ValueError("a print job is finished as printed or canceled")
+        cursor = self._write(
+            "UPDATE print_job SET status = ?, finished_at = ? WHERE id = ? AND status = ?",
+            (PrintStatus(status), self._stamp(), job_id, PrintStatus.QUEUED),
+        )
+        return cursor.rowcount == 1
+
     # --- the audit log ------------------------------------------------------------------------
 
     def audit(
@@ -704,6 +793,19 @@ class Journal:
             change=cells.count("change"),
             check=cells.json("check_body"),
             actor=cells.optional_text("actor"),
+        )
+
+    def _print_job(self, row: sqlite3.Row) -> PrintJob:
+        cells = _Cells(row, self.path, f"print job {row['id']}")
+        return PrintJob(
+            id=cells.count("id"),
+            kind=cells.text("kind"),
+            title=cells.text("title"),
+            body=cells.json("body"),
+            status=cells.choice("status", PrintStatus),
+            attempts=cells.count("attempts"),
+            last_error=cells.optional_text("last_error"),
+            created_at=cells.time("created_at"),
         )
 
     def _audit(self, row: sqlite3.Row) -> AuditEntry:

@@ -51,7 +51,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.COMPLETE, "Complete", "F9", "Complete the authorized transaction"),
     ActionSpec(Act.CANCEL_TX, "Cancel transaction", "Shift+F9", "Cancel the authorized transaction"),
     ActionSpec(Act.NEW_CHECK, "New check", "Ctrl+N", "Start the next check (asks first if one is being built)"),
-    ActionSpec(Act.NO_SALE, "Open drawer", "F11", "Open the cash drawer without a sale (a manager approves)"),
+    ActionSpec(Act.NO_SALE, "Open drawer", "F10", "Open the cash drawer without a sale (a manager approves)"),
     ActionSpec(Act.SWITCH_PERSON, "Switch person", "F12", "Lock the till for the next person; the check stays"),
     ActionSpec(Act.REMOVE_LINE, "Remove line", "Del", "Remove the selected line of the check"),
     ActionSpec(Act.MORE, "Quantity +1", "+", "One more of the selected item"),

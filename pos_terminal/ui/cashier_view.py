@@ -34,6 +34,7 @@ from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import Catalog, CatalogEntry, CatalogError, load_catalog
 from pos_terminal.services.register import FINISHED, LOCKED, CheckFinished, CheckLocked, OpenCheck, Phase, Register
+from pos_terminal.services.scanning import resolve_scan
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.check_model import CheckModel
@@ -725,6 +726,21 @@ class CashierView(QWidget):
         field.setFocus()
         if isinstance(field, QLineEdit):
             field.selectAll()
+
+    def on_scanned(self, code: str) -> None:
+        """A code the barcode scanner read: its product is added, or the customer whose card it is chosen; an
+        unknown code is one sentence (the field typed in was given back what it had)."""
+        if self.terminal is None:
+            return
+        try:
+            found = resolve_scan(code, self.products.catalog, self.terminal.customers.checked_in)
+        except UserError as exc:
+            self.messages.show_error(exc, topic=CHECK)
+            return
+        if isinstance(found, CatalogEntry):
+            self.add_catalog_item(found)
+        else:
+            self.on_customer_chosen(found)
 
     def on_product_not_found(self, text: str) -> None:
         """Enter on a search that finds no product: the text is an item to type by hand, with its price."""

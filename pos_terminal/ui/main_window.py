@@ -19,15 +19,19 @@ from pos_terminal.config import Settings, with_changes
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
+from pos_terminal.services.counter import NoDrawer
 from pos_terminal.services.register import LOCKED
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.actions import ACTIONS, Act
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.cashier_view import CashierView
+from pos_terminal.ui.counter_bar import CounterBar
+from pos_terminal.ui.customer_display import CustomerDisplay
 from pos_terminal.ui.help_overlay import HelpOverlay
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.host import Host
+from pos_terminal.ui.scanner import ScanFilter
 from pos_terminal.ui.settings_view import SettingsView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -157,6 +161,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusBar()
         self.setStatusBar(self.status)
+        # The counter's hardware: the printer's queue and the drawer in the status bar, the barcode scanner
+        # anywhere on the cashier's screen, the customer display when the settings ask for it.
+        self.counter_bar = CounterBar()
+        self.status.addPermanentWidget(self.counter_bar)
+        self.scanner = ScanFilter(self, host.settings.devices, self._scans_count)
+        self.customer_display: CustomerDisplay | None = None
         self.help = HelpOverlay(central)
         self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
@@ -260,6 +270,11 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self.on_tab_changed)
         # the till
         self.status.switch_button.clicked.connect(self.on_switch_person)
+        # counter hardware
+        self.scanner.scanned.connect(self.cashier.on_scanned)
+        self.counter_bar.retry.connect(lambda: self.terminal.counter.retry_now() if self.terminal else None)
+        self.counter_bar.cancel.connect(lambda job: self.terminal.counter.cancel(job) if self.terminal else None)
+        self.counter_bar.open_drawer.connect(self.on_no_sale)
 
     # --- pages -----------------------------------------------------------------------------------
 
@@ -370,6 +385,7 @@ class MainWindow(QMainWindow):
             self.built_reports.attach(terminal)
         if self.built_shifts is not None:
             self.built_shifts.attach(terminal)
+        self._attach_counter(terminal)
         self.tabs.setCurrentWidget(self.cashier)
         if terminal.till.current is None:
             self.show_page(Page.TILL)
@@ -407,8 +423,94 @@ class MainWindow(QMainWindow):
         if self.built_shifts is not None:
             self.built_shifts.detach()
         self._idle.stop()
+        self._detach_counter()
         self.terminal = None
         self.status.show_terminal(None)
+
+    # --- the counter's hardware ------------------------------------------------------------------
+
+    def _attach_counter(self, terminal: Terminal) -> None:
+        """The printer queue, the drawer, the scanner's settings and the customer display, for ``terminal``."""
+        devices = terminal.settings.devices
+        counter = terminal.counter
+        self.scanner.configure(devices)
+        self.counter_bar.set_devices(printer=counter.printer is not None, drawer=counter.cash_drawer)
+        counter.on_problem(self.on_counter_problem)
+        counter.on_queue(self.counter_bar.show_jobs)
+        counter.on_work(lambda: self._run_counter(terminal))
+        self.counter_bar.show_jobs(counter.queued())
+        if devices.customer_display:
+            if self.customer_display is None:
+                self.customer_display = CustomerDisplay(terminal.money)
+            self.customer_display.attach(terminal.register, terminal.money)
+            self.customer_display.place(devices.customer_display_screen)
+            self.activateWindow()  # the keyboard and the scanner stay with the cashier
+        elif self.customer_display is not None:
+            self._close_customer_display()
+
+    def _detach_counter(self) -> None:
+        if self.terminal is not None:
+            self.terminal.counter.on_work(None)
+        if self.customer_display is not None:
+            self.customer_display.detach()
+
+    def _close_customer_display(self) -> None:
+        if self.customer_display is not None:
+            self.customer_display.detach()
+            self.customer_display.close()
+            self.customer_display.deleteLater()
+            self.customer_display = None
+
+    def _run_counter(self, terminal: Terminal) -> None:
+        """The counter has work (the drawer to open, slips to print): one run at a time, as a task of the window."""
+        if self.terminal is terminal and not self.tasks.is_running("counter"):
+            self.tasks.run(terminal.counter.drain(), key="counter")
+
+    def on_counter_problem(self, kind: str, problem: str | None) -> None:
+        if problem is None:
+            self.messages.resolve(kind)
+        else:
+            self.messages.show_error(problem, topic=kind)
+
+    def _scans_count(self) -> bool:
+        """A scan adds to the check while the cashier's screen shows and no dialog is up."""
+        return (
+            self.page is Page.WORKSPACE
+            and self.terminal is not None
+            and self.tabs.currentWidget() is self.cashier
+            and QApplication.activeModalWidget() is None
+        )
+
+    def on_no_sale(self) -> None:
+        """F10: open the cash drawer with no sale; a cashier needs a manager. The opening is in the audit log with
+        who asked and who approved (or why the drawer did not open)."""
+        terminal = self.terminal
+        if terminal is None or self.page is not Page.WORKSPACE:
+            return
+        if not terminal.counter.cash_drawer:
+            self.messages.show_error(NoDrawer())
+            return
+
+        def approved(approval: Approval | None) -> None:
+            try:
+                manager = terminal.till.no_sale(approval)
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self.tasks.run(terminal.counter.open_drawer("no sale", approved_by=manager), key="drawer")
+
+        if terminal.till.may(Guarded.NO_SALE):  # a manager at the till, or nobody signs in here: asked once
+            self.confirmation = confirm(
+                self,
+                "Open the cash drawer",
+                "Open the cash drawer with no sale?",
+                "The opening is written to the audit log.",
+                lambda: approved(None),
+            )
+            return
+        self.prompt = with_approval(
+            self, terminal.till, Guarded.NO_SALE, "Open the cash drawer without a sale?", approved
+        )
 
     # --- slots -----------------------------------------------------------------------------------
 
@@ -568,24 +670,6 @@ class MainWindow(QMainWindow):
         if terminal.till.idle_lock_due(time.monotonic() - self._last_input):
             self.lock_till("idle")
             self.messages.show_info("The till locked itself after a while without use; the open check is kept.")
-
-    def on_no_sale(self) -> None:
-        """The drawer opened without a sale: recorded with who did it (a cashier needs a manager)."""
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE:
-            return
-
-        def opened(approval: Approval | None) -> None:
-            try:
-                terminal.till.no_sale(approval)
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.messages.show_info("The drawer was opened without a sale; the audit log has it.")
-
-        self.prompt = with_approval(
-            self, terminal.till, Guarded.NO_SALE, "Open the cash drawer without a sale?", opened
-        )
 
     def on_shifts_key(self) -> None:
         if self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
@@ -755,6 +839,8 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.removeEventFilter(self)
         self._idle.stop()
+        self.scanner.remove()
+        self._close_customer_display()
         self.tasks.cancel_all()
         self._stop_sign_in()
         self.cashier.detach()

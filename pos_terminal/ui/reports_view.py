@@ -564,11 +564,19 @@ class ReportsView(QWidget):
         return self.terminal.till.actor or self.terminal.actor
 
     def print_report(self) -> str | None:
-        """Print the PDF shown on the terminal's printer (the system's default when none is set)."""
+        """Print the PDF shown on the terminal's printer (the system's default when none is set); the 80 mm roll
+        goes to the receipt printer when there is one, in its own text (queued there until it prints)."""
         try:
             paper = self._current_paper()
             assert self.terminal is not None
             assert self.reports is not None
+            counter = self.terminal.counter
+            if paper.layout == "roll" and counter.printer is not None:
+                counter.queue_report(paper.report)
+                where = f"receipt printer {counter.printer.address}"
+                self.reports.record_report(paper.report, "printed", where=where, layout=paper.layout)
+                self.messages.show_info("The report went to the receipt printer.")
+                return where
             printer = printing.print_pdf(paper.data, printer=self.terminal.settings.printer, title=paper.report.title)
         except UserError as exc:
             self.messages.show_error(exc)

@@ -1,12 +1,15 @@
 """Settings: region and addresses, terminal id, locale and currency, method override, printer, catalog,
-auto-cancel hint, the discount a cashier may give alone and the idle lock, where the sign-in is kept; and
-Disconnect, which asks first. Saving and disconnecting need a manager (the main window asks)."""
+auto-cancel hint, the discount a cashier may give alone and the idle lock, where the sign-in is kept, the counter's
+devices; and Disconnect, which asks first. Saving and disconnecting need a manager (the main window asks)."""
 
 from __future__ import annotations
 
-from pos_terminal.config import CustomUrls, Settings, basic_choices, with_changes
+from pydantic import ValidationError
+
+from pos_terminal.config import CustomUrls, DeviceSettings, Settings, basic_choices, with_changes
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
+from pos_terminal.services.counter import check_devices
 from pos_terminal.services.setup import check_custom_urls
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
@@ -14,6 +17,7 @@ from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
 from pos_terminal.ui.widgets import button, confirm, label
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtPrintSupport import QPrinterInfo
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -89,6 +93,7 @@ class SettingsView(QWidget):
         self.idle_lock.setAccessibleName("Lock the till after this long without use")
         self.insecure = QCheckBox("Keep the sign-in in a file when no keychain exists (insecure)")
         self.token_store = label(role="hint", wrap=True)
+        self._device_fields()
 
         form = widgets.form()
         form.addRow("&Region", self.region)
@@ -106,6 +111,17 @@ class SettingsView(QWidget):
         form.addRow("Idle lock after", self.idle_lock)
         form.addRow("Sign-in kept", self.token_store)
         form.addRow("", self.insecure)
+        form.addRow(label("Counter devices", role="heading"))
+        form.addRow("Receipt printer (ESC/POS)", self.receipt_printer)
+        form.addRow("Printer profile", self.printer_profile)
+        form.addRow("", self.print_receipts)
+        form.addRow("", self.cash_drawer)
+        form.addRow("Scanner prefix", self.scanner_prefix)
+        form.addRow("Scanner ends codes with", self.scanner_suffix)
+        form.addRow("Scanner keys at most", self.scanner_gap)
+        form.addRow("Shortest code", self.scanner_min_length)
+        form.addRow("", self.customer_display)
+        form.addRow("Customer display on", self.display_screen)
         widgets.level_labels(form)
         self.error = label(role="reason", wrap=True)
         self.save_button = button("&Save settings", role="primary", name="Save settings")
@@ -133,6 +149,72 @@ class SettingsView(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
+
+    def _device_fields(self) -> None:
+        self.receipt_printer = QLineEdit()
+        self.receipt_printer.setPlaceholderText("None: tcp://192.168.1.50:9100, usb://04b8:0202, serial:///dev/ttyUSB0")
+        self.receipt_printer.setAccessibleName("Receipt printer address")
+        self.receipt_printer.setToolTip("An ESC/POS receipt printer: on the network (port 9100), USB or a serial port")
+        self.printer_profile = QComboBox()
+        self.printer_profile.setEditable(True)
+        self.printer_profile.addItems(["default", "TM-T20II", "TM-T88V", "TM-T88IV", "TM-T20"])
+        self.printer_profile.setAccessibleName("Printer profile")
+        self.printer_profile.setToolTip("The printer's model: its code pages and how many characters fit a line")
+        self.print_receipts = QCheckBox("Print the receipt of every charge completed here")
+        self.cash_drawer = QCheckBox("A cash drawer hangs on the receipt printer")
+        self.scanner_prefix = QLineEdit()
+        self.scanner_prefix.setMaxLength(8)
+        self.scanner_prefix.setPlaceholderText("None")
+        self.scanner_prefix.setAccessibleName("Scanner prefix")
+        self.scanner_suffix = QComboBox()
+        self.scanner_suffix.addItem("Enter", "enter")
+        self.scanner_suffix.addItem("Tab", "tab")
+        self.scanner_suffix.setAccessibleName("Scanner suffix")
+        self.scanner_gap = QSpinBox()
+        self.scanner_gap.setRange(5, 1000)
+        self.scanner_gap.setSuffix(" ms apart")
+        self.scanner_gap.setAccessibleName("Longest pause between a scan's keys")
+        self.scanner_min_length = QSpinBox()
+        self.scanner_min_length.setRange(3, 64)
+        self.scanner_min_length.setSuffix(" characters")
+        self.scanner_min_length.setAccessibleName("Shortest code a scan reads")
+        self.customer_display = QCheckBox("Show the check to the customer on a second screen")
+        self.display_screen = QComboBox()
+        self.display_screen.setAccessibleName("Screen of the customer display")
+
+    def _show_devices(self, devices: DeviceSettings) -> None:
+        self.receipt_printer.setText(devices.receipt_printer)
+        self.printer_profile.setCurrentText(devices.printer_profile)
+        self.print_receipts.setChecked(devices.print_receipts)
+        self.cash_drawer.setChecked(devices.cash_drawer)
+        self.scanner_prefix.setText(devices.scanner_prefix)
+        self.scanner_suffix.setCurrentIndex(max(0, self.scanner_suffix.findData(devices.scanner_suffix)))
+        self.scanner_gap.setValue(devices.scanner_gap_ms)
+        self.scanner_min_length.setValue(devices.scanner_min_length)
+        self.customer_display.setChecked(devices.customer_display)
+        self.display_screen.clear()
+        self.display_screen.addItem("The last screen", -1)
+        for index, screen in enumerate(QGuiApplication.screens()):
+            self.display_screen.addItem(f"Screen {index + 1}: {screen.name()}", index)
+        self.display_screen.setCurrentIndex(max(0, self.display_screen.findData(devices.customer_display_screen)))
+
+    def _devices(self) -> DeviceSettings:
+        try:
+            devices = DeviceSettings(
+                receipt_printer=self.receipt_printer.text().strip(),
+                printer_profile=self.printer_profile.currentText().strip() or "default",
+                print_receipts=self.print_receipts.isChecked(),
+                cash_drawer=self.cash_drawer.isChecked(),
+                scanner_prefix=self.scanner_prefix.text(),
+                scanner_suffix=self.scanner_suffix.currentData(),
+                scanner_gap_ms=self.scanner_gap.value(),
+                scanner_min_length=self.scanner_min_length.value(),
+                customer_display=self.customer_display.isChecked(),
+                customer_display_screen=self.display_screen.currentData(),
+            )
+        except ValidationError as exc:
+            raise UserError(f"A device setting is invalid: {exc.errors()[0]['msg']}.") from None
+        return check_devices(devices)
 
     def show_settings(self, settings: Settings, regions: list[tuple[str, str]], terminal: Terminal | None) -> None:
         self._settings = settings
@@ -162,6 +244,7 @@ class SettingsView(QWidget):
         self.discount_limit.setValue(settings.discount_approval_percent)
         self.idle_lock.setValue(settings.idle_lock_seconds)
         self.insecure.setChecked(settings.allow_insecure_token_file)
+        self._show_devices(settings.devices)
         if terminal is not None:
             store = terminal.session.store
             self.token_store.setText(store.description + (" — INSECURE" if store.insecure else ""))
@@ -198,6 +281,7 @@ class SettingsView(QWidget):
             discount_approval_percent=self.discount_limit.value(),
             idle_lock_seconds=self.idle_lock.value(),
             allow_insecure_token_file=self.insecure.isChecked(),
+            devices=self._devices(),
         )
 
     def on_save_clicked(self) -> None:

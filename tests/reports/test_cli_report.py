@@ -14,7 +14,7 @@ import pytest
 from pypdf import PdfReader
 
 from pos_terminal.cli import main
-from pos_terminal.config import Settings, save_settings
+from pos_terminal.config import Settings, load_settings, save_settings, with_changes
 from pos_terminal.paths import Paths
 from tests.conftest import mint_token
 from tests.reports.conftest import Day, expected_figures
@@ -93,3 +93,41 @@ def test_usage_mistakes_are_one_sentence(day: Day, cli: Callable[..., tuple[int,
     assert code == 1 and "Choose one of --for-terminal, --all or --merge." in err
     code, _, err = cli("receipt", day.ids["B9"])
     assert code == 1 and "has no receipt" in err and "Traceback" not in err
+
+
+def test_report_and_receipt_on_the_receipt_printer(
+    day: Day, cli: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    from pos_terminal.store.journal import Journal
+    from tests.devices.fake_printer import FakePrinter, Mode, QrCode, text_of
+
+    fake = FakePrinter()
+    try:
+        code, _, err = cli("report", "--escpos")
+        assert code != 0 and "No receipt printer is set up at this terminal." in err
+        config = Paths.for_profile(tmp_path / "profile").config_file
+        settings, _ = load_settings(config)
+        save_settings(config, with_changes(settings, devices={"receipt_printer": fake.address}))
+        span = ("--from", iso(day.start), "--to", iso(day.end))
+        code, _, err = cli("report", *span, "--escpos")
+        assert code == 0, err
+        assert f"Printed on the receipt printer at 127.0.0.1:{fake.port}." in err
+        fake.wait_for(fake.jobs)
+        assert "Summary report" in text_of(fake.jobs()[0]) and "Terminal LANE-1" in text_of(fake.jobs()[0])
+
+        fake.mode = Mode.NO_PAPER
+        code, _, err = cli("receipt", day.ids["B3"], "--escpos")
+        assert code != 0
+        assert "The receipt printer is out of paper. 1 slip waiting" in err
+        with Journal(Paths.for_profile(tmp_path / "profile").journal_file) as journal:
+            [kept] = journal.queued_prints()
+        assert kept.title == f"Receipt {day.ids['B3']}"
+        fake.mode = Mode.READY
+        code, _, err = cli("receipt", day.ids["B3"], "--escpos")
+        assert code == 0, err
+        fake.wait_for(lambda: len(fake.jobs()) == 3)
+        receipts = fake.jobs()[1:]
+        assert [[q.data for q in job if isinstance(q, QrCode)] for job in receipts] == [[day.ids["B3"]]] * 2
+        assert "REFUNDED" in text_of(receipts[0])
+    finally:
+        fake.close()

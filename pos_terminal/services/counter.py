@@ -1,0 +1,293 @@
+"""The counter's receipt printer and cash drawer, driven by the register and by the manager.
+
+- **Receipts and reports** go to the print queue in the journal first, then to the
+  ESC/POS printer. A printer that cannot print (away, offline, out of paper, cover
+  open) is said in one sentence; the slip stays queued, the printer is asked again
+  every ``retry_seconds`` (or at once with :meth:`Counter.retry_now`) and the slip is
+  printed once it is back, or the cashier cancels it. A receipt is printed for every
+  charge completed at this terminal when ``print_receipts`` is set.
+- **The cash drawer** opens when a check with cash taken is charged (authorized), when a
+  cash sale is finished, and when :meth:`Counter.open_drawer` is called (a manager's
+  no-sale opening: the approval is the caller's business, and who approved goes to the
+  audit log with the opening). Every opening, and every one that failed, is in the audit log.
+
+The printer blocks (sockets, USB); its calls run in a worker thread, one at a time. The
+service runs its own work when asked: ``on_work`` names what starts :meth:`Counter.drain`
+(the window runs it as one of its tasks), so nothing here outlives the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable
+from datetime import tzinfo
+
+from pydantic import ValidationError
+
+from pos_terminal.api.models import Transaction
+from pos_terminal.config import DeviceSettings
+from pos_terminal.devices.escpos import DrawerNotOpened, EscPosPrinter, PrinterAddress, PrinterNotReady, check_profile
+from pos_terminal.domain.report import EndOfDayReport, Receipt
+from pos_terminal.domain.slip import Slip, SlipKind, receipt_slip, report_slip
+from pos_terminal.errors import UserError
+from pos_terminal.services.register import OpenCheck, Phase
+from pos_terminal.store.journal import Journal, PrintJob, PrintStatus
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 10.0
+CASH = "cash"
+PRINTER = "printer"  # the kinds of problem a listener hears of
+DRAWER = "drawer"
+
+
+class NoDrawer(UserError):
+    sentence = "No cash drawer is set up at this terminal."
+    hint = "Set up the receipt printer and its cash drawer in the settings."
+
+
+class NoReceiptPrinter(UserError):
+    sentence = "No receipt printer is set up at this terminal."
+    hint = "Set one up in the settings, or print on a system printer."
+
+
+def check_devices(devices: DeviceSettings) -> DeviceSettings:
+    """The device settings as the settings page and ``config set`` accept them; one sentence when not."""
+    if devices.receipt_printer.strip():
+        PrinterAddress.parse(devices.receipt_printer)
+    check_profile(devices.printer_profile)
+    if devices.cash_drawer and not devices.receipt_printer.strip():
+        raise NoDrawer("A cash drawer needs the receipt printer it hangs on.", hint="Give the printer's address.")
+    return devices
+
+
+def printer_of(devices: DeviceSettings) -> EscPosPrinter | None:
+    """The receipt printer the settings name, or None when there is none."""
+    if not devices.receipt_printer.strip():
+        return None
+    return EscPosPrinter(PrinterAddress.parse(devices.receipt_printer), profile=devices.printer_profile)
+
+
+class Counter:
+    """The printer queue and the drawer of one terminal.
+
+    ``receipt_of`` turns a completed transaction into its receipt (:meth:`Reports.receipt_of`); ``money``
+    formats cents on paper. Listeners: :meth:`on_problem` hears ``(PRINTER, sentence)`` when the printer cannot
+    print and ``(PRINTER, None)`` once everything queued is printed, ``(DRAWER, …)`` alike for the drawer;
+    :meth:`on_queue` hears the slips waiting after every change of the queue.
+    """
+
+    def __init__(
+        self,
+        journal: Journal,
+        printer: EscPosPrinter | None,
+        *,
+        money: Callable[[int], str],
+        receipt_of: Callable[[Transaction], Receipt] | None = None,
+        cash_drawer: bool = False,
+        print_receipts: bool = True,
+        terminal_id: str | None = None,
+        actor: str | None = None,
+        retry_seconds: float = RETRY_SECONDS,
+        tz: tzinfo | None = None,
+    ) -> None:
+        self.journal = journal
+        self.printer = printer
+        self.money = money
+        self.receipt_of = receipt_of
+        self.cash_drawer = cash_drawer and printer is not None
+        self.print_receipts = print_receipts
+        self.terminal_id = terminal_id
+        self.actor = actor
+        self.retry_seconds = retry_seconds
+        self.tz = tz
+        self._kicks: deque[tuple[str, str | None]] = deque()
+        self._device = asyncio.Lock()
+        self._retry: asyncio.TimerHandle | None = None
+        self._run_me: Callable[[], None] | None = None
+        self._problem_listeners: list[Callable[[str, str | None], None]] = []
+        self._queue_listeners: list[Callable[[list[PrintJob]], None]] = []
+        self._last_phase: Phase | None = None
+        self.problem: str | None = None
+
+    # --- wiring ---------------------------------------------------------------------------------------------
+
+    def on_work(self, run: Callable[[], None] | None) -> None:
+        """``run`` starts :meth:`drain` (unless it runs already) whenever there is something to do."""
+        self._run_me = run
+        if run is not None and (self._kicks or self.journal.queued_prints()):
+            run()
+
+    def on_problem(self, listener: Callable[[str, str | None], None]) -> None:
+        self._problem_listeners.append(listener)
+
+    def on_queue(self, listener: Callable[[list[PrintJob]], None]) -> None:
+        self._queue_listeners.append(listener)
+
+    def close(self) -> None:
+        """Stop asking the printer again; what is queued stays in the journal for the next start."""
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        self._run_me = None
+        self._problem_listeners.clear()
+        self._queue_listeners.clear()
+
+    def _wake(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._run_me is not None:
+            self._run_me()
+
+    def _say(self, kind: str, problem: str | None) -> None:
+        if kind == PRINTER:
+            self.problem = problem
+        for listener in list(self._problem_listeners):
+            listener(kind, problem)
+
+    def _tell_queue(self) -> None:
+        jobs = self.queued()
+        for listener in list(self._queue_listeners):
+            listener(jobs)
+
+    # --- what the register does -----------------------------------------------------------------------------
+
+    def on_register_change(self, state: OpenCheck) -> None:
+        """Open the drawer when cash was taken (charged, or a cash sale); queue the receipt of a completed charge."""
+        before, self._last_phase = self._last_phase, state.phase
+        if state.phase is before:
+            return
+        cash = any(payment.method == CASH for payment in state.check.payments)
+        if state.phase is Phase.PAID_IN_CASH and self.cash_drawer:
+            self._kicks.append(("cash sale", None))
+            self._wake()
+        elif state.phase is Phase.AUTHORIZED and before in (Phase.CHARGING, Phase.VERIFYING) and cash:
+            if self.cash_drawer:
+                self._kicks.append(("cash payment", None))
+                self._wake()
+        elif state.phase is Phase.COMPLETE and before is Phase.AUTHORIZED:
+            receipt_of, transaction = self.receipt_of, state.transaction
+            if self.printer is None or not self.print_receipts or receipt_of is None or transaction is None:
+                return
+            try:
+                self.queue_receipt(receipt_of(transaction))
+            except UserError as exc:
+                log.info("no receipt for %s: %s", state.transaction_id, exc.sentence)
+
+    # --- the print queue ------------------------------------------------------------------------------------
+
+    def queue_receipt(self, receipt: Receipt) -> PrintJob:
+        return self.queue(receipt_slip(receipt, self.money, self.tz))
+
+    def queue_report(self, report: EndOfDayReport) -> PrintJob:
+        return self.queue(report_slip(report, self.money, self.tz))
+
+    def queue(self, slip: Slip) -> PrintJob:
+        """Keep ``slip`` in the journal's print queue and have it printed; NoReceiptPrinter when there is none."""
+        if self.printer is None:
+            raise NoReceiptPrinter()
+        job = self.journal.queue_print(kind=str(slip.kind), title=slip.title, body=slip.to_json())
+        self._tell_queue()
+        self._wake()
+        return job
+
+    def queued(self) -> list[PrintJob]:
+        return self.journal.queued_prints()
+
+    def cancel(self, job_id: int) -> bool:
+        """The cashier gives a queued slip up; False when it had been printed (or canceled) already."""
+        canceled = self.journal.finish_print(job_id, PrintStatus.CANCELED)
+        if canceled:
+            self.journal.audit("print canceled", actor=self.actor, terminal_id=self.terminal_id, detail={"job": job_id})
+        self._tell_queue()
+        if not self.queued() and self.problem is not None:
+            self._say(PRINTER, None)
+        return canceled
+
+    def retry_now(self) -> None:
+        """Ask the printer again now rather than at the next try."""
+        self._wake()
+
+    # --- the drawer -----------------------------------------------------------------------------------------
+
+    async def open_drawer(self, reason: str, approved_by: str | None = None) -> None:
+        """Kick the drawer open now; ``approved_by`` is the manager who allowed an opening without a sale.
+
+        Written to the audit log either way ("drawer opened" or "drawer not opened", with the reason and
+        who approved); DrawerNotOpened with one sentence when the printer cannot be reached.
+        """
+        if not self.cash_drawer or self.printer is None:
+            raise NoDrawer()
+        printer = self.printer
+        detail = {"reason": reason, **({"approvedBy": approved_by} if approved_by else {})}
+        try:
+            async with self._device:
+                await asyncio.to_thread(printer.kick_drawer)
+        except DrawerNotOpened as exc:
+            self.journal.audit(
+                "drawer not opened",
+                actor=self.actor,
+                terminal_id=self.terminal_id,
+                detail={**detail, "error": exc.sentence},
+            )
+            raise
+        self.journal.audit("drawer opened", actor=self.actor, terminal_id=self.terminal_id, detail=detail)
+
+    # --- the work -------------------------------------------------------------------------------------------
+
+    async def drain(self) -> None:
+        """Open the drawer as asked, then print what is queued, oldest first, until the queue is empty or the
+        printer cannot print (then it is asked again in ``retry_seconds``)."""
+        while self._kicks:
+            reason, approved_by = self._kicks.popleft()
+            try:
+                await self.open_drawer(reason, approved_by)
+            except UserError as exc:
+                self._say(DRAWER, exc.text())
+            else:
+                self._say(DRAWER, None)
+        printer = self.printer
+        if printer is None:
+            return
+        while jobs := self.journal.queued_prints():
+            job = jobs[0]
+            try:
+                slip = Slip.from_json(job.body)
+            except (KeyError, TypeError, ValueError, ValidationError):
+                log.warning("print job %s is unreadable; canceled", job.id)
+                self.journal.finish_print(job.id, PrintStatus.CANCELED)
+                continue
+            try:
+                async with self._device:
+                    await asyncio.to_thread(printer.print_slip, slip)
+            except PrinterNotReady as exc:
+                self.journal.print_failed(job.id, exc.sentence)
+                waiting = len(jobs)
+                self._say(
+                    PRINTER,
+                    f"{exc.sentence} {waiting} slip{'s' if waiting != 1 else ''} waiting; printed when it is back.",
+                )
+                self._tell_queue()
+                self._retry_later()
+                return
+            if self.journal.finish_print(job.id, PrintStatus.PRINTED) and job.kind == SlipKind.RECEIPT:
+                self.journal.audit(
+                    "receipt printed",
+                    actor=self.actor,
+                    terminal_id=self.terminal_id,
+                    detail={"title": job.title, "where": f"receipt printer {printer.address}"},
+                )
+            self._tell_queue()
+        if self.problem is not None:
+            self._say(PRINTER, None)
+
+    def _retry_later(self) -> None:
+        with contextlib.suppress(RuntimeError):  # no running loop: the next start prints what is queued
+            loop = asyncio.get_running_loop()
+            if self._retry is not None:
+                self._retry.cancel()
+            self._retry = loop.call_later(self.retry_seconds, self._wake)

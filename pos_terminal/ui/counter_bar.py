@@ -1,0 +1,55 @@
+"""The receipt printer's queue and the cash drawer, in the status bar: shown only when a printer is set up.
+
+While slips wait for the printer it says how many, on "Print 1 slip" (ask the printer again now)
+and "Cancel" (give up the oldest one); "Drawer" (F10) opens the drawer with no sale, once a
+manager approves. Short words: it shares the status bar with the connection's figures.
+"""
+
+from __future__ import annotations
+
+from pos_terminal.store.journal import PrintJob
+from pos_terminal.ui.widgets import button
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+
+class CounterBar(QWidget):
+    """Signals: ``retry()`` ask the printer again now; ``cancel(int)`` give up that print job;
+    ``open_drawer()`` the no-sale opening was asked for."""
+
+    retry = Signal()
+    cancel = Signal(int)
+    open_drawer = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.jobs: list[PrintJob] = []
+        self.retry_button = button("Print", name="Ask the receipt printer again now")
+        self.cancel_button = button("Cancel", name="Cancel the oldest slip waiting for the printer")
+        self.drawer_button = button("Drawer", name="Open the cash drawer with no sale")
+        self.cancel_button.setToolTip("Cancel the oldest slip waiting for the printer")
+        self.drawer_button.setToolTip("Open the cash drawer with no sale (a manager approves)")
+        self.retry_button.clicked.connect(self.retry)
+        self.cancel_button.clicked.connect(lambda: self.cancel.emit(self.jobs[0].id) if self.jobs else None)
+        self.drawer_button.clicked.connect(self.open_drawer)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.retry_button, self.cancel_button, self.drawer_button):
+            row.addWidget(widget)
+        self.set_devices(printer=False, drawer=False)
+
+    def set_devices(self, *, printer: bool, drawer: bool) -> None:
+        self.setVisible(printer)
+        self.drawer_button.setVisible(drawer)
+        self.show_jobs([])
+
+    def show_jobs(self, jobs: list[PrintJob]) -> None:
+        self.jobs = jobs
+        waiting = len(jobs)
+        slips = f"{waiting} slip{'s' if waiting != 1 else ''}"
+        self.retry_button.setText(f"Print {slips}")
+        self.retry_button.setToolTip(f"{slips} waiting for the receipt printer: ask it again now")
+        self.retry_button.setAccessibleName(f"Print the {slips} waiting now")
+        self.retry_button.setVisible(bool(waiting))
+        self.cancel_button.setVisible(bool(waiting))

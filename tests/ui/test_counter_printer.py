@@ -1,0 +1,191 @@
+"""The receipt printer and the cash drawer from the cashier's window, against a fake ESC/POS printer on loopback:
+the receipt of a completed charge, a printer out of paper said once with the slip kept and printed once when it is
+back, and the no-sale opening behind its approval."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pos_terminal.app import AppHost
+from pos_terminal.config import DeviceSettings, Settings, save_settings
+from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer
+from pos_terminal.services.register import Phase
+from pos_terminal.store.journal import utcnow
+from pos_terminal.ui.approval_dialog import ManagerPrompt
+from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
+from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, screenshot, signed_in_window, until
+from tests.ui.test_cashier_flow import authorized_sale, type_item
+from tests.ui.test_till import ANA, ANA_PIN, switch_to, with_cashiers
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox, QScrollArea, QWidget
+
+
+def assert_inside(window: MainWindow, widget: QWidget) -> None:
+    QApplication.processEvents()
+    corner = widget.mapTo(window, widget.rect().bottomRight())
+    assert window.rect().contains(corner), f"{widget.accessibleName()} is cut off at {corner}"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakePrinter]:
+    printer = FakePrinter()
+    yield printer
+    printer.close()
+
+
+@pytest.fixture
+def printer_host(profile: Paths, sandbox: SandboxServer, fake: FakePrinter) -> AppHost:
+    devices = DeviceSettings(receipt_printer=fake.address, printer_profile="TM-T20II", cash_drawer=True)
+    save_settings(profile.config_file, Settings(terminal_id=TERMINAL_ID, devices=devices))
+    return AppHost(profile, service_url=sandbox.url)
+
+
+async def test_a_receipt_waits_out_the_paper_and_prints_once_when_the_cashier_says_print_now(
+    printer_host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    fake: FakePrinter,
+    tmp_path: Path,
+) -> None:
+    host = printer_host
+    window, register, _ = await authorized_sale(host, make_window, client, "Ida Paper", "Scone", "5.50")
+    bar = window.counter_bar
+    assert bar.isVisible() and bar.drawer_button.isVisible() and not bar.retry_button.isVisible()
+    fake.mode = Mode.NO_PAPER
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    await until(lambda: "out of paper" in window.banner.text.text(), what="the sentence")
+    assert window.banner.text.text().startswith("The receipt printer is out of paper. 1 slip waiting;")
+    assert bar.retry_button.text() == "Print 1 slip" and bar.retry_button.isVisible()
+    window.resize(1024, 768)
+    screenshot(window, "cashier-printer-out-of-paper-1024x768", tmp_path)
+    assert_inside(window, bar.drawer_button)
+    assert not fake.jobs()
+
+    fake.mode = Mode.READY
+    QTest.mouseClick(bar.retry_button, Qt.MouseButton.LeftButton)
+    await until(lambda: not window.banner.isVisible(), what="the sentence to go")
+    fake.wait_for(fake.jobs)
+    [job] = fake.jobs()
+    assert "Ida Paper" in text_of(job) and "Scone" in text_of(job)
+    assert [q.data for q in job if isinstance(q, QrCode)] == [register.current.transaction_id]
+    assert not bar.retry_button.isVisible() and not bar.cancel_button.isVisible()
+    assert fake.kicks() == [], "no cash was taken: the drawer stays shut"
+    await finish(window, host)
+    assert len(fake.jobs()) == 1, "printed once"
+
+
+async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    host = printer_host
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    type_item(window, "Muffin", "5.50")
+    QTest.keyClick(window, Qt.Key.Key_F6)
+    QTest.keyClicks(cashier.cash_input, "10")
+    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    assert host.terminal is not None
+    assert host.terminal.register.current.phase is Phase.PAID_IN_CASH
+    await until(lambda: fake.kicks(), what="the drawer")
+    assert fake.kicks() == [Kick(2)]
+
+    QTest.keyClick(window, Qt.Key.Key_F10)
+    box = window.confirmation
+    assert isinstance(box, QMessageBox) and box.text() == "Open the cash drawer with no sale?"
+    box.button(QMessageBox.StandardButton.Yes).click()
+    await until(lambda: len(fake.kicks()) == 2, what="the no-sale opening")
+    await until(lambda: not window.tasks.is_running("drawer"), what="the audit entry")
+    journal = host.terminal.journal
+    entries = journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    assert [(e.action, e.detail.get("reason")) for e in entries if e.action.startswith("drawer")] == [
+        ("drawer opened", "cash sale"),
+        ("drawer opened", "no sale"),
+    ]
+
+    fake.go_away()
+    window.activateWindow()  # as the window system does once the box is gone
+    await until(lambda: QApplication.activeWindow() is window, what="the window active again")
+    QTest.keyClick(window, Qt.Key.Key_F10)
+    assert isinstance(window.confirmation, QMessageBox)
+    window.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    await until(lambda: "The cash drawer did not open" in window.banner.text.text(), what="the sentence")
+    await finish(window, host)
+
+
+async def test_a_cashier_opens_the_drawer_without_a_sale_only_with_a_managers_pin(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    host = printer_host
+    window = await signed_in_window(host, make_window, client)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+
+    QTest.keyClick(window, Qt.Key.Key_F10)
+    prompt = window.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Open the cash drawer without a sale?"
+    assert fake.kicks() == [], "not before a manager approves"
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: fake.kicks() == [Kick(2)], what="the drawer")
+    await until(lambda: not window.tasks.is_running("drawer"), what="the audit entry")
+    entries = terminal.journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    [opened] = [e for e in entries if e.action == "drawer opened"]
+    assert (opened.actor, opened.detail) == (ANA, {"reason": "no sale", "approvedBy": MANAGER})
+    shift = terminal.shifts.require_open()
+    assert terminal.shifts.section(shift).no_sales == 1
+    await finish(window, host)
+
+
+async def test_without_a_printer_nothing_of_it_shows(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    assert not window.counter_bar.isVisible()
+    QTest.keyClick(window, Qt.Key.Key_F10)
+    assert window.banner.text.text().startswith("No cash drawer is set up at this terminal.")
+    await finish(window, host)
+
+
+async def test_the_settings_hold_the_devices_and_refuse_an_address_the_terminal_cannot_use(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    host = printer_host
+    window = await signed_in_window(host, make_window, client)
+    window.resize(1024, 768)
+    window.show_tab(Tab.SETTINGS)
+    view = window.settings_view
+    assert view.receipt_printer.text() == host.settings.devices.receipt_printer
+    assert view.cash_drawer.isChecked() and view.print_receipts.isChecked()
+    scroll = view.findChild(QScrollArea)
+    assert scroll is not None
+    QApplication.processEvents()
+    scroll.ensureWidgetVisible(view.display_screen)
+    screenshot(window, "settings-devices-1024x768", tmp_path)
+
+    view.receipt_printer.setText("usb://printer")
+    QTest.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    assert view.error.text().startswith(
+        "The receipt printer address “usb://printer” is not one the terminal understands."
+    )
+    view.receipt_printer.setText("tcp://192.0.2.7")
+    view.scanner_prefix.setText("]C")
+    view.customer_display.setChecked(True)
+    saved: list[Settings] = []
+    view.saved.connect(saved.append)
+    QTest.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    assert view.error.text() == ""
+    [settings] = saved
+    assert settings.devices.receipt_printer == "tcp://192.0.2.7" and settings.devices.scanner_prefix == "]C"
+    assert settings.devices.customer_display and settings.devices.cash_drawer
+    await finish(window, host)

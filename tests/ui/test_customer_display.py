@@ -1,0 +1,111 @@
+"""The customer display follows a check on real widgets: lines and total as they are added, the cash paid, then
+"Charging $X to NAME", authorized and thank you; and nothing of that customer once the next check starts."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from pos_terminal.app import AppHost
+from pos_terminal.config import DeviceSettings, Settings, save_settings
+from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer
+from pos_terminal.services.register import OpenCheck, Phase
+from pos_terminal.ui.customer_display import CustomerDisplay
+from pos_terminal.ui.main_window import MainWindow
+from tests.conftest import new_checked_in_customer
+from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window, until
+from tests.ui.test_cashier_flow import choose
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QLabel
+
+
+def shown_text(display: CustomerDisplay) -> str:
+    """Every text the customer can see on the display now."""
+    return " | ".join(
+        label.text() for label in display.findChildren(QLabel) if label.isVisibleTo(display) and label.text()
+    )
+
+
+def picture(display: CustomerDisplay, name: str, tmp_path: Path, size: tuple[int, int]) -> Path:
+    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    display.resize(*size)
+    QApplication.processEvents()
+    path = folder / f"{name}.png"
+    assert display.grab().save(str(path)), path
+    return path
+
+
+async def test_the_display_follows_a_check_through_charge_and_complete(
+    profile: Paths,
+    sandbox: SandboxServer,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    tmp_path: Path,
+) -> None:
+    save_settings(profile.config_file, Settings(terminal_id=TERMINAL_ID, devices=DeviceSettings(customer_display=True)))
+    host = AppHost(profile, service_url=sandbox.url)
+    customer = new_checked_in_customer(client, firstName="Zoë", lastName="Display", balance=50_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    display = window.customer_display
+    assert display is not None and display.isVisible()
+    assert display.welcome.isVisible() and shown_text(display) == "Welcome"
+    assert host.terminal is not None
+    register = host.terminal.register
+    seen: list[tuple[Phase, str]] = []
+
+    def follow(state: OpenCheck) -> None:  # called after the display's own listener
+        seen.append((state.phase, display.status.text()))
+        if state.phase is Phase.CHARGING:
+            picture(display, "customer-display-charging-1024x768", tmp_path, (1024, 768))
+
+    register.on_change(follow)
+
+    cashier = window.cashier
+    choose(window, "Display")
+    assert display.welcome.isVisible(), "a customer alone shows nothing of them"
+    tile = next(b for b in cashier.products.tiles if "Flat white" in b.text())
+    QTest.mouseClick(tile, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(tile, Qt.MouseButton.LeftButton)
+    croissant = next(b for b in cashier.products.tiles if "Croissant" in b.text())
+    QTest.mouseClick(croissant, Qt.MouseButton.LeftButton)
+    text = shown_text(display)
+    assert "2 × | Flat white | $9.60" in text and "Croissant | $5.50" in text and "Total | $15.10" in text
+    assert "Cash paid" not in text
+    QTest.keyClick(window, Qt.Key.Key_F6)
+    QTest.keyClicks(cashier.cash_input, "5")
+    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    text = shown_text(display)
+    assert "Cash paid | $5.00" in text and "To pay | $10.10" in text
+    picture(display, "customer-display-check-1024x768", tmp_path, (1024, 768))
+
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    assert (Phase.CHARGING, "Charging $10.10 to Zoë Display") in seen
+    assert display.status.text() == "Authorized: $10.10"
+    picture(display, "customer-display-authorized-1920x1080", tmp_path, (1920, 1080))
+
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    text = shown_text(display)
+    assert text == "Thank you! | $10.10 charged", text
+    assert "Flat white" not in text and "Zoë" not in text, "a finished check shows no lines and no name"
+    picture(display, "customer-display-thanks-1024x768", tmp_path, (1024, 768))
+
+    QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    await until(lambda: display.welcome.isVisible(), what="the welcome")
+    assert shown_text(display) == "Welcome"
+    other = new_checked_in_customer(client, firstName="Ola", lastName="Next")
+    cashier.on_customer_chosen(await host.terminal.customers.find(other["customerId"]))
+    QTest.mouseClick(croissant, Qt.MouseButton.LeftButton)
+    assert "Zoë" not in shown_text(display) and "Flat white" not in shown_text(display)
+    assert "Croissant | $5.50" in shown_text(display)
+
+    await finish(window, host)
+    assert window.customer_display is None, "the display goes with the window"
