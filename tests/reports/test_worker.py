@@ -34,7 +34,7 @@ async def gone(pid: int, within: float = 5.0) -> bool:
             with open(f"/proc/{pid}/stat") as stat:
                 if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
                     return True
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # reaped: gone before the open, or between it and the read
             return True
         await asyncio.sleep(0.02)
     return False
