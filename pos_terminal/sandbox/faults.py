@@ -164,7 +164,10 @@ class FaultMiddleware:
                     wanted = value.decode("latin-1").strip().upper()
                     method = wanted if wanted in OVERRIDABLE else method
                     break
-        fault = self.registry.take(method, scope["path"])
+        # a fault is taken by a request that has fully arrived (the one the faults list no longer shows): a client
+        # that goes away while sending is no request at all, and leaves the fault armed
+        receive, arrived = await _buffered(receive)
+        fault = self.registry.take(method, scope["path"]) if arrived else None
         if fault is None:
             await self.app(scope, receive, send)
             return
@@ -181,9 +184,8 @@ class FaultMiddleware:
         elif fault.mode == "delay":
             # the request has fully arrived before the wait, as on a slow server: a client that gives up
             # meanwhile does not stop the work from landing
-            replay = await _buffered(receive)
             await self.registry.pause(fault.delay_ms / 1000)
-            await self.app(scope, replay, send)
+            await self.app(scope, receive, send)
         else:
             await self.app(scope, receive, _discard)
             if fault.mode == "drop_after":
@@ -194,8 +196,9 @@ class FaultMiddleware:
                 )
 
 
-async def _buffered(receive: Receive) -> Receive:
-    """Read the whole request body now; the returned ``receive`` hands it out again, then defers to the real one."""
+async def _buffered(receive: Receive) -> tuple[Receive, bool]:
+    """Read the whole request body now: a ``receive`` that hands it out again, then defers to the real one, and
+    whether the request arrived whole (not cut off by the client going away)."""
     messages: list[Message] = []
     while True:
         message = await receive()
@@ -206,7 +209,7 @@ async def _buffered(receive: Receive) -> Receive:
     async def replay() -> Message:
         return messages.pop(0) if messages else await receive()
 
-    return replay
+    return replay, messages[-1]["type"] == "http.request"
 
 
 async def _discard(message: Message) -> None:

@@ -341,6 +341,7 @@ class HistoryView(QWidget):
         chosen = self.current()
         if chosen is None or self.terminal is None:
             return
+        self.confirm = None  # the question asked before was answered, and is gone
         if isinstance(chosen, Transaction):
             self._ask_refund(self.terminal, chosen)
         else:

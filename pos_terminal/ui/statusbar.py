@@ -34,7 +34,7 @@ class StatusBar(QStatusBar):
         self.pending.setAccessibleName("State changes waiting to be sent")
         self.till = label()
         self.till.setAccessibleName("Who is at the till, and the shift")
-        self.switch_button: QPushButton = button("Switch person", name="Switch person", shortcut="F12")
+        self.switch_button: QPushButton = button("Switch", name="Switch person", shortcut="F12")
         self.switch_button.hide()
         for widget in (self.badge, self.region, self.terminal_id, self.connection):
             self.addWidget(widget)
@@ -55,8 +55,11 @@ class StatusBar(QStatusBar):
             self.show_till(None)
             return
         self.badge.setVisible(terminal.is_sandbox)
-        self.region.setText(f"Region: {terminal.service.name}")
-        self.terminal_id.setText(f"Terminal: {terminal.settings.terminal_id}")
+        # short, so the till, the changes waiting and the printer's buttons fit beside them at 1024 px
+        self.region.setText(terminal.service.name)
+        self.region.setToolTip(f"Region: {terminal.service.name}")
+        self.terminal_id.setText(terminal.settings.terminal_id)
+        self.terminal_id.setToolTip(f"Terminal: {terminal.settings.terminal_id}")
         self.show_connection(terminal.session.state, terminal.session.ends_at)
         self.show_pending(terminal.pending_changes())
 
@@ -77,7 +80,7 @@ class StatusBar(QStatusBar):
         if count:
             self.pending.setText(f"{count} change{'s' if count != 1 else ''} waiting to be sent")
         else:
-            self.pending.setText("Nothing waiting to be sent")
+            self.pending.setText("All sent")
 
     def show_till(self, text: str | None, *, locked: bool = False) -> None:
         """``Ana (cashier) · shift 3``; None when nobody works the till (no people, or no terminal). The switch

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import threading
 import time
 import uuid
@@ -290,3 +292,24 @@ def test_stopping_answers_a_delayed_request_at_once_without_a_traceback(
     assert answers == [401], "the held request is answered (without a token: 401), not dropped"
     assert stopped < 1.0, f"stopping took {stopped:.1f} s"
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_request_cut_off_before_its_body_takes_no_fault_and_does_nothing(shop: Shop) -> None:
+    """A fault is taken by a request that has fully arrived. One taken when the headers came let a client that
+    closed before its body was sent look like a create that reached the service (the restart test then waited
+    for a charge the service never had)."""
+    customer = shop.customer(balance=20_000)
+    arm(shop, "POST", "/v4/transactions", "delay", delayMs=DELAY_MS)
+    body = json.dumps(check_body(customer, 1_000)).encode()
+    url = httpx.URL(shop.server.url)
+    with socket.create_connection((url.host, url.port)) as raw:
+        head = (
+            f"POST /v4/transactions HTTP/1.1\r\nHost: {url.host}\r\nAuthorization: {shop.pos.headers['Authorization']}"
+            f"\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        raw.sendall(head.encode() + body[:10])  # the headers and a little of the body, then the power goes
+    assert len(armed(shop)) == 1, "the fault waits for a request that arrives"
+    created = shop.pos.post("/transactions", json=check_body(customer, 1_000))
+    assert created.status_code == 201, created.text
+    assert armed(shop) == [], "taken by the request that arrived whole"
+    assert created.elapsed.total_seconds() >= DELAY_MS / 1000, "and delayed"

@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 
 from pos_terminal.services.register import Phase, Register
+from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.main_window import MainWindow
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.reports_view import ReportsView
@@ -938,15 +939,14 @@ class Shift:
         assert current.state.value == "complete" and history.refund_button.isEnabled(), current.state
         if step.hesitate:
             self.click(history.refund_button)
-            box = history.confirm
-            assert isinstance(box, QMessageBox) and box.isVisible()
+            box = await self.refund_question(history)
             self.click(box.button(QMessageBox.StandardButton.No))
             assert not history.tasks.is_running(f"act-{record.transaction_id}"), "No refunds nothing"
             self.figures.hesitations += 1
         self.fault("refund", "PATCH", f"/v4/transactions/{record.transaction_id}", step.refund_fault)
         self.click(history.refund_button)
-        box = history.confirm
-        assert isinstance(box, QMessageBox) and box.isVisible() and "Refund" in box.text()
+        box = await self.refund_question(history)
+        assert "Refund" in box.text()
         self.click(box.button(QMessageBox.StandardButton.Yes))
         await wait_for(lambda: not history.tasks.is_running(f"act-{record.transaction_id}"), "the refund")
         self.faults_fired(f"refund {record.index}")
@@ -954,6 +954,13 @@ class Shift:
         assert shown is not None and shown.state.value == "refunded", f"{shown}: {self.banner()}"
         assert not history.refund_button.isEnabled()
         self.figures.refunds += 1
+
+    @staticmethod
+    async def refund_question(history: HistoryView) -> QMessageBox:
+        """The refund's question, asked once the whole record of the chosen row is read (for its cash)."""
+        await wait_for(lambda: history.confirm is not None and history.confirm.isVisible(), "the refund's question")
+        assert isinstance(history.confirm, QMessageBox)
+        return history.confirm
 
     # --- Reports ----------------------------------------------------------------------------------------------
 

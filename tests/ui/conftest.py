@@ -163,6 +163,17 @@ async def first_manager_and_shift(window: MainWindow, opening_float: str = "200.
     await until(lambda: window.page is Page.WORKSPACE, what="the workspace")
 
 
+async def sign_in_at_till(window: MainWindow, name: str, pin: str) -> None:
+    """Tap the name, type the PIN, Enter: the workspace again."""
+    till = window.till
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till's sign-in")
+    choice = next(b for b in till.person_buttons if b.text().startswith(name))
+    QTest.mouseClick(choice, Qt.MouseButton.LeftButton)
+    QTest.keyClicks(till.pin, pin)
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    await until(lambda: window.page is Page.WORKSPACE, what=f"{name} at the till")
+
+
 async def signed_in_window(
     host: AppHost,
     make_window: Callable[[AppHost], MainWindow],

@@ -12,7 +12,7 @@ from pos_terminal.app import AppHost
 from pos_terminal.services.register import Phase
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
-from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, screenshot, sign_in_at_till, signed_in_window, until
 from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 
 from PySide6.QtCore import Qt, QTimer
@@ -291,6 +291,7 @@ async def test_a_broken_catalog_file_gets_one_sentence_and_the_open_check_comes_
     second = make_window(again)
     second.start()
     await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
+    await sign_in_at_till(second, MANAGER, MANAGER_PIN)
     problem = second.cashier.products.problem
     assert problem.isVisible() and problem.accessibleName() == "Catalog problem"
     assert str(catalog) in problem.text() and "items can still be typed" in problem.text(), problem.text()
@@ -314,6 +315,7 @@ async def test_a_refund_made_while_the_detail_is_still_read_stays_refunded(
     history = window.history
     await until(lambda: history.tasks.is_running("detail"), what="the chosen row's record being read")
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.confirm is not None and history.confirm.isVisible(), what="the question, once read")
     box = history.confirm
     assert isinstance(box, QMessageBox)
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)

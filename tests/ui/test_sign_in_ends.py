@@ -17,10 +17,10 @@ from pos_terminal.app import AppHost
 from pos_terminal.config import CustomUrls, Settings, save_settings
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.ui.main_window import MainWindow, Page
+from pos_terminal.ui.main_window import MainWindow
 from tests.api.fake_service import FakeService, signs_in_without_refresh
 from tests.conftest import mint_token
-from tests.ui.conftest import TERMINAL_ID, finish, screenshot, until
+from tests.ui.conftest import TERMINAL_ID, finish, first_manager_and_shift, screenshot, until
 
 LIFETIME = 900
 
@@ -43,7 +43,7 @@ async def test_the_status_bar_says_when_a_sign_in_that_cannot_renew_ends(
     window = make_window(host)
     window.start()
 
-    await until(lambda: window.page is Page.WORKSPACE, what="the workspace after the sign-in")
+    await first_manager_and_shift(window)  # the sign-in done, the till's first start
     assert window.terminal is not None
     ends = window.terminal.session.ends_at
     assert ends is not None

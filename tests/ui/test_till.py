@@ -24,7 +24,7 @@ from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import new_checked_in_customer
-from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
+from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.test_cashier_flow import choose, type_item
 
 from PySide6.QtCore import QPoint, Qt
@@ -69,17 +69,6 @@ async def with_cashiers(host: AppHost) -> Terminal:
     await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
     await terminal.till.add_person(BEN, Role.CASHIER, BEN_PIN)
     return terminal
-
-
-async def sign_in_at_till(window: MainWindow, name: str, pin: str) -> None:
-    """Tap the name, type the PIN, Enter: the workspace again."""
-    till = window.till
-    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till's sign-in")
-    choice = next(b for b in till.person_buttons if b.text().startswith(name))
-    QTest.mouseClick(choice, Qt.MouseButton.LeftButton)
-    QTest.keyClicks(till.pin, pin)
-    QTest.keyClick(till.pin, Qt.Key.Key_Return)
-    await until(lambda: window.page is Page.WORKSPACE, what=f"{name} at the till")
 
 
 async def switch_to(window: MainWindow, name: str, pin: str) -> None:
