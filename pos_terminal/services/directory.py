@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TypeVar
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Customer, Summary, Transaction, TransactionRow
@@ -35,8 +36,16 @@ class Customers:
         raise CustomerNotFound(f"No checked-in customer matches “{key}”.")
 
 
+Listed = TypeVar("Listed", Transaction, TransactionRow)
+
+
 class History:
-    """Transactions by range and terminal; what the terminal learns is kept in its journal."""
+    """Transactions by range and terminal; what the terminal learns is kept in its journal.
+
+    A range is by this terminal's clock; the service stamps and lists by its own. The range asked of it is
+    moved by how far the service's clock is off (known from the ``Date`` of its answers): otherwise a service
+    three hours ahead stamps a sale made at nine in the evening after midnight, outside "today".
+    """
 
     def __init__(self, client: PosClient, journal: Journal) -> None:
         self.client = client
@@ -44,16 +53,36 @@ class History:
 
     async def list(self, start: datetime, end: datetime, terminal_id: str | None) -> list[Transaction]:
         """Whole records: for the command line's output. The window lists :meth:`rows`."""
-        transactions = await self.client.list_transactions(start, end, terminal_id=terminal_id)
+        transactions = await self._listing(self.client.list_transactions, start, end, terminal_id)
         self._learn_states(transactions)
         return transactions
 
     async def rows(self, start: datetime, end: datetime, terminal_id: str | None) -> builtins.list[TransactionRow]:
         """The same listing, each entry read only as far as a list shows it (a tenth of a whole record in
         memory: a day of records kept on screen no longer costs a day's worth of models)."""
-        rows = await self.client.list_transaction_rows(start, end, terminal_id=terminal_id)
+        rows = await self._listing(self.client.list_transaction_rows, start, end, terminal_id)
         self._learn_states(rows)
         return rows
+
+    async def _listing(
+        self,
+        read: Callable[..., Awaitable[builtins.list[Listed]]],
+        start: datetime,
+        end: datetime,
+        terminal_id: str | None,
+    ) -> builtins.list[Listed]:
+        """The range by the service's clock; read again when its answer showed that clock further off than the
+        range asked for allowed (the first request of a process learns it)."""
+        asked = self._by_service_clock(start, end)
+        listed = await read(*asked, terminal_id=terminal_id)
+        moved = self._by_service_clock(start, end)
+        if moved != asked:
+            listed = await read(*moved, terminal_id=terminal_id)
+        return listed
+
+    def _by_service_clock(self, start: datetime, end: datetime) -> tuple[datetime, datetime]:
+        skew = self.client.clock_offset or timedelta(0)
+        return start + skew, end + skew
 
     async def get(self, transaction_id: str) -> Transaction:
         transaction = await self.client.get_transaction(transaction_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import socket
+from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -395,7 +396,12 @@ def test_tx_list_finds_what_a_service_with_its_clock_hours_ahead_made_just_now(
 ) -> None:
     token = mint_token(client, expiresIn=0)
     assert cli("login", f"--token={token}").code == 0
-    client.post("/sandbox/clock", json={"advanceSeconds": 3 * 3600}).raise_for_status()
+    # ahead past the terminal's midnight, whatever the time of the run: the sale is stamped tomorrow by the
+    # service's clock, and is still today's (three hours ahead failed only when run after nine in the evening)
+    now = datetime.now().astimezone()
+    midnight = datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
+    ahead = int((midnight - now).total_seconds()) + 3600
+    client.post("/sandbox/clock", json={"advanceSeconds": ahead}).raise_for_status()
     who = new_checked_in_customer(client)
     with httpx.Client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
         made = create_transaction(pos, check_body(who, terminalId="LANE-CLI", refId="ahead-1"))
