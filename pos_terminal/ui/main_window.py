@@ -28,7 +28,6 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.cashier_view import CashierView
 from pos_terminal.ui.counter_bar import CounterBar
 from pos_terminal.ui.customer_display import CustomerDisplay
-from pos_terminal.ui.help_overlay import HelpOverlay
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.host import Host
 from pos_terminal.ui.scanner import ScanFilter
@@ -39,6 +38,7 @@ from pos_terminal.ui.widgets import Banner, Waiting, confirm, label
 
 if TYPE_CHECKING:
     from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
+    from pos_terminal.ui.help_overlay import HelpOverlay
     from pos_terminal.ui.reports_view import ReportsView
     from pos_terminal.ui.setup_view import SetupView
     from pos_terminal.ui.shifts_view import ShiftsView
@@ -167,7 +167,8 @@ class MainWindow(QMainWindow):
         self.status.addPermanentWidget(self.counter_bar)
         self.scanner = ScanFilter(self, host.settings.devices, self._scans_count)
         self.customer_display: CustomerDisplay | None = None
-        self.help = HelpOverlay(central)
+        self.central = central
+        self.built_help: HelpOverlay | None = None
         self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
         self.about: QDialog | None = None
@@ -195,6 +196,16 @@ class MainWindow(QMainWindow):
         return self.built_reports
 
     @property
+    def help(self) -> HelpOverlay:
+        """F1's list of shortcuts, built the first time it is asked for: laying out its rich text is among
+        the dearest things the window builds."""
+        if self.built_help is None:
+            from pos_terminal.ui.help_overlay import HelpOverlay
+
+            self.built_help = HelpOverlay(self.central)
+        return self.built_help
+
+    @property
     def shifts(self) -> ShiftsView:
         """The Shifts view of the Reports tab (built with the reports)."""
         self.reports  # noqa: B018 (builds both)
@@ -216,7 +227,7 @@ class MainWindow(QMainWindow):
 
     def _make_actions(self) -> None:
         handlers: dict[Act, Callable[[], None]] = {
-            Act.HELP: self.help.toggle,
+            Act.HELP: lambda: self.help.toggle(),
             Act.FIND_CUSTOMER: self.on_find_customer,
             Act.REFRESH_CUSTOMERS: self.cashier.customers.refresh,
             Act.FIND_PRODUCT: lambda: self._cashier_entry(self.cashier.products.search),
@@ -824,9 +835,9 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        if self.help.isVisible():
-            self.help.hide()
-            self.help.toggle()
+        if self.built_help is not None and self.built_help.isVisible():
+            self.built_help.hide()
+            self.built_help.toggle()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
