@@ -50,7 +50,8 @@ def size_mb(folder: Path) -> float:
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("dist")
     tree = clean_tree(work / "tree")
-    out = Path(os.environ.get("POS_DIST_DIR") or work / "dist")  # make dist-test keeps it for the benchmark
+    # make dist-test keeps it for the benchmark; PyInstaller runs in the copy, so the path is made absolute here
+    out = Path(os.environ.get("POS_DIST_DIR") or work / "dist").resolve()
     started = time.monotonic()
     subprocess.run(
         [str(Path(sys.executable).parent / "pyinstaller"), "--noconfirm", "--clean", "--log-level", "WARN",
