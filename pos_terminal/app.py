@@ -6,9 +6,13 @@ Logging goes to the profile's log file with secrets masked; an unexpected error
 is logged with its traceback and shown as one sentence naming the log file; a native
 crash is written to a crash report there, which the next start mentions.
 
-Start-up paints first: only Qt, the event loop and this module load before the window
-shows; the settings, the services and the views are imported while it is on screen
-(``python -X importtime -m pos_terminal`` shows the order).
+Start-up loads what the first screen needs and nothing more: Qt, the event loop, the settings,
+the services a connected terminal holds (journal, sign-in, API clients) and the cashier's screen.
+What it does not show loads when first used: the other tabs and pages, F1's overlay, the PDF
+machinery (Reports), python-escpos and Pillow (the first slip), the connection pool and CA bundle
+(the first request), the wire models' validators (the first answer), the embedded sandbox (only when
+chosen, on a thread while "Connecting…" shows). ``tests/e2e/test_startup_imports.py`` holds to this;
+``tests/bench/bench_startup.py`` times it; ``python -X importtime -m pos_terminal`` shows the order.
 """
 
 from __future__ import annotations

@@ -84,9 +84,15 @@ Int32 = Annotated[StrictInt, Field(ge=INT32_MIN, le=INT32_MAX)]
 
 
 class WireModel(BaseModel):
-    """Read tolerantly: aliases or field names, extra fields ignored; every time field is a :data:`Time` (UTC)."""
+    """Read tolerantly: aliases or field names, extra fields ignored; every time field is a :data:`Time` (UTC).
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+    Every model here builds its validator when first used (``defer_build``), not at import: the first
+    answer from the service is read after the window has shown, not before.
+    """
+
+    model_config = ConfigDict(
+        defer_build=True, alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True
+    )
 
 
 def _state(value: Any) -> Any:
@@ -171,7 +177,7 @@ class Transaction(WireModel):
         return self.charged_amount if self.charged_amount is not None else self.charge_amount
 
 
-_ROW = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+_ROW = ConfigDict(defer_build=True, alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
 
 @wire_dataclass(frozen=True, slots=True, config=_ROW)
@@ -216,7 +222,7 @@ class TransactionRow:
 
 
 class CreateLine(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
     id: str | None = None
     name: str
     amount: Int32
@@ -228,13 +234,13 @@ class CreateItem(CreateLine):
 
 
 class CreatePayment(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
     method: str
     amount: Int32
 
 
 class CreateCustomer(BaseModel):
-    model_config = ConfigDict(extra="allow", alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, extra="allow", alias_generator=to_camel, populate_by_name=True)
     customer_id: str
     check_in_id: str
 
@@ -242,7 +248,7 @@ class CreateCustomer(BaseModel):
 class CreateTransactionRequest(BaseModel):
     """Create request (2.6), validated before it leaves; dumped by alias."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     points_earned: Int32 | None = None
     ref_id: Annotated[str, Field(min_length=1, max_length=64)]
@@ -291,7 +297,7 @@ class Summary(WireModel):
 class TokenResponse(BaseModel):
     """Token response (2.1); ``expires_in`` absent means the token does not expire."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
     access_token: Annotated[str, Field(min_length=1)]
     token_type: str = "bearer"  # noqa: S105 - the token type, not a secret
@@ -304,7 +310,7 @@ class TokenResponse(BaseModel):
 class DeviceAuthorization(BaseModel):
     """RFC 8628 §3.2, with the moment it was received so the countdown survives a slow poll."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(defer_build=True, extra="ignore")
 
     device_code: str
     user_code: str

@@ -10,6 +10,9 @@ Before anything is sent the printer is asked how it is (``DLE EOT`` 1, 2 and 4):
 unreachable, offline or out-of-paper printer, or one with its cover open, is a
 :class:`PrinterNotReady` with one sentence, and nothing was sent. Each call opens
 the connection and closes it again: a network printer serves one connection at a time.
+
+python-escpos and Pillow load when a printer is first used, not with this module: the
+window's start-up builds the counter without them.
 """
 
 from __future__ import annotations
@@ -20,18 +23,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlsplit
-
-from escpos import printer as escpos_printer
-from escpos.capabilities import NotSupported, get_profile
-from escpos.escpos import Escpos
-from escpos.exceptions import Error as EscposError
-from PIL import Image, ImageDraw, ImageFont
 
 from pos_terminal import assets
 from pos_terminal.domain.slip import Feed, Line, Qr, Rule, Slip
 from pos_terminal.errors import ConfigError, UserError
+
+if TYPE_CHECKING:
+    from escpos.escpos import Escpos
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,8 @@ class PrinterAddress:
 
 def check_profile(name: str) -> str:
     """``name`` when python-escpos knows that printer profile; ConfigError with one sentence otherwise."""
+    from escpos.capabilities import NotSupported, get_profile
+
     try:
         get_profile(name or "default")
     except NotSupported:
@@ -149,6 +152,8 @@ class EscPosPrinter:
         self._open_device = open_device or self._device
 
     def _device(self) -> Escpos:
+        from escpos import printer as escpos_printer
+
         a = self.address
         if a.kind == "network":
             return escpos_printer.Network(a.host, a.port, timeout=self.timeout, profile=self.profile)
@@ -165,6 +170,8 @@ class EscPosPrinter:
     # --- talking to it ----------------------------------------------------------------------------------------
 
     def _connect(self) -> Escpos:
+        from escpos.exceptions import Error as EscposError
+
         device = self._open_device()
         try:
             device.open()
@@ -185,6 +192,8 @@ class EscPosPrinter:
             _close(device)
 
     def _state(self, device: Escpos) -> PrinterState:
+        from escpos.exceptions import Error as EscposError
+
         try:
             printer = _answer(device, STATUS_PRINTER)
             cause = _answer(device, STATUS_OFFLINE_CAUSE)
@@ -211,6 +220,8 @@ class EscPosPrinter:
 
     def print_slip(self, slip: Slip) -> None:
         """Print ``slip`` and cut; PrinterNotReady (nothing sent) when the printer cannot print now."""
+        from escpos.exceptions import Error as EscposError
+
         device = self._ready()
         try:
             device._raw(INIT)
@@ -229,6 +240,8 @@ class EscPosPrinter:
 
         A printer out of paper still opens its drawer: only a printer that cannot be reached cannot.
         """
+        from escpos.exceptions import Error as EscposError
+
         try:
             device = self._connect()
         except PrinterNotReady as exc:
@@ -304,6 +317,8 @@ def encodable(device: Escpos, text: str) -> bool:
 
 @cache
 def _columns(profile: str) -> int:
+    from escpos.capabilities import NotSupported, get_profile
+
     try:
         return int(get_profile(profile or "default").get_columns("a"))
     except (NotSupported, KeyError, TypeError, ValueError):
@@ -318,6 +333,8 @@ def _answer(device: Escpos, query: bytes) -> int:
 
 
 def _close(device: Escpos) -> None:
+    from escpos.exceptions import Error as EscposError
+
     try:
         device.close()
     except (EscposError, OSError) as exc:
@@ -332,6 +349,8 @@ _BOLD_FILES = ("DejaVuSans-Bold.ttf", "DroidSansFallbackFull.ttf")
 
 @cache
 def _fonts(bold: bool, size: int) -> tuple[Any, ...]:
+    from PIL import ImageFont
+
     return tuple(
         ImageFont.truetype(str(assets.path("fonts", name)), size) for name in (_BOLD_FILES if bold else _FONT_FILES)
     )
@@ -354,6 +373,8 @@ def _font_for(fonts: tuple[Any, ...], ch: str) -> Any:
 def line_image(row: str, width: int, line: Line, scale: int = 1) -> Image.Image:
     """One printed row as a black-on-white picture ``width`` dots wide: the characters at their columns (the
     right part at the right edge, centred text in the middle), each in the first bundled font that has it."""
+    from PIL import Image, ImageDraw
+
     height = LINE_DOTS * scale
     size = 20 * scale
     fonts = _fonts(line.bold, size)

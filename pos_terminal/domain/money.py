@@ -48,6 +48,10 @@ class AmountInputError(UserError):
     hint = "Type it again, for example 12.50."
 
 
+_Learned = tuple[str, str, tuple[str, ...], tuple[str, str, str, str, str, str] | None]
+_LEARNED: dict[tuple[str, str], _Learned] = {}  # what MoneyFormat learned from Babel, by locale and currency
+
+
 @dataclass(frozen=True)
 class MoneyFormat:
     """Cents to text and back for one locale (``en_AU``) and currency (``AUD``)."""
@@ -60,6 +64,11 @@ class MoneyFormat:
     _fast: tuple[str, str, str, str, str, str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        learned = _LEARNED.get((self.locale, self.currency))
+        if learned is not None:  # Babel's locale data is read once per locale and currency, not per formatter
+            for name, value in zip(("_decimal", "_group", "_symbols", "_fast"), learned, strict=True):
+                object.__setattr__(self, name, value)
+            return
         try:
             Locale.parse(self.locale)
         except (UnknownLocaleError, ValueError, TypeError):
@@ -78,6 +87,7 @@ class MoneyFormat:
         object.__setattr__(self, "_symbols", tuple(sorted(symbols, key=len, reverse=True)))
         object.__setattr__(self, "_fast", None)
         object.__setattr__(self, "_fast", self._learn_layout())
+        _LEARNED[(self.locale, self.currency)] = (self._decimal, self._group, self._symbols, self._fast)
 
     def format(self, cents: int) -> str:
         """``1234`` → ``"$12.34"`` (as the locale writes it)."""

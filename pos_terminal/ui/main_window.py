@@ -28,24 +28,24 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.cashier_view import CashierView
 from pos_terminal.ui.counter_bar import CounterBar
 from pos_terminal.ui.customer_display import CustomerDisplay
-from pos_terminal.ui.help_overlay import HelpOverlay
-from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.host import Host
 from pos_terminal.ui.scanner import ScanFilter
-from pos_terminal.ui.settings_view import SettingsView
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Banner, Waiting, confirm, label
 
 if TYPE_CHECKING:
     from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
+    from pos_terminal.ui.help_overlay import HelpOverlay
+    from pos_terminal.ui.history_view import HistoryView
     from pos_terminal.ui.reports_view import ReportsView
+    from pos_terminal.ui.settings_view import SettingsView
     from pos_terminal.ui.setup_view import SetupView
     from pos_terminal.ui.shifts_view import ShiftsView
     from pos_terminal.ui.signin_view import SignInView
     from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -116,7 +116,10 @@ class MainWindow(QMainWindow):
         self.connect_wait = Waiting(self.connecting.setText, self)
         self.built_sign_in: SignInView | None = None
         self.cashier = CashierView(self.messages)
-        self.history = HistoryView(self.messages)
+        # History and Settings are built the first time they are shown (or asked for); until then their tabs
+        # hold an empty page, which the view takes the place of.
+        self.built_history: HistoryView | None = None
+        self.built_settings: SettingsView | None = None
         self.reports_page = QWidget()
         self.reports_page.setAccessibleName("Reports")
         QVBoxLayout(self.reports_page).setContentsMargins(0, 0, 0, 0)
@@ -132,12 +135,11 @@ class MainWindow(QMainWindow):
         self._idle = QTimer(self)
         self._idle.setInterval(IDLE_CHECK_MS)
         self._idle.timeout.connect(self.on_idle_check)
-        self.settings_view = SettingsView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.cashier, "Cashier")
-        self.tabs.addTab(self.history, "History")
+        self.tabs.addTab(QWidget(), "History")
         self.tabs.addTab(self.reports_page, "Reports")
-        self.tabs.addTab(self.settings_view, "Settings")
+        self.tabs.addTab(QWidget(), "Settings")
         self.tabs.setDocumentMode(True)
         self.pages = QStackedWidget()
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
@@ -167,7 +169,8 @@ class MainWindow(QMainWindow):
         self.status.addPermanentWidget(self.counter_bar)
         self.scanner = ScanFilter(self, host.settings.devices, self._scans_count)
         self.customer_display: CustomerDisplay | None = None
-        self.help = HelpOverlay(central)
+        self.central = central
+        self.built_help: HelpOverlay | None = None
         self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
         self.about: QDialog | None = None
@@ -195,6 +198,61 @@ class MainWindow(QMainWindow):
         return self.built_reports
 
     @property
+    def history(self) -> HistoryView:
+        """The History tab's view, built the first time it is shown or asked for."""
+        if self.built_history is None:
+            from pos_terminal.ui.history_view import HistoryView
+
+            self.built_history = view = HistoryView(self.messages)
+            view.changed.connect(self._on_pending_changed)
+            self._fill_tab(Tab.HISTORY, view)
+            if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.HISTORY)):
+                view.attach(self.terminal)
+        return self.built_history
+
+    @property
+    def settings_view(self) -> SettingsView:
+        """The Settings tab's view, built the first time it is shown or asked for (it is filled when shown)."""
+        if self.built_settings is None:
+            from pos_terminal.ui.settings_view import SettingsView
+
+            self.built_settings = view = SettingsView()
+            view.saved.connect(self.on_settings_saved)
+            view.disconnect_confirmed.connect(self.on_disconnect)
+            view.about_requested.connect(self.on_about_requested)
+            self._fill_tab(Tab.SETTINGS, view)
+        return self.built_settings
+
+    def _fill_tab(self, tab: Tab, view: QWidget) -> None:
+        """``view`` in place of the empty page ``tab`` held, the tab as it was (enabled or not, current or not)."""
+        index = list(Tab).index(tab)
+        empty = self.tabs.widget(index)
+        current, enabled, text = self.tabs.currentIndex(), self.tabs.isTabEnabled(index), self.tabs.tabText(index)
+        with QSignalBlocker(self.tabs):  # the same tab stays current: nothing to tell
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, view, text)
+            self.tabs.setTabEnabled(index, enabled)
+            self.tabs.setCurrentIndex(current)
+        if empty is not None:
+            empty.deleteLater()
+
+    def _detach_views(self) -> None:
+        """The cashier's screen and History let go of the terminal."""
+        self.cashier.detach()
+        if self.built_history is not None:
+            self.built_history.detach()
+
+    @property
+    def help(self) -> HelpOverlay:
+        """F1's list of shortcuts, built the first time it is asked for: laying out its rich text is among
+        the dearest things the window builds."""
+        if self.built_help is None:
+            from pos_terminal.ui.help_overlay import HelpOverlay
+
+            self.built_help = HelpOverlay(self.central)
+        return self.built_help
+
+    @property
     def shifts(self) -> ShiftsView:
         """The Shifts view of the Reports tab (built with the reports)."""
         self.reports  # noqa: B018 (builds both)
@@ -216,7 +274,7 @@ class MainWindow(QMainWindow):
 
     def _make_actions(self) -> None:
         handlers: dict[Act, Callable[[], None]] = {
-            Act.HELP: self.help.toggle,
+            Act.HELP: lambda: self.help.toggle(),
             Act.FIND_CUSTOMER: self.on_find_customer,
             Act.REFRESH_CUSTOMERS: self.cashier.customers.refresh,
             Act.FIND_PRODUCT: lambda: self._cashier_entry(self.cashier.products.search),
@@ -260,13 +318,8 @@ class MainWindow(QMainWindow):
         # messages
         self.messages.posted.connect(lambda kind, text, topic: self.banner.show_message(text, kind, topic))
         self.messages.resolved.connect(self.banner.resolve)
-        # flow
-        self.settings_view.saved.connect(self.on_settings_saved)
-        self.settings_view.disconnect_confirmed.connect(self.on_disconnect)
-        self.settings_view.about_requested.connect(self.on_about_requested)
-        # status bar
+        # status bar (History's own, once it is built)
         self.cashier.changed.connect(self._on_pending_changed)
-        self.history.changed.connect(self._on_pending_changed)
         self.tabs.currentChanged.connect(self.on_tab_changed)
         # the till
         self.status.switch_button.clicked.connect(self.on_switch_person)
@@ -380,7 +433,8 @@ class MainWindow(QMainWindow):
     async def _enter_workspace(self, terminal: Terminal) -> None:
         self._workspace_tabs(signed_in=True)
         restored = self.cashier.attach(terminal)
-        self.history.attach(terminal)
+        if self.built_history is not None:
+            self.built_history.attach(terminal)
         if self.built_reports is not None:
             self.built_reports.attach(terminal)
         if self.built_shifts is not None:
@@ -416,8 +470,7 @@ class MainWindow(QMainWindow):
     def _detach(self) -> None:
         self.tasks.cancel("resend")
         self._stop_sign_in()
-        self.cashier.detach()
-        self.history.detach()
+        self._detach_views()
         if self.built_reports is not None:
             self.built_reports.detach()
         if self.built_shifts is not None:
@@ -556,10 +609,11 @@ class MainWindow(QMainWindow):
         """The settings alone (to change the region) while no sign-in lets the other tabs work."""
         self._workspace_tabs(signed_in=False)
         self.show_page(Page.WORKSPACE)
-        if self.tabs.currentWidget() is self.settings_view:
+        settings = self.settings_view
+        if self.tabs.currentWidget() is settings:
             self._show_settings()
         else:
-            self.tabs.setCurrentWidget(self.settings_view)  # on_tab_changed fills it
+            self.tabs.setCurrentWidget(settings)  # on_tab_changed fills it
 
     def on_settings_saved(self, settings: Settings) -> None:
         """Saved when the person at the till may change the settings, else once a manager approved."""
@@ -605,8 +659,7 @@ class MainWindow(QMainWindow):
 
     def _disconnect(self, terminal: Terminal, approved_by: str | None) -> None:
         terminal.session.disconnect(actor=terminal.till.actor, approved_by=approved_by)
-        self.cashier.detach()
-        self.history.detach()
+        self._detach_views()
         self.messages.show_info("Disconnected: the stored sign-in was removed.")
         self._enter_sign_in(terminal)
         self.status.show_terminal(terminal)
@@ -735,17 +788,17 @@ class MainWindow(QMainWindow):
             self.messages.show_error(
                 "The sign-in is no longer valid. Sign in again; the open check is kept.", topic=SESSION
             )
-            self.cashier.detach()
-            self.history.detach()
+            self._detach_views()
             self._enter_sign_in(self.terminal)
 
     def on_tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is self.history:
+        tab = list(Tab)[index] if 0 <= index < len(Tab) else None
+        if tab is Tab.HISTORY:
             self.history.on_shown()
-        if self.tabs.widget(index) is self.reports_page:
+        if tab is Tab.REPORTS:
             self.reports.setFocus()
             self.shifts.refresh()
-        if self.tabs.widget(index) is self.settings_view:
+        if tab is Tab.SETTINGS:
             self._show_settings()
 
     def _show_settings(self) -> None:
@@ -824,9 +877,9 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        if self.help.isVisible():
-            self.help.hide()
-            self.help.toggle()
+        if self.built_help is not None and self.built_help.isVisible():
+            self.built_help.hide()
+            self.built_help.toggle()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
@@ -843,7 +896,6 @@ class MainWindow(QMainWindow):
         self._close_customer_display()
         self.tasks.cancel_all()
         self._stop_sign_in()
-        self.cashier.detach()
-        self.history.detach()
+        self._detach_views()
         super().closeEvent(event)
         self.closed.emit()

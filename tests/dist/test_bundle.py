@@ -1,0 +1,114 @@
+"""The PyInstaller bundle, built from a clean copy of the tree and driven as a counter PC would be (make dist-test).
+
+Not part of ``make test``: the build takes a minute or more. A fresh profile, offscreen, no keychain (the
+profile opts in to the file store, as on a kiosk without one): setup, login --demo against the embedded
+sandbox, status --json, report --pdf, the sandbox on its own, then the window up to the cashier screen.
+Prints the bundle's size and the build time; make dist-test then runs tests/bench/bench_startup.py on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from pypdf import PdfReader
+
+from pos_terminal.version import version
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.environ.get("POS_DIST_TEST"), reason="builds the bundle: run make dist-test"),
+    pytest.mark.timeout(1200),
+]
+
+
+def clean_tree(target: Path) -> Path:
+    """The files git tracks, as they are in the work tree: no build/, dist/, caches or stray files."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def size_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()) / 1_000_000
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("dist")
+    tree = clean_tree(work / "tree")
+    # make dist-test keeps it for the benchmark; PyInstaller runs in the copy, so the path is made absolute here
+    out = Path(os.environ.get("POS_DIST_DIR") or work / "dist").resolve()
+    started = time.monotonic()
+    subprocess.run(
+        [str(Path(sys.executable).parent / "pyinstaller"), "--noconfirm", "--clean", "--log-level", "WARN",
+         "--distpath", str(out), "--workpath", str(work / "build"), str(tree / "packaging" / "pos-terminal.spec")],
+        cwd=tree, check=True,
+    )  # fmt: skip
+    built = time.monotonic() - started
+    folder = out / "pos-terminal"
+    shutil.copy(tree / "packaging" / "linux" / "install.sh", folder)
+    print(f"\nbundle {folder}: {size_mb(folder):.0f} MB, built in {built:.0f} s")
+    return folder / "pos-terminal"
+
+
+def run(program: Path, *argv: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    done = subprocess.run(
+        [str(program), *argv, "--profile", str(profile)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, f"{argv}: {done.stderr}"
+    return done
+
+
+def test_the_bundle_provisions_a_counter_pc_and_opens_the_window(bundle: Path, tmp_path: Path) -> None:
+    profile = tmp_path / "counter"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    shown = subprocess.run([str(bundle), "--version"], capture_output=True, text=True, check=True, env=env)
+    assert shown.stdout.strip() == f"pos-terminal {version()}"
+
+    run(bundle, "setup", "--region", "sandbox", "--terminal", "LANE-1", "--currency", "AUD", profile=profile)
+    run(bundle, "config", "set", "allow_insecure_token_file", "true", profile=profile)
+    assert "Signed in." in run(bundle, "login", "--demo", profile=profile).stdout
+    status = json.loads(run(bundle, "status", "--json", profile=profile).stdout)
+    assert (status["terminalId"], status["session"], status["production"]) == ("LANE-1", "connected", False)
+    pdf = tmp_path / "day.pdf"
+    run(bundle, "report", "--pdf", str(pdf), profile=profile)
+    text = " ".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
+    assert "SANDBOX" in text and f"pos-terminal {version()}" in text, "fonts, resources and version are in the bundle"
+
+    sandbox = subprocess.Popen(
+        [str(bundle), "sandbox", "--port", "0", "--memory"], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert sandbox.stdout is not None
+        ready = sandbox.stdout.readline()
+        assert ready.startswith("sandbox ready: http://127.0.0.1:"), ready
+        url = ready.split(": ", 1)[1].strip()
+        assert httpx.get(f"{url}/sandbox/merchants", timeout=10).status_code == 200
+    finally:
+        sandbox.send_signal(signal.SIGINT)
+        sandbox.wait(timeout=30)
+
+    log = profile / "logs" / "pos-terminal.log"
+    window = subprocess.Popen([str(bundle), "--profile", str(profile)], env=env)
+    deadline = time.monotonic() + 90
+    while "cashier screen shown" not in (log.read_text() if log.exists() else ""):
+        assert window.poll() is None and time.monotonic() < deadline, "the window never showed the cashier screen"
+        time.sleep(0.1)
+    window.send_signal(signal.SIGTERM)
+    assert window.wait(timeout=30) == 0
+    assert not list((profile / "logs").glob("crash-*.txt")), "a clean close leaves no crash report"
