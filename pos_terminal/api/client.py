@@ -63,33 +63,25 @@ class Credentials(Protocol):
 
 def make_http_client(*, timeout: float = 15.0) -> httpx.AsyncClient:
     """One connection pool for the whole terminal, made at its first request; TLS verification stays on."""
-    return _Client(
+    return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         follow_redirects=False,
+        transport=_PoolOnFirstRequest(),
     )
 
 
-class _Client(httpx.AsyncClient):
-    """httpx's client whose own transport is made when the first request goes out: httpcore and the CA bundle
-    take a tenth of a second to load, which the window's start-up does not wait for. Everything else (the
-    proxies of the environment among it) is httpx's as it stands."""
-
-    def _init_transport(self, **options: Any) -> httpx.AsyncBaseTransport:  # type: ignore[override]
-        given = options.pop("transport", None)
-        return given if given is not None else _PoolOnFirstRequest(options)
-
-
 class _PoolOnFirstRequest(httpx.AsyncBaseTransport):
-    """``httpx.AsyncHTTPTransport(**options)``, made at the first request."""
+    """httpx's own transport with its defaults (verification on, the environment's trust), made when the first
+    request goes out: httpcore and the CA bundle take a tenth of a second to load, which the window's start-up
+    does not wait for. Proxies of the environment are mounted by the client as before."""
 
-    def __init__(self, options: dict[str, Any]) -> None:
-        self._options = options
+    def __init__(self) -> None:
         self._pool: httpx.AsyncHTTPTransport | None = None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self._pool is None:
-            self._pool = httpx.AsyncHTTPTransport(**self._options)
+            self._pool = httpx.AsyncHTTPTransport()
         return await self._pool.handle_async_request(request)
 
     async def aclose(self) -> None:
