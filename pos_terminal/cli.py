@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pos_terminal.config import Settings, load_settings, save_settings
 from pos_terminal.domain.lifecycle import Action
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.logs import configure_logging
 from pos_terminal.paths import Paths
@@ -470,7 +471,7 @@ async def _status(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         out.line(f"Sign-in:     {ends}")
     out.line(f"Sign-in in:  {status['tokenStore']}" + (" — INSECURE" if status["insecureTokenStore"] else ""))
     charges, changes = status["unfinishedCharges"], status["pendingStateChanges"]
-    out.line(f"Pending:     {charges} charge(s) verifying, {changes} state change(s) to send")
+    out.line(f"Pending:     {counted(charges, 'charge')} verifying, {counted(changes, 'state change')} to send")
     return EXIT_OK
 
 
@@ -681,7 +682,7 @@ def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None
         out.line(f"Counted {money(section.counted.total)}: {verdict}{amount}")
     for p in section.people:
         out.line(
-            f"{p.person:<20} {p.checks:>3} check(s)  total {money(p.total):>11}  cash {money(p.cash):>10}  "
+            f"{p.person:<20} {counted(p.checks, 'check'):>10}  total {money(p.total):>11}  cash {money(p.cash):>10}  "
             f"charged {money(p.charged):>11}  refunds {p.refunds} ({money(p.refunded)})"
         )
     out.line(
@@ -689,7 +690,9 @@ def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None
         f"{len(section.approvals)}, drawer opened without a sale {section.no_sales}."
     )
     if section.pending_changes:
-        out.note(f"{section.pending_changes} state change(s) not yet confirmed by the service are not in the figures.")
+        out.note(
+            f"{counted(section.pending_changes, 'state change')} not yet confirmed by the service: not in the figures."
+        )
 
 
 async def _report_copies(report: Any, reports: Any, args: argparse.Namespace, out: Output, terminal: Any) -> None:

@@ -30,6 +30,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, TxRow
 from pos_terminal.domain.shift import ShiftSection
 from pos_terminal.domain.summary import SummaryFigures
+from pos_terminal.domain.words import counted
 from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
 from pos_terminal.reports import fonts
 
@@ -562,11 +563,11 @@ class _Paper:
         story += self._shift_changes(section)
         notes = []
         if section.no_sales:
-            notes.append(f"The drawer was opened {section.no_sales} time(s) without a sale.")
+            notes.append(f"The drawer was opened {counted(section.no_sales, 'time')} without a sale.")
         if section.pending_changes:
             notes.append(
-                f"{section.pending_changes} state change(s) were not yet confirmed by the service at the end of "
-                "the shift; they are not in these figures."
+                f"{counted(section.pending_changes, 'state change')} not yet confirmed by the service at the end of "
+                "the shift: not in these figures."
             )
         story += [L.para(note, self._red_bold() if "not yet" in note else self.s.body) for note in notes]
         return story
@@ -615,7 +616,7 @@ class _Paper:
             story: list[Flowable] = [heading]
             for p in section.people:
                 lines = [
-                    (p.person, f"{p.checks} check(s)"),
+                    (p.person, counted(p.checks, "check")),
                     ("  total", money(p.total)),
                     ("  cash", money(p.cash)),
                     ("  charged", money(p.charged)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pos_terminal.domain.people import Approval, Guarded, Person
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.register import LOCKED
 from pos_terminal.services.staff import PersonLocked
@@ -205,7 +206,9 @@ class TillView(QWidget):
             amount = terminal.money.format(state.totals.total)
             whose = f" for {state.customer.display_name}" if state.customer else ""
             under_way = " Its charge is under way and goes on." if state.phase in LOCKED else ""
-            self.open_check.setText(f"The open check is kept: {len(check.items)} item(s), {amount}{whose}.{under_way}")
+            self.open_check.setText(
+                f"The open check is kept: {counted(len(check.items), 'item')}, {amount}{whose}.{under_way}"
+            )
             self.open_check.show()
         else:
             self.open_check.hide()

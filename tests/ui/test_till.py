@@ -92,7 +92,7 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
     await until(lambda: window.page is Page.TILL, what="the till locked")
     till = window.till
     assert terminal.till.current is None and till.mode is TillMode.SIGN_IN
-    assert till.open_check.isVisible() and "1 item(s), $18.00 for Olga Open" in till.open_check.text()
+    assert till.open_check.isVisible() and "1 item, $18.00 for Olga Open" in till.open_check.text()
     assert window.status.till.text() == "Till locked · shift 1" and not window.status.switch_button.isVisible()
     QTest.keyClick(window, Qt.Key.Key_F8)  # no charge from behind the lock
     assert terminal.journal.unfinished_intents() == [] and terminal.register.current.phase is Phase.BUILDING
@@ -194,7 +194,7 @@ async def test_the_idle_lock_locks_the_till_and_keeps_the_check(
     type_item(window, "Tea", "4.50")
     await until(lambda: window.page is Page.TILL, what="the idle lock", timeout=10)
     assert host.terminal is not None and host.terminal.till.current is None
-    assert "1 item(s), $4.50" in window.till.open_check.text()
+    assert "1 item, $4.50" in window.till.open_check.text()
     await sign_in_at_till(window, MANAGER, MANAGER_PIN)
     assert window.cashier.lines.rowCount() == 1
     await finish(window, host)
