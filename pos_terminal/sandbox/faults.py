@@ -96,6 +96,11 @@ class FaultRegistry:
         with self._lock:
             return [Fault(**asdict(f)) for f in self._faults]
 
+    def armed(self, method: str, path: str) -> bool:
+        """Whether a fault waits for such a request (without taking it)."""
+        with self._lock:
+            return any(fault.matches(method, path) for fault in self._faults)
+
     def take(self, method: str, path: str) -> Fault | None:
         with self._lock:
             for fault in self._faults:
@@ -164,6 +169,9 @@ class FaultMiddleware:
                     wanted = value.decode("latin-1").strip().upper()
                     method = wanted if wanted in OVERRIDABLE else method
                     break
+        if not self.registry.armed(method, scope["path"]):
+            await self.app(scope, receive, send)  # the usual case: no body read ahead
+            return
         # a fault is taken by a request that has fully arrived (the one the faults list no longer shows): a client
         # that goes away while sending is no request at all, and leaves the fault armed
         receive, arrived = await _buffered(receive)
