@@ -21,6 +21,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.domain.report import RangeKind, local_midnight
 from pos_terminal.domain.shift import cash_paid
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
@@ -284,9 +285,7 @@ class HistoryView(QWidget):
             self.waiting.stop()
         self.model.set_transactions(transactions)
         count = len(transactions)
-        self.status.setText(
-            f"{count} transaction{'s' if count != 1 else ''}." if count else "No transactions in range."
-        )
+        self.status.setText(f"{counted(count, 'transaction')}." if count else "No transactions in range.")
         if transactions:
             self.table.selectRow(0)
         else:
@@ -319,8 +318,8 @@ class HistoryView(QWidget):
                 on_error=lambda error: self.detail.setHtml(f"<p>{escape(error.text())}</p>"),
             )
 
-    async def _detail(self, terminal: Terminal, transaction_id: str) -> None:
-        """Read the whole record of the transaction chosen; shown if it is still the one chosen.
+    async def _detail(self, terminal: Terminal, transaction_id: str) -> Transaction | None:
+        """Read the whole record of the transaction chosen; shown, and returned, if it is still the one chosen.
 
         A record read while something newer replaced the row (a refund made meanwhile) is dropped: it would
         put the older state back on screen.
@@ -328,11 +327,13 @@ class HistoryView(QWidget):
         listed = self.model.find(transaction_id)
         record = await terminal.history.get(transaction_id)
         if listed is None or self.model.find(transaction_id) is not listed:
-            return
+            return None
         row = self.model.replace(record)
         chosen = self.current()
-        if row is not None and chosen is not None and chosen.transaction_id == transaction_id:
-            self.show_row(row)
+        if row is None or chosen is None or chosen.transaction_id != transaction_id:
+            return None
+        self.show_row(row)
+        return record
 
     # --- actions ---------------------------------------------------------------------------------
 
@@ -348,13 +349,8 @@ class HistoryView(QWidget):
             self.tasks.run(self._read_then_ask_refund(self.terminal, chosen.transaction_id), key="detail")
 
     async def _read_then_ask_refund(self, terminal: Terminal, transaction_id: str) -> None:
-        record = await terminal.history.get(transaction_id)
-        row = self.model.replace(record)
-        chosen = self.current()
-        if row is None or chosen is None or chosen.transaction_id != transaction_id:
-            return
-        self.show_row(row)
-        if Action.REFUND in allowed_actions(record.state):
+        record = await self._detail(terminal, transaction_id)
+        if record is not None and Action.REFUND in allowed_actions(record.state):
             self._ask_refund(terminal, record)
 
     def _ask_refund(self, terminal: Terminal, transaction: Transaction) -> None:
