@@ -17,6 +17,7 @@ from pos_terminal.services.register import LOCKED
 from pos_terminal.services.staff import PersonLocked
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
+from pos_terminal.ui.cashier_view import CHECK
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, empty, label
 
@@ -305,7 +306,7 @@ class TillView(QWidget):
             self._say(exc)
             return
         self._say(None)
-        self.messages.show_info(
-            f"Shift {shift.id} is open with a float of {terminal.money.format(shift.opening_float)}."
+        self.messages.show_info(  # news until the first sale moves the check on
+            f"Shift {shift.id} is open with a float of {terminal.money.format(shift.opening_float)}.", topic=CHECK
         )
         self.ready.emit()
