@@ -181,8 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_scope = report.add_mutually_exclusive_group()
     report_scope.add_argument("--all", action="store_true", help="every terminal, one row each")
     report_scope.add_argument("--merge", action="store_true", help="every terminal merged into one row")
-    _output(report)
-    report.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+    _output(report, layouts=True)
 
     _shift_commands(commands)
     _people_commands(commands)
@@ -237,13 +236,11 @@ def _shift_commands(commands: Any) -> None:
         action="append",
         help="N notes or coins of VALUE (50=3 is three 50s, 0.20=7 seven 20c coins); repeat for each",
     )
-    _output(closing)
-    closing.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+    _output(closing, layouts=True)
     x_report = shift_commands.add_parser("x", help="the open shift so far (changes nothing)")
     _common(x_report)
     _person(x_report, manager=True)
-    _output(x_report)
-    x_report.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
+    _output(x_report, layouts=True)
     listing = shift_commands.add_parser("list", help="this terminal's shifts, newest first")
     _common(listing)
     _person(listing, manager=True)
@@ -280,7 +277,10 @@ def _range(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--today", action="store_true", help="since local midnight (the default)")
 
 
-def _output(parser: argparse.ArgumentParser) -> None:
+def _output(parser: argparse.ArgumentParser, *, layouts: bool = False) -> None:
+    """Where a copy goes; a report's copies also come in either layout (a receipt is a roll)."""
+    if layouts:
+        parser.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
     parser.add_argument("--pdf", metavar="FILE", type=Path, help="save the PDF to FILE")
     parser.add_argument("--print", dest="print_it", action="store_true", help="print on the system printer")
     parser.add_argument("--printer", metavar="NAME", help="with --print: this printer (default: settings, then system)")
