@@ -162,11 +162,11 @@ class _Paper:
     def _reconciliation(self) -> list[Flowable]:
         r = self.report
         story: list[Flowable] = [self._heading("Reconciliation")]
-        counted = len(r.counted)
+        listed = len(r.counted)
         if r.reconciled:
             text = (
-                f"✓ Reconciled: the service's summary matches the {counted} completed "
-                f"transaction{'s' if counted != 1 else ''} listed for the range."
+                f"✓ Reconciled: the service's summary matches the {counted(listed, 'completed transaction')} "
+                "listed for the range."
             )
             story.append(self._note_box([L.para(text, self.s.body)], L.PALE_GREEN, L.GREEN))
             return story
@@ -175,7 +175,7 @@ class _Paper:
             L.para("✗ MISMATCH: the service's summary and the listed transactions disagree.", self._red_bold()),
             L.para(
                 "The figures printed are the service's. Recomputed from the transactions listed "
-                f"({counted} completed in the range):",
+                f"({listed} completed in the range):",
                 self.s.body,
             ),
         ]

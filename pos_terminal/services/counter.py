@@ -32,6 +32,7 @@ from pos_terminal.config import DeviceSettings
 from pos_terminal.devices.escpos import DrawerNotOpened, EscPosPrinter, PrinterAddress, PrinterNotReady, check_profile
 from pos_terminal.domain.report import EndOfDayReport, Receipt
 from pos_terminal.domain.slip import Slip, SlipKind, receipt_slip, report_slip
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.register import OpenCheck, Phase
 from pos_terminal.store.journal import Journal, PrintJob, PrintStatus
@@ -269,7 +270,7 @@ class Counter:
                 waiting = len(jobs)
                 self._say(
                     PRINTER,
-                    f"{exc.sentence} {waiting} slip{'s' if waiting != 1 else ''} waiting; printed when it is back.",
+                    f"{exc.sentence} {counted(waiting, 'slip')} waiting; printed when it is back.",
                 )
                 self._tell_queue()
                 self._retry_later()

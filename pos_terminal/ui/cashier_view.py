@@ -31,6 +31,7 @@ from pos_terminal.api.models import Customer
 from pos_terminal.domain.check import Check, Discount, DiscountTooLarge, Item, Payment
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import Catalog, CatalogEntry, CatalogError, load_catalog
 from pos_terminal.services.register import FINISHED, LOCKED, CheckFinished, CheckLocked, OpenCheck, Phase, Register
@@ -906,7 +907,7 @@ class CashierView(QWidget):
             self.new_check()
             return
         lines = len(state.check.items)
-        what = f"{lines} item{'s' if lines != 1 else ''}, {self.money.format(state.totals.total)}"
+        what = f"{counted(lines, 'item')}, {self.money.format(state.totals.total)}"
         who = f" for {state.customer.display_name}" if state.customer else ""
         self.confirmation = confirm(
             self,

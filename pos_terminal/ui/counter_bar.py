@@ -7,6 +7,7 @@ manager approves. Short words: it shares the status bar with the connection's fi
 
 from __future__ import annotations
 
+from pos_terminal.domain.words import counted
 from pos_terminal.store.journal import PrintJob
 from pos_terminal.ui.widgets import button
 
@@ -47,7 +48,7 @@ class CounterBar(QWidget):
     def show_jobs(self, jobs: list[PrintJob]) -> None:
         self.jobs = jobs
         waiting = len(jobs)
-        slips = f"{waiting} slip{'s' if waiting != 1 else ''}"
+        slips = counted(waiting, "slip")
         self.retry_button.setText(f"Print {slips}")
         self.retry_button.setToolTip(f"{slips} waiting for the receipt printer: ask it again now")
         self.retry_button.setAccessibleName(f"Print the {slips} waiting now")

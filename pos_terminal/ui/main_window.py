@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from pos_terminal.config import Settings, with_changes
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.domain.shift import DrawerCount, Shift
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.counter import NoDrawer
 from pos_terminal.services.register import LOCKED
@@ -458,7 +459,7 @@ class MainWindow(QMainWindow):
         report = await terminal.checkout.resume()
         if canceled := len(report.late_duplicates_canceled):
             self.messages.show_info(
-                f"Canceled {canceled} transaction{'s' if canceled != 1 else ''} that landed after their charge "
+                f"Canceled {counted(canceled, 'transaction')} that landed after their charge "
                 "was reported as failed; nobody was charged twice."
             )
         self._on_pending_changed()

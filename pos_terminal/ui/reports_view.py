@@ -23,6 +23,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
 from pos_terminal.domain.shift import Shift
 from pos_terminal.domain.summary import FIGURES
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
 from pos_terminal.reports.worker import ReportWorker
@@ -502,7 +503,7 @@ class ReportsView(QWidget):
         count = rendered.page_count
         self.set_pages([self.page_image(page) for page in rendered.previews])
         shown = f" (the first {PREVIEW_PAGES} shown)" if count > PREVIEW_PAGES else ""
-        self.status.setText(f"{count} page{'s' if count != 1 else ''} in {self.layout_choice.currentText()}{shown}.")
+        self.status.setText(f"{counted(count, 'page')} in {self.layout_choice.currentText()}{shown}.")
         self.save_button.setEnabled(True)
         self.print_button.setEnabled(True)
 

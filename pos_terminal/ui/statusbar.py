@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pos_terminal.domain.words import counted
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.widgets import button, label
@@ -78,7 +79,7 @@ class StatusBar(QStatusBar):
 
     def show_pending(self, count: int) -> None:
         if count:
-            self.pending.setText(f"{count} change{'s' if count != 1 else ''} waiting to be sent")
+            self.pending.setText(f"{counted(count, 'change')} waiting to be sent")
         else:
             self.pending.setText("All sent")
 
