@@ -465,7 +465,9 @@ class MainWindow(QMainWindow):
         self._on_pending_changed()
 
     def _workspace_tabs(self, *, signed_in: bool) -> None:
-        for index in range(3):
+        # last to first: a current tab that is disabled hands over to the next enabled one, and a tab about to be
+        # disabled too (History) would be shown, built and asked to load without a sign-in on the way
+        for index in reversed(range(3)):
             self.tabs.setTabEnabled(index, signed_in)
 
     def _detach(self) -> None:

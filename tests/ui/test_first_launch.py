@@ -39,6 +39,7 @@ async def test_first_launch_to_signed_in_and_disconnect(
     sign_in = window.sign_in
     await until(lambda: window.page is Page.SIGN_IN and sign_in.state is SignInState.PENDING, what="a code")
     assert sign_in.heading.text() == "Sign in terminal COUNTER-2 to Embedded sandbox"
+    assert not window.banner.isVisible(), f"nothing went wrong before the sign-in: {window.banner.text.text()}"
     code = sign_in.user_code.text()
     assert len(code) == 9 and code[4] == "-"
     assert sign_in.qr.text.startswith("http://127.0.0.1:") and code in sign_in.qr.text
