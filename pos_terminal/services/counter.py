@@ -31,10 +31,11 @@ from pos_terminal.api.models import Transaction
 from pos_terminal.config import DeviceSettings
 from pos_terminal.devices.escpos import DrawerNotOpened, EscPosPrinter, PrinterAddress, PrinterNotReady, check_profile
 from pos_terminal.domain.report import EndOfDayReport, Receipt
+from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.slip import Slip, SlipKind, receipt_slip, report_slip
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.register import OpenCheck, Phase
+from pos_terminal.services.register import OpenCheck
 from pos_terminal.store.journal import Journal, PrintJob, PrintStatus
 
 log = logging.getLogger(__name__)

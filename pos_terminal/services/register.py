@@ -16,7 +16,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -27,6 +26,7 @@ from pos_terminal.api.models import Customer, Transaction
 from pos_terminal.domain.check import Check, Totals
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval, discount_share_bp
+from pos_terminal.domain.sale import FINISHED, LOCKED, CheckFinished, CheckLocked, NoCustomer, NotPaidInFull, Phase
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import (
     TRANSIENT,
@@ -44,49 +44,12 @@ log = logging.getLogger(__name__)
 OPEN_CHECK_VERSION = 1
 
 
-class Phase(StrEnum):
-    """Where the check on screen stands; exactly one at a time."""
-
-    BUILDING = "building"
-    CHARGING = "charging"
-    VERIFYING = "verifying"
-    AUTHORIZED = "authorized"
-    COMPLETE = "complete"
-    CANCELED = "canceled"
-    REFUNDED = "refunded"
-    PAID_IN_CASH = "paid in cash"  # paid in full before any charge: kept in the journal, never sent
-    FAILED = "failed"
-
-
 _PHASE_OF_STATE = {
     TxState.AUTHORIZED: Phase.AUTHORIZED,
     TxState.COMPLETE: Phase.COMPLETE,
     TxState.CANCELED: Phase.CANCELED,
     TxState.REFUNDED: Phase.REFUNDED,
 }
-
-LOCKED = frozenset({Phase.CHARGING, Phase.VERIFYING, Phase.AUTHORIZED})
-FINISHED = frozenset({Phase.COMPLETE, Phase.CANCELED, Phase.REFUNDED, Phase.PAID_IN_CASH})
-
-
-class NoCustomer(UserError):
-    sentence = "Choose the customer to charge first."
-    hint = "Pick a name in the list of checked-in customers."
-
-
-class CheckLocked(UserError):
-    sentence = "The check cannot be changed while its charge is under way."
-    hint = "Complete or cancel the transaction, or start a new check."
-
-
-class CheckFinished(UserError):
-    sentence = "This check is finished."
-    hint = "Start a new check (Ctrl+N) for the next sale."
-
-
-class NotPaidInFull(UserError):
-    sentence = "The cash taken does not cover the check."
-    hint = "Charge the customer the balance, or take more cash."
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pos_terminal.domain.people import Approval, Guarded, Person
+from pos_terminal.domain.sale import LOCKED
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.register import LOCKED
 from pos_terminal.services.staff import PersonLocked
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval

@@ -18,10 +18,10 @@ import pytest
 
 from pos_terminal.domain.check import Check, Discount, Item, Payment
 from pos_terminal.domain.lifecycle import Action, TxState
+from pos_terminal.domain.sale import Phase
 from pos_terminal.errors import UserError
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import ChangeStatus, ChargeFailed, ChargeInProgress, ChargeStatus
-from pos_terminal.services.register import Phase
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import IntentStatus
 from tests.conftest import new_checked_in_customer

@@ -16,10 +16,10 @@ from pos_terminal.config import DeviceSettings
 from pos_terminal.devices.escpos import DrawerNotOpened
 from pos_terminal.domain.check import Check, Item, Payment
 from pos_terminal.domain.report import TimeRange
+from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.slip import Line, Slip, SlipKind
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.counter import PRINTER, Counter, NoDrawer
-from pos_terminal.services.register import Phase
 from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import PrintStatus, utcnow

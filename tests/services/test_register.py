@@ -11,8 +11,8 @@ import pytest
 from pos_terminal.domain.check import Check, Discount, Item, Payment
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.report import ReportScope, TimeRange
+from pos_terminal.domain.sale import CheckFinished, NotPaidInFull, Phase
 from pos_terminal.services.checkout import ChangeStatus
-from pos_terminal.services.register import CheckFinished, NotPaidInFull, Phase
 from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal, desktop_user
 from pos_terminal.store.journal import utcnow

@@ -27,11 +27,11 @@ from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import ApprovalNeeded, Guarded, Role
 from pos_terminal.domain.report import EndOfDayReport
+from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.shift import DrawerCount, ShiftReportKind
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import ChangeStatus
-from pos_terminal.services.register import Phase
 from pos_terminal.services.reports import Reports
 from pos_terminal.services.shifts import NoShiftOpen
 from pos_terminal.services.staff import PersonLocked, WrongPin

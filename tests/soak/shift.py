@@ -36,7 +36,8 @@ from typing import Any
 
 import httpx
 
-from pos_terminal.services.register import Phase, Register
+from pos_terminal.domain.sale import Phase
+from pos_terminal.services.register import Register
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.main_window import MainWindow
 from pos_terminal.ui.range_picker import RangePicker

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 
 from pos_terminal.app import AppHost
-from pos_terminal.services.register import Phase
+from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, screenshot, sign_in_at_till, signed_in_window, until

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 
 from pos_terminal.app import AppHost
-from pos_terminal.services.register import Phase, Register
+from pos_terminal.domain.sale import Phase
+from pos_terminal.services.register import Register
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import finish, screenshot, signed_in_window, until

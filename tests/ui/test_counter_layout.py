@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from pos_terminal.app import AppHost
-from pos_terminal.services.register import Phase
+from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow
 from pos_terminal.ui.theme import Scheme, apply_theme
 from tests.conftest import new_checked_in_customer

@@ -13,9 +13,9 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import DeviceSettings, Settings, save_settings
+from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.services.register import Phase
 from pos_terminal.store.journal import utcnow
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Tab

@@ -10,7 +10,7 @@ import httpx
 from pypdf import PdfReader
 
 from pos_terminal.app import AppHost
-from pos_terminal.services.register import Phase
+from pos_terminal.domain.sale import Phase
 from pos_terminal.services.session import SessionState
 from pos_terminal.store.journal import utcnow
 from pos_terminal.ui.main_window import MainWindow, Page, Tab

@@ -11,9 +11,10 @@ import httpx
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import DeviceSettings, Settings, save_settings
+from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.services.register import OpenCheck, Phase
+from pos_terminal.services.register import OpenCheck
 from pos_terminal.ui.customer_display import CustomerDisplay
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer

@@ -16,8 +16,8 @@ import pytest
 from pos_terminal.app import AppHost
 from pos_terminal.config import with_changes
 from pos_terminal.domain.people import Role
+from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.shift import ShiftReportKind
-from pos_terminal.services.register import Phase
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
