@@ -4,12 +4,14 @@ Every command that talks to the service first resumes what a crash or a
 network failure left unfinished (charge intents, then the outbox). Expected
 failures print one sentence and exit non-zero; ``--json`` prints records as the
 API returns them.
+
+Without a command it opens the window, which paints its first screen before the settings, asyncio and the
+service's side are loaded (``pos_terminal.app``): this module imports them where a command needs them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -19,16 +21,15 @@ from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pos_terminal.config import Settings, load_settings, save_settings
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.logs import configure_logging
 from pos_terminal.paths import Paths
-from pos_terminal.version import version
 
 if TYPE_CHECKING:
     from pos_terminal.api.auth import DeviceStatus
+    from pos_terminal.config import Settings
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNSETTLED = 0, 1, 2, 3
 
@@ -83,13 +84,43 @@ def _moment(text: str) -> datetime:
     return (value if value.tzinfo else value.astimezone()).astimezone(UTC)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: the version is read from the package's metadata only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from pos_terminal.version import version
+
+        print(f"pos-terminal {version()}")  # on standard output, as argparse's own version action
+        parser.exit()
+
+
+def _window_parser(*, whole: bool = True) -> argparse.ArgumentParser:
+    """The options of the window (no command); the whole command line adds its commands to these. ``whole=False``
+    is the quick look at a start of the window, which leaves everything else (help too) to the whole parser."""
     parser = argparse.ArgumentParser(
-        prog="pos-terminal", description="Point-of-sale terminal. Without a command: the cashier's window."
+        prog="pos-terminal",
+        description="Point-of-sale terminal. Without a command: the cashier's window.",
+        add_help=whole,
+        exit_on_error=whole,
     )
     parser.add_argument("--profile", dest="gui_profile", type=Path, help="window: base directory for config and data")
     parser.add_argument("--service", dest="gui_service", metavar="URL", help="window: use a service running at URL")
-    parser.add_argument("--version", action="version", version=f"pos-terminal {version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
+    return parser
+
+
+def _window_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The window's options when ``argv`` asks for the window and nothing else, else None. The window starts
+    without building the parsers of every command (its first screen is painted as early as it can be)."""
+    try:
+        args, rest = _window_parser(whole=False).parse_known_args(argv)
+    except argparse.ArgumentError:
+        return None
+    return None if rest else args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _window_parser()
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     setup = commands.add_parser(
@@ -319,8 +350,11 @@ def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if (window := _window_args(argv)) is not None:
+        return _launch_gui(window)
     parser = build_parser()
-    args = parser.parse_args(_token_joined(parser, sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(_token_joined(parser, argv))
     if args.command == "sandbox":
         from pos_terminal.sandbox import cli as sandbox_cli
 
@@ -336,6 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise OldTerminalFlag()
         if getattr(args, "pin_in_arguments", None) is not None:
             raise PinInArguments()
+        import asyncio
+
         return asyncio.run(_run(args, out))
     except UserError as exc:
         out.note(exc.text())
@@ -353,6 +389,7 @@ def _launch_gui(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.config import load_settings
     from pos_terminal.embedded import start_embedded_sandbox
     from pos_terminal.services.terminal import Terminal, resolve_service
 
@@ -397,6 +434,8 @@ async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     session = terminal.session
     if args.token:
         from_stdin = args.token == "-"  # noqa: S105 (the conventional name of standard input, not a secret)
+        import asyncio
+
         token = (await asyncio.to_thread(sys.stdin.readline)).strip() if from_stdin else args.token
         if not token:
             raise UserError(
@@ -553,6 +592,8 @@ def _state_command(action: Action) -> Handler:
             amount = terminal.money.format(transaction.charged_amount)
             if not sys.stdin.isatty():
                 raise UserError(f"Refunding {amount} needs a confirmation.", hint="Add --yes to refund without asking.")
+            import asyncio
+
             answer = await asyncio.to_thread(input, f"Refund {amount} to {transaction.customer.display_name}? [y/N] ")
             if answer.strip().lower() not in ("y", "yes"):
                 out.note("Nothing was refunded.")
@@ -995,6 +1036,8 @@ SettingsHandler = Callable[[Paths, argparse.Namespace, Output], int]
 
 
 def _save_settings(paths: Paths, settings: Settings) -> None:
+    from pos_terminal.config import save_settings
+
     try:
         save_settings(paths.config_file, settings)
     except OSError as exc:
@@ -1002,6 +1045,7 @@ def _save_settings(paths: Paths, settings: Settings) -> None:
 
 
 def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.config import load_settings
     from pos_terminal.services.setup import region_choices, set_up
 
     settings, _ = load_settings(paths.config_file)
@@ -1030,6 +1074,7 @@ def _shown(value: Any) -> str:
 
 
 def _config(paths: Paths, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.config import load_settings
     from pos_terminal.services.setup import change_setting, get_setting, region_choices, setting_names
 
     settings, _ = load_settings(paths.config_file)
