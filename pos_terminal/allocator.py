@@ -16,7 +16,6 @@ have no such limit to move; there, and without glibc, this does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter (malloc.h)
@@ -27,9 +26,10 @@ def keep_large_blocks_out_of_the_heap() -> bool:
     """Fix glibc's mmap threshold at :data:`LARGE_BLOCK`; True when it was set (glibc on Linux)."""
     if not sys.platform.startswith("linux"):
         return False
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name or "libc.so.6")
+        # the process's own symbols, the C library's among them (ctypes.util.find_library would load shutil,
+        # subprocess and tempfile, and may run ldconfig, before the first screen)
+        libc = ctypes.CDLL(None)
     except OSError:
         return False
     mallopt = getattr(libc, "mallopt", None)

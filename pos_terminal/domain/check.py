@@ -20,7 +20,7 @@ the service (and the sandbox) enforce.
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
@@ -53,7 +53,7 @@ def inclusive_tax(amount: int, rate_bp: int) -> int:
 
 
 def new_line_id() -> str:
-    return uuid.uuid4().hex[:12]
+    return os.urandom(6).hex()  # 48 random bits, as the first 12 digits of a uuid4 were (uuid loads slowly)
 
 
 @dataclass(frozen=True, slots=True)

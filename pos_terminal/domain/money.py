@@ -1,7 +1,8 @@
 """Money is ``int`` cents: int32 bounds, and one formatter/parser per locale and currency (Babel).
 
 Amounts never pass through ``float``: text becomes cents by integer arithmetic on
-the digits, and cents become text through :class:`~decimal.Decimal`.
+the digits, and cents become text through :class:`~decimal.Decimal`. Babel loads with the first
+formatter made (the cashier's first screen is painted before that).
 """
 
 from __future__ import annotations
@@ -9,16 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-
-from babel import Locale, UnknownLocaleError
-from babel.numbers import (
-    UnknownCurrencyError,
-    format_currency,
-    get_currency_symbol,
-    get_decimal_symbol,
-    get_group_symbol,
-    validate_currency,
-)
 
 from pos_terminal.errors import ConfigError, UserError
 
@@ -69,6 +60,15 @@ class MoneyFormat:
             for name, value in zip(("_decimal", "_group", "_symbols", "_fast"), learned, strict=True):
                 object.__setattr__(self, name, value)
             return
+        from babel import Locale, UnknownLocaleError
+        from babel.numbers import (
+            UnknownCurrencyError,
+            get_currency_symbol,
+            get_decimal_symbol,
+            get_group_symbol,
+            validate_currency,
+        )
+
         try:
             Locale.parse(self.locale)
         except (UnknownLocaleError, ValueError, TypeError):
@@ -101,6 +101,8 @@ class MoneyFormat:
         return f"{prefix}{digits}{decimal}{fraction:02d}{suffix}"
 
     def _babel(self, cents: int) -> str:
+        from babel.numbers import format_currency
+
         return format_currency(Decimal(cents).scaleb(-2), self.currency, locale=self.locale)
 
     def _learn_layout(self) -> tuple[str, str, str, str, str, str] | None:
