@@ -6,26 +6,27 @@ Logging goes to the profile's log file with secrets masked; an unexpected error
 is logged with its traceback and shown as one sentence naming the log file; a native
 crash is written to a crash report there, which the next start mentions.
 
-Start-up loads what the first screen needs and nothing more: Qt, the event loop, the settings,
-the services a connected terminal holds (journal, sign-in, API clients) and the cashier's screen.
-What it does not show loads when first used: the other tabs and pages, F1's overlay, the PDF
-machinery (Reports), python-escpos and Pillow (the first slip), the connection pool and CA bundle
-(the first request), the wire models' validators (the first answer), the embedded sandbox (only when
-chosen, on a thread while "Connecting…" shows). ``tests/e2e/test_startup_imports.py`` holds to this;
-``tests/bench/bench_startup.py`` times it; ``python -X importtime -m pos_terminal`` shows the order.
+Start-up paints first and loads the rest after. Before the first paint it loads Qt and the cashier's
+screen (its widgets and the pure domain under them) and nothing else: the screen is painted waiting for
+its terminal ("Connecting to the service…"). Then the settings, the event loop and the services a
+connected terminal holds (journal, keychain, sign-in, API clients) load, and the screen is filled in.
+What no start shows loads when first used: the other tabs and pages, F1's overlay, the PDF machinery
+(Reports), python-escpos and Pillow (the first slip), the connection pool and CA bundle (the first
+request), the wire models' validators (the first answer), the embedded sandbox (only when chosen, on a
+thread while "Connecting…" shows). The log says when the cashier screen was shown and when it was ready.
+``tests/e2e/test_startup_imports.py`` holds to this; ``tests/bench/bench_startup.py`` times it;
+``python -X importtime -m pos_terminal`` shows the order.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
 import signal
-import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.main_window import MainWindow
 
+    from PySide6.QtCore import QEventLoop
+
 log = logging.getLogger("pos_terminal")
 
 STARTED = time.monotonic()
@@ -50,15 +53,23 @@ class AppHost:
     """What the windows need from around them (see :class:`pos_terminal.ui.host.Host`)."""
 
     def __init__(self, paths: Paths, *, service_url: str | None = None, crash_notice: str | None = None) -> None:
-        from pos_terminal.config import load_settings
-
         self.paths = paths.ensure()
         self.crash_notice = crash_notice
         self.service_url = service_url
-        self.settings, existed = load_settings(paths.config_file)
-        self.first_launch = not existed and service_url is None
+        self.first_launch = service_url is None and not paths.config_file.exists()
         self.terminal: Terminal | None = None
+        self._settings: Settings | None = None
         self._sandbox: SandboxServer | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The settings, read the first time they are asked for (after the first screen is painted); a bad file is
+        a :class:`~pos_terminal.errors.ConfigError`."""
+        if self._settings is None:
+            from pos_terminal.config import load_settings
+
+            self._settings, _ = load_settings(self.paths.config_file)
+        return self._settings
 
     def region_choices(self) -> list[tuple[str, str]]:
         from pos_terminal.services.setup import region_choices
@@ -72,7 +83,7 @@ class AppHost:
             save_settings(self.paths.config_file, settings)
         except OSError as exc:
             raise UserError(f"The settings cannot be saved ({exc.strerror}).", hint="Check the disk.") from exc
-        self.settings = settings
+        self._settings = settings
         self.first_launch = False
 
     async def connect(self) -> Terminal:
@@ -84,6 +95,8 @@ class AppHost:
         embedded_root = None
         if not self.service_url and self.settings.region == "sandbox":
             if self._sandbox is None:
+                import asyncio  # the loop runs by now
+
                 from pos_terminal.embedded import start_embedded_sandbox  # the emulated service only when used
 
                 self._sandbox = await asyncio.to_thread(start_embedded_sandbox, self.paths)
@@ -97,6 +110,8 @@ class AppHost:
             await self.terminal.aclose()
             self.terminal = None
         if self._sandbox is not None:
+            import asyncio  # the loop runs by now
+
             await asyncio.to_thread(self._sandbox.stop)
             self._sandbox = None
 
@@ -107,6 +122,9 @@ async def close_down(window: MainWindow, host: AppHost) -> None:
     await window.wind_down()
     await host.aclose()
 
+
+PAINT_WAIT_MS = 2000  # the longest the start waits for the first screen to be painted before loading the rest
+STOP_CHECK_MS = 200  # how often a wait before the event loop looks for SIGTERM or SIGINT
 
 DISPLAY_PACKAGES = "libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxkbcommon-x11-0"
 
@@ -123,6 +141,8 @@ def display_problem(environ: Mapping[str, str] = os.environ) -> str | None:
         if environ.get("WAYLAND_DISPLAY"):
             return None
         return "There is no screen to open the window on. Run it on a desktop, or set QT_QPA_PLATFORM=offscreen."
+    import subprocess
+
     import PySide6
 
     plugin = Path(PySide6.__file__).parent / "Qt" / "plugins" / "platforms" / "libqxcb.so"
@@ -139,18 +159,17 @@ def display_problem(environ: Mapping[str, str] = os.environ) -> str | None:
     )
 
 
+def _said(moment: str) -> Callable[[], None]:
+    """Logs the cashier screen's moment: "shown" (first painted), "ready" (its terminal attached)."""
+    return lambda: log.info("cashier screen %s %.3f s after start", moment, time.monotonic() - STARTED)
+
+
 def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     """Open the cashier's window; returns the exit code when it closes."""
     if (problem := display_problem()) is not None:
         print(problem, file=sys.stderr)
         return 1
     keep_large_blocks_out_of_the_heap()  # a shift's reports must not ratchet the resident memory up
-    from pos_terminal.ui.loop import run
-    from pos_terminal.ui.main_window import MainWindow
-    from pos_terminal.ui.theme import follow_system
-
-    from PySide6.QtWidgets import QApplication
-
     try:
         paths = paths.ensure()
         configure_logging(paths.log_file, "pos-terminal window")
@@ -162,20 +181,84 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     if notice:
         log.warning("%s", notice)
     crashes.start()
+    early_stop = _EarlyStop()
+    try:
+        return _open_window(paths, service_url, notice, early_stop)
+    finally:
+        crashes.finish()
+
+
+class _EarlyStop:
+    """SIGTERM and SIGINT (a service manager, a session logout, Ctrl+C) that come before the event loop takes them
+    over: the first screen is painted before the loop runs. Each is noted, and the window closes as soon as the
+    loop runs, as it does for one that comes later."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self) -> None:
+        self.asked = False
+        self._before = {signum: signal.signal(signum, self._note) for signum in self.SIGNALS}
+
+    def _note(self, signum: int, frame: object) -> None:
+        self.asked = True
+
+    def release(self) -> None:
+        """The handlers as they were, for the loop to replace (where it cannot, as on Windows, they stay)."""
+        for signum, handler in self._before.items():
+            signal.signal(signum, handler)
+
+    def wait(self, loop: QEventLoop) -> None:
+        """Run ``loop`` until it quits or a stop is asked for. Python sees a signal only when it runs, so a timer
+        gives it the chance while Qt waits."""
+        from PySide6.QtCore import QTimer
+
+        watch = QTimer()
+        watch.timeout.connect(lambda: loop.quit() if self.asked else None)
+        watch.start(STOP_CHECK_MS)
+        loop.exec()
+        watch.stop()
+
+
+def _open_window(paths: Paths, service_url: str | None, notice: str | None, early_stop: _EarlyStop) -> int:
+    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.theme import follow_system
+
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("pos-terminal")
     app.setQuitOnLastWindowClosed(False)
     follow_system(app)  # the platform's style, light or dark as the system is, with our accents
+    host = AppHost(paths, service_url=service_url, crash_notice=notice)
+    window = MainWindow(host)
+    # Paint first: the cashier's screen is on the screen before the settings, the event loop and the terminal's
+    # services load (a bound, in case the platform never exposes the window).
+    painted = QEventLoop()
+    window.cashier_painted.connect(_said("shown"))
+    window.cashier_painted.connect(painted.quit)
+    window.open_on_screen()
+    window.show_first_screen()
+    if not host.first_launch:
+        QTimer.singleShot(PAINT_WAIT_MS, painted.quit)
+        early_stop.wait(painted)
     try:
-        host = AppHost(paths, service_url=service_url, crash_notice=notice)
+        host.settings  # noqa: B018 (read now: a bad file is said before anything else happens)
     except UserError as exc:
-        crashes.finish()
+        # Said on standard error and in a box on the screen; the window closes when the box does (or on SIGTERM).
         print(exc.text(), file=sys.stderr)
+        box = QMessageBox(QMessageBox.Icon.Critical, "pos-terminal", exc.text(), parent=window)
+        answered = QEventLoop()
+        box.finished.connect(answered.quit)
+        box.open()
+        early_stop.wait(answered)
         return 1
+    import asyncio
+
+    from pos_terminal.ui.loop import run
 
     async def main() -> int:
-        window = MainWindow(host)
         closed = asyncio.Event()
         window.closed.connect(closed.set)
 
@@ -187,19 +270,16 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
 
         sys.excepthook = crashed
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
+        early_stop.release()
+        for signum in _EarlyStop.SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):  # no POSIX signals on Windows
                 loop.add_signal_handler(signum, window.close)
-        window.workspace_ready.connect(
-            lambda: log.info("cashier screen shown %.3f s after start", time.monotonic() - STARTED)
-        )
-        window.open_on_screen()
+        window.workspace_ready.connect(_said("ready"))
         window.start()
+        if early_stop.asked:
+            window.close()
         await closed.wait()
         await close_down(window, host)
         return 0
 
-    try:
-        return int(run(main(), app))
-    finally:
-        crashes.finish()
+    return int(run(main(), app))

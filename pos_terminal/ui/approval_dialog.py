@@ -10,16 +10,19 @@ the loop's thread; the prompt is opened with ``open()``, never a nested ``exec()
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.errors import UserError
-from pos_terminal.services.till import Till
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, empty, label
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QDialog, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
+    from pos_terminal.services.till import Till
 
 
 def pin_field(name: str) -> QLineEdit:

@@ -19,24 +19,17 @@ button area keep their room.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import time
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pos_terminal.api.models import Customer
-from pos_terminal.domain.check import Check, Discount, DiscountTooLarge, Item, Payment
-from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
+from pos_terminal.domain.sale import FINISHED, LOCKED, CheckFinished, CheckLocked, Phase
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.catalog import Catalog, CatalogEntry, CatalogError, load_catalog
-from pos_terminal.services.register import FINISHED, LOCKED, CheckFinished, CheckLocked, OpenCheck, Phase, Register
-from pos_terminal.services.scanning import resolve_scan
-from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.check_model import CheckModel
 from pos_terminal.ui.customers import CustomerPanel
@@ -44,6 +37,18 @@ from pos_terminal.ui.keypad import Keypad
 from pos_terminal.ui.products import ProductPanel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import ElidedLabel, button, confirm, empty, label, on_enter, roomy, set_role, waited
+
+# The first screen is painted before asyncio, the service's side, the check's arithmetic and the catalog load
+# (pos_terminal.app): what a method needs of them it imports, by then loaded.
+if TYPE_CHECKING:
+    import asyncio
+
+    from pos_terminal.api.models import Customer
+    from pos_terminal.domain.check import Check
+    from pos_terminal.domain.money import MoneyFormat
+    from pos_terminal.services.catalog import CatalogEntry
+    from pos_terminal.services.register import OpenCheck, Register
+    from pos_terminal.services.terminal import Terminal
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -120,33 +125,32 @@ class CashierView(QWidget):
         self.messages = messages
         self.tasks = Tasks(messages, self)
         self.terminal: Terminal | None = None
-        self.money = MoneyFormat("en_AU", "AUD")
         self.confirmation: QMessageBox | None = None
         self._shown_phase: Phase | None = None
         self._waiting_since: float | None = None  # when the request the screen waits on went out
-        self._verify_now = asyncio.Event()
+        self._verify_now: asyncio.Event | None = None  # set by "Check now" while a charge is verified
         self._next_verify_at: float | None = None
         self._changing = ""  # "complete" or "cancel" while that request is out
         self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
 
-        self.customers = CustomerPanel(messages)
+        # Each column is made in its place (the window is built from the top down: see MainWindow).
+        self.customers = CustomerPanel(messages, self)
         self.customers.chosen.connect(self.on_customer_chosen)
-        self.products = ProductPanel()
+        self.middle = QStackedWidget(self)
+        self.entry_tabs = QTabWidget(self.middle)
+        self.entry_tabs.setDocumentMode(True)
+        self.entry_tabs.setAccessibleName("Products or keypad")
+        self.products = ProductPanel(self.entry_tabs)
         self.products.chosen.connect(self.add_catalog_item)
         self.products.not_found.connect(self.on_product_not_found)
         self.catalog_box = self.products.catalog_box
-
-        self.entry_tabs = QTabWidget()
-        self.entry_tabs.setDocumentMode(True)
-        self.entry_tabs.setAccessibleName("Products or keypad")
         self.entry_tabs.addTab(self.products, "Products (F3)")
-        self.entry_tabs.addTab(self._keypad_page(), "Keypad (F7)")
-        self.status_page = self._status_page()
-        self.middle = QStackedWidget()
+        self.entry_tabs.addTab(self._keypad_page(QWidget(self.entry_tabs)), "Keypad (F7)")
+        self.status_page = self._status_page(self.middle)
         self.middle.addWidget(self.entry_tabs)
         self.middle.addWidget(self.status_page)
 
-        ticket = self._ticket()
+        ticket = self._ticket(QWidget(self))
         columns = QHBoxLayout(self)
         columns.setContentsMargins(8, 8, 8, 8)
         columns.setSpacing(12)
@@ -165,7 +169,7 @@ class CashierView(QWidget):
 
     # --- building the screen ------------------------------------------------------------------------
 
-    def _keypad_page(self) -> QWidget:
+    def _keypad_page(self, page: QWidget) -> QWidget:
         self.item_name = QLineEdit()
         self.item_name.setPlaceholderText("What is sold (F7)")
         self.item_name.setAccessibleName("Item name")
@@ -232,7 +236,6 @@ class CashierView(QWidget):
         width = max(c.minimumWidth() for c in first_column)
         for shown in first_column:
             shown.setFixedWidth(width)
-        page = QWidget()
         page.setAccessibleName("Keypad")
         layout = QVBoxLayout(page)
         layout.setContentsMargins(0, 8, 0, 0)
@@ -243,7 +246,7 @@ class CashierView(QWidget):
         layout.addStretch(1)
         return page
 
-    def _status_page(self) -> QWidget:
+    def _status_page(self, parent: QWidget) -> QWidget:
         self.phase = label(role="phase")
         self.phase.setAccessibleName("Charge status")
         self.summary = label(role="heading", wrap=True)
@@ -261,7 +264,7 @@ class CashierView(QWidget):
         self.next_text.setAccessibleName("What happens next")
         self.check_now_button = button("Check now", name="Check the charge with the service now")
         self.check_now_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        page = QFrame()
+        page = QFrame(parent)
         page.setObjectName("charge")
         page.setAccessibleName("Where the charge stands")
         layout = QVBoxLayout(page)
@@ -281,12 +284,12 @@ class CashierView(QWidget):
         layout.addStretch(2)
         return page
 
-    def _ticket(self) -> QWidget:
+    def _ticket(self, ticket: QWidget) -> QWidget:
         self.customer_text = ElidedLabel("No customer chosen")
         self.customer_text.setProperty("role", "heading")
         self.customer_text.setAccessibleName("Customer of the check")
 
-        self.lines = CheckModel(self.money, self)
+        self.lines = CheckModel(self)
         self.table = QTableView()
         self.table.setModel(self.lines)
         self.table.setAccessibleName("Lines of the check")
@@ -349,6 +352,7 @@ class CashierView(QWidget):
             big.setMinimumHeight(64)
             big.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             big.setAutoDefault(True)  # Enter on the button in focus presses it
+        self.charge_button.setEnabled(False)  # nothing to charge before the terminal's check is shown
         self.action_area = QStackedWidget()
         decide = QWidget()
         decide_row = QHBoxLayout(decide)
@@ -360,7 +364,6 @@ class CashierView(QWidget):
         self.action_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.action_area.setFixedHeight(64)
 
-        ticket = QWidget()
         ticket.setAccessibleName("Ticket")
         layout = QVBoxLayout(ticket)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -439,6 +442,13 @@ class CashierView(QWidget):
     # --- attaching -----------------------------------------------------------------------------------
 
     @property
+    def money(self) -> MoneyFormat:
+        """The terminal's one money format (its locale's data loads with the terminal, after the first paint)."""
+        if self.terminal is None:
+            raise UserError("The terminal is not connected yet.")
+        return self.terminal.money
+
+    @property
     def register(self) -> Register:
         if self.terminal is None:
             raise UserError("The terminal is not connected yet.")
@@ -447,7 +457,6 @@ class CashierView(QWidget):
     def attach(self, terminal: Terminal) -> str | None:
         """Show this terminal's open check (restored from the journal); returns what to tell the cashier."""
         self.terminal = terminal
-        self.money = terminal.money
         self.lines.money = terminal.money
         self.load_catalog(terminal.settings.catalog_file)
         restored = terminal.register.restore()
@@ -469,6 +478,8 @@ class CashierView(QWidget):
         self.terminal = None
 
     def load_catalog(self, path: str | None) -> None:
+        from pos_terminal.services.catalog import Catalog, CatalogError, load_catalog
+
         problem = None
         try:
             catalog = load_catalog(path)
@@ -731,10 +742,14 @@ class CashierView(QWidget):
     def on_scanned(self, code: str) -> None:
         """A code the barcode scanner read: its product is added, or the customer whose card it is chosen; an
         unknown code is one sentence (the field typed in was given back what it had)."""
-        if self.terminal is None:
+        catalog = self.products.catalog
+        if self.terminal is None or catalog is None:
             return
+        from pos_terminal.services.catalog import CatalogEntry
+        from pos_terminal.services.scanning import resolve_scan
+
         try:
-            found = resolve_scan(code, self.products.catalog, self.terminal.customers.checked_in)
+            found = resolve_scan(code, catalog, self.terminal.customers.checked_in)
         except UserError as exc:
             self.messages.show_error(exc, topic=CHECK)
             return
@@ -761,6 +776,8 @@ class CashierView(QWidget):
         done: Callable[[], None] | None = None,
     ) -> bool:
         """Apply ``change`` (then ``done``); one a manager must approve first (a large discount) asks for it."""
+        from pos_terminal.domain.check import DiscountTooLarge
+
         try:
             self.register.edit(change, approval=approval)
         except DiscountTooLarge as exc:
@@ -807,6 +824,8 @@ class CashierView(QWidget):
             self._edit(lambda check: check.add_item(item), select=item.id)
 
     def on_add_item_clicked(self) -> None:
+        from pos_terminal.domain.check import Item
+
         name = self.item_name.text().strip()
         try:
             if not name:
@@ -825,6 +844,8 @@ class CashierView(QWidget):
             self.item_name.setFocus()
 
     def on_add_discount_clicked(self) -> None:
+        from pos_terminal.domain.check import Discount
+
         text = self.discount_input.text().strip()
         try:
             if text.endswith("%"):
@@ -843,6 +864,8 @@ class CashierView(QWidget):
         )
 
     def on_add_cash_clicked(self) -> None:
+        from pos_terminal.domain.check import Payment
+
         try:
             amount = self.money.parse(self.cash_input.text())
             if amount == 0:
@@ -979,9 +1002,13 @@ class CashierView(QWidget):
 
     def check_now(self) -> None:
         """Ask the service about the charge being verified now rather than at the next look."""
-        self._verify_now.set()
+        if self._verify_now is not None:
+            self._verify_now.set()
 
     async def _verify_until_settled(self) -> None:
+        import asyncio  # the loop runs by now
+
+        self._verify_now = self._verify_now or asyncio.Event()
         delay = VERIFY_FIRST_DELAY
         verifying = self.terminal is not None and self.register.current.phase is Phase.VERIFYING
         try:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pos_terminal.domain.check import Check
-from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.errors import UserError
 from pos_terminal.ui import theme
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
+
+if TYPE_CHECKING:  # the check and its money format come with the terminal, after the first paint
+    from pos_terminal.domain.check import Check
+    from pos_terminal.domain.money import MoneyFormat
 
 HEADERS = ("Line", "Qty", "Price", "Amount")
 
@@ -53,11 +56,13 @@ class CheckModel(ReadOnlyTableModel[Row]):
     headers = HEADERS
     right_aligned = frozenset({1, 2, 3})
 
-    def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.money = money
+        self.money: MoneyFormat | None = None  # the terminal's, given with its first check
 
     def set_check(self, check: Check) -> None:
+        if self.money is None:
+            raise UserError("The terminal is not connected yet.")
         self.replace_rows(rows_of(check, self.money))
 
     def row_of(self, line_id: str) -> int | None:

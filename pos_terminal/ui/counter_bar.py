@@ -7,12 +7,16 @@ manager approves. Short words: it shares the status bar with the connection's fi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pos_terminal.domain.words import counted
-from pos_terminal.store.journal import PrintJob
 from pos_terminal.ui.widgets import button
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
+
+if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
+    from pos_terminal.store.journal import PrintJob
 
 
 class CounterBar(QWidget):

@@ -10,13 +10,18 @@ and a finished check shows no lines and no name, and returns to the welcome afte
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.services.register import FINISHED, OpenCheck, Phase, Register
+from pos_terminal.domain.sale import FINISHED, Phase
 from pos_terminal.ui.widgets import label
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
+    from pos_terminal.services.register import OpenCheck, Register
 
 THANKS_SECONDS = 20  # a finished check is shown this long, then the welcome
 LINES_SHOWN = 8  # the latest lines; older ones scroll away

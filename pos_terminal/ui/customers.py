@@ -8,15 +8,17 @@ customers is a list comprehension and one model reset, not a Python call per row
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pos_terminal.api.models import Customer
 from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
-from pos_terminal.services.directory import Customers
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, label
+
+if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_terminal.app)
+    from pos_terminal.api.models import Customer
+    from pos_terminal.services.directory import Customers
 
 from PySide6.QtCore import (
     QEvent,
@@ -38,7 +40,7 @@ def search_key(customer: Customer) -> str:
     return fold(" ".join(p for p in parts if p))
 
 
-class CustomerModel(ReadOnlyTableModel[Customer]):
+class CustomerModel(ReadOnlyTableModel["Customer"]):
     """All checked-in customers; ``rows`` are the ones the filter lets through."""
 
     headers = HEADERS

@@ -8,35 +8,37 @@ and after the idle lock; the open check and its work go on behind it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pos_terminal.config import Settings, with_changes
 from pos_terminal.domain.people import Approval, Guarded
-from pos_terminal.domain.shift import DrawerCount, Shift
+from pos_terminal.domain.sale import LOCKED
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.counter import NoDrawer
-from pos_terminal.services.register import LOCKED
-from pos_terminal.services.session import SessionState
-from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.actions import ACTIONS, Act
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.cashier_view import CashierView
 from pos_terminal.ui.counter_bar import CounterBar
-from pos_terminal.ui.customer_display import CustomerDisplay
 from pos_terminal.ui.host import Host
 from pos_terminal.ui.scanner import ScanFilter
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Banner, Waiting, confirm, label
+from pos_terminal.ui.widgets import Banner, Waiting, confirm, label, on_first_paint
 
 if TYPE_CHECKING:
+    import asyncio
+
+    # asyncio, the settings and the terminal's services load after the first screen is painted (pos_terminal.app), the
+    # views below when first shown.
+    from pos_terminal.config import Settings
+    from pos_terminal.domain.shift import DrawerCount, Shift
+    from pos_terminal.services.session import SessionState
+    from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
+    from pos_terminal.ui.customer_display import CustomerDisplay
     from pos_terminal.ui.help_overlay import HelpOverlay
     from pos_terminal.ui.history_view import HistoryView
     from pos_terminal.ui.reports_view import ReportsView
@@ -92,11 +94,13 @@ class Tab(StrEnum):
 
 class MainWindow(QMainWindow):
     """Signals: ``closed()`` when the window has closed (the application then shuts down);
-    ``page_changed(str)`` a :class:`Page`; ``workspace_ready()`` once the cashier screen shows a terminal (behind
-    the till's sign-in when nobody is at the till)."""
+    ``page_changed(str)`` a :class:`Page`; ``cashier_painted()`` once, when the cashier's screen is first on the
+    screen; ``workspace_ready()`` once the cashier screen shows a terminal (behind the till's sign-in when nobody is
+    at the till)."""
 
     closed = Signal()
     page_changed = Signal(str)
+    cashier_painted = Signal()
     workspace_ready = Signal()
 
     def __init__(self, host: Host, parent: QWidget | None = None) -> None:
@@ -115,8 +119,23 @@ class MainWindow(QMainWindow):
         self.connecting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.connecting.setAccessibleName("Connecting")
         self.connect_wait = Waiting(self.connecting.setText, self)
+        self.first_wait: Waiting | None = None  # the first screen's, until the first connection is made
         self.built_sign_in: SignInView | None = None
-        self.cashier = CashierView(self.messages)
+        # Built from the window down, each widget put in its place as it is made: with the style sheet applied,
+        # moving a built subtree into another widget polishes it all again (a third of the window's build).
+        central = QWidget()
+        self.setCentralWidget(central)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(8, 4, 8, 0)
+        layout.setSpacing(4)
+        strip = QWidget(central)
+        layout.addWidget(strip)
+        self.pages = QStackedWidget(central)
+        layout.addWidget(self.pages, 1)
+        self.tabs = QTabWidget(self.pages)
+        self.tabs.setDocumentMode(True)
+        self.cashier = CashierView(self.messages, self.tabs)
+        on_first_paint(self.cashier, self.cashier_painted.emit)
         # History and Settings are built the first time they are shown (or asked for); until then their tabs
         # hold an empty page, which the view takes the place of.
         self.built_history: HistoryView | None = None
@@ -136,13 +155,10 @@ class MainWindow(QMainWindow):
         self._idle = QTimer(self)
         self._idle.setInterval(IDLE_CHECK_MS)
         self._idle.timeout.connect(self.on_idle_check)
-        self.tabs = QTabWidget()
         self.tabs.addTab(self.cashier, "Cashier")
         self.tabs.addTab(QWidget(), "History")
         self.tabs.addTab(self.reports_page, "Reports")
         self.tabs.addTab(QWidget(), "Settings")
-        self.tabs.setDocumentMode(True)
-        self.pages = QStackedWidget()
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
@@ -150,25 +166,17 @@ class MainWindow(QMainWindow):
         self.idle_hint = label("F1 lists every keyboard shortcut.", role="hint")
         self.idle_hint.setAccessibleName("Hint")
         self.banner.showing.connect(lambda shown: self.idle_hint.setVisible(not shown))
-        strip = QWidget()
         place = QGridLayout(strip)
         place.setContentsMargins(0, 0, 0, 0)
         place.addWidget(self.idle_hint, 0, 0)
         place.addWidget(self.banner, 0, 0)
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.setContentsMargins(8, 4, 8, 0)
-        layout.setSpacing(4)
-        layout.addWidget(strip)
-        layout.addWidget(self.pages, 1)
-        self.setCentralWidget(central)
         self.status = StatusBar()
         self.setStatusBar(self.status)
         # The counter's hardware: the printer's queue and the drawer in the status bar, the barcode scanner
         # anywhere on the cashier's screen, the customer display when the settings ask for it.
         self.counter_bar = CounterBar()
         self.status.addPermanentWidget(self.counter_bar)
-        self.scanner = ScanFilter(self, host.settings.devices, self._scans_count)
+        self.scanner = ScanFilter(self, None, self._scans_count)  # the devices' settings come with the terminal
         self.customer_display: CustomerDisplay | None = None
         self.central = central
         self.built_help: HelpOverlay | None = None
@@ -389,6 +397,18 @@ class MainWindow(QMainWindow):
         if self.tabs.isTabEnabled(index):
             self.tabs.setCurrentIndex(index)
 
+    def show_first_screen(self) -> None:
+        """What a start shows before the settings and the terminal's services are loaded (``pos_terminal.app``
+        paints it first): the cashier's screen, waiting for its terminal. A first launch shows nothing yet: its
+        set-up page needs the settings' defaults."""
+        if self.host.first_launch:
+            return
+        self.tabs.setCurrentWidget(self.cashier)
+        self.show_page(Page.WORKSPACE)
+        self.status.show_terminal(None, connecting=True)
+        self.first_wait = self.cashier.customers.waiting
+        self.first_wait.start("Connecting to the service…")
+
     def start(self) -> None:
         """Setup on first launch, else connect with the saved settings; first, say if the last run crashed."""
         if self.host.crash_notice:
@@ -400,29 +420,38 @@ class MainWindow(QMainWindow):
             self.connect_terminal()
 
     def connect_terminal(self) -> None:
-        self.show_page(Page.CONNECTING)
-        self.connect_wait.start("Connecting to the service…")
-        self.tasks.run(self._connect(), key="connect", on_error=self._connect_failed)
+        """Connect with the settings as they are now. The first connection is waited for on the first screen
+        (:meth:`show_first_screen`); a later one, after the settings changed, on the Connecting page."""
+        wait, self.first_wait = self.first_wait, None
+        if wait is None:
+            self.show_page(Page.CONNECTING)
+            wait = self.connect_wait
+            wait.start("Connecting to the service…")
+        self.tasks.run(self._connect(wait), key="connect", on_error=self._connect_failed)
 
-    async def _connect(self) -> None:
+    async def _connect(self, wait: Waiting) -> None:
         person = self.terminal.till.current if self.terminal is not None else None
         self._detach()
+        self.status.show_terminal(None, connecting=True)
         try:
             terminal = await self.host.connect()
         finally:
-            self.connect_wait.stop()
+            wait.stop()
         self.terminal = terminal
         if person is not None:
             terminal.till.resume(person.id)  # new settings: the same person stays at the till
         terminal.session.on_state(self.on_session_state)
         terminal.till.on_change(lambda _: self.show_till_status())
         self.status.show_terminal(terminal)
+        from pos_terminal.services.session import SessionState  # loaded with the terminal
+
         if terminal.session.state is SessionState.CONNECTED:
             await self._enter_workspace(terminal)
         else:
             self._enter_sign_in(terminal)
 
     def _connect_failed(self, error: UserError) -> None:
+        self.status.show_terminal(None)
         self.messages.show_error(error)
         self._settings_without_sign_in()
 
@@ -497,6 +526,8 @@ class MainWindow(QMainWindow):
         self.counter_bar.show_jobs(counter.queued())
         if devices.customer_display:
             if self.customer_display is None:
+                from pos_terminal.ui.customer_display import CustomerDisplay
+
                 self.customer_display = CustomerDisplay(terminal.money)
             self.customer_display.attach(terminal.register, terminal.money)
             self.customer_display.place(devices.customer_display_screen)
@@ -544,6 +575,8 @@ class MainWindow(QMainWindow):
         if terminal is None or self.page is not Page.WORKSPACE:
             return
         if not terminal.counter.cash_drawer:
+            from pos_terminal.services.counter import NoDrawer
+
             self.messages.show_error(NoDrawer())
             return
 
@@ -588,6 +621,8 @@ class MainWindow(QMainWindow):
         """No keychain: keep the sign-in in a file, once the person has accepted what that means."""
 
         def accepted() -> None:
+            from pos_terminal.config import with_changes
+
             try:
                 self.host.save_settings(with_changes(self.host.settings, allow_insecure_token_file=True))
             except UserError as exc:
@@ -784,6 +819,8 @@ class MainWindow(QMainWindow):
         self.reports.show_shift(closed, print_when_ready=print_it)
 
     def on_session_state(self, state: SessionState) -> None:
+        from pos_terminal.services.session import SessionState  # loaded with the terminal
+
         self.status.show_connection(state, self.terminal.session.ends_at if self.terminal is not None else None)
         if state is SessionState.CONNECTED:
             self.messages.resolve(SESSION)
@@ -854,6 +891,8 @@ class MainWindow(QMainWindow):
         if self.built_reports is not None:
             self.built_reports.worker.close()  # a report being made in its child process ends with it
         if running:
+            import asyncio  # the loop runs by now
+
             _, stuck = await asyncio.wait(running, timeout=timeout)
             for task in stuck:
                 log.warning("still running at shutdown: %r", task)

@@ -9,9 +9,9 @@ arrow keys move between tiles and Enter or Space adds the one in focus.
 
 from __future__ import annotations
 
-from pos_terminal.domain.money import MoneyFormat
+from typing import TYPE_CHECKING
+
 from pos_terminal.domain.text import fold
-from pos_terminal.services.catalog import Catalog, CatalogEntry
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
@@ -29,6 +29,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:  # the catalog and the money format come with the terminal, after the first paint
+    from pos_terminal.domain.money import MoneyFormat
+    from pos_terminal.services.catalog import Catalog, CatalogEntry
 
 TILE_WIDTH = 132  # the narrowest a tile gets: two lines of a name at the tile's font fit in it
 TILE_HEIGHT = 72
@@ -112,7 +116,7 @@ class ProductPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.catalog = Catalog()
+        self.catalog: Catalog | None = None  # the terminal's, given when it attaches
         self.tiles: list[ProductTile] = []
         self.entries: dict[QPushButton, CatalogEntry] = {}
         self._keys: dict[QPushButton, str] = {}

@@ -20,12 +20,14 @@ import string
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from pos_terminal.config import DeviceSettings
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QWidget
+
+if TYPE_CHECKING:  # the settings come with the terminal, after the first screen is painted (pos_terminal.app)
+    from pos_terminal.config import DeviceSettings
 
 CODE_CHARACTERS = frozenset(string.digits + string.ascii_uppercase + "-")
 _SUFFIX_KEYS = {"enter": (Qt.Key.Key_Return, Qt.Key.Key_Enter), "tab": (Qt.Key.Key_Tab,)}
@@ -55,16 +57,19 @@ class ScanFilter(QObject):
     """Signals: ``scanned(str)`` the code a scan read (without prefix and suffix).
 
     ``active()`` says whether scans count now (the cashier's screen is showing); keys elsewhere are
-    left alone. Call :meth:`remove` when the window goes.
+    left alone. Call :meth:`remove` when the window goes. Without settings (the window is painted before they
+    are read) no key is taken for a scan until :meth:`configure` gives them.
     """
 
     scanned = Signal(str)
 
-    def __init__(self, window: QWidget, settings: DeviceSettings, active: Callable[[], bool]) -> None:
+    def __init__(self, window: QWidget, settings: DeviceSettings | None, active: Callable[[], bool]) -> None:
         super().__init__(window)
         self.window = window
         self.active = active
-        self.configure(settings)
+        self.configured = False
+        if settings is not None:
+            self.configure(settings)
         self._burst: _Burst | None = None
         app = QApplication.instance()
         if app is not None:
@@ -75,6 +80,7 @@ class ScanFilter(QObject):
         self.suffix_keys = _SUFFIX_KEYS[settings.scanner_suffix]
         self.gap_ms = settings.scanner_gap_ms
         self.min_length = settings.scanner_min_length
+        self.configured = True
 
     def remove(self) -> None:
         app = QApplication.instance()
@@ -86,7 +92,7 @@ class ScanFilter(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
             return False
-        if not self._first_delivery(watched):
+        if not self.configured or not self._first_delivery(watched):
             return False
         if not self.active():
             self._burst = None

@@ -4,19 +4,23 @@ and who is at the till with the shift (and the key that switches person)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pos_terminal.domain.words import counted
-from pos_terminal.services.session import SessionState
-from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.widgets import button, label
 
 from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
 
+if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
+    from pos_terminal.services.session import SessionState
+    from pos_terminal.services.terminal import Terminal
+
+# by the states' values (SessionState is a StrEnum): its module comes with the terminal
 _CONNECTION = {
-    SessionState.CONNECTED: "Connected",
-    SessionState.SIGNED_OUT: "Not signed in",
-    SessionState.EXPIRED: "Sign-in expired — sign in again",
-    SessionState.REVOKED: "Sign-in revoked — sign in again",
+    "connected": "Connected",
+    "signed out": "Not signed in",
+    "expired": "Sign-in expired — sign in again",
+    "revoked": "Sign-in revoked — sign in again",
 }
 
 
@@ -46,10 +50,11 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.pending)
         self.show_terminal(None)
 
-    def show_terminal(self, terminal: Terminal | None) -> None:
+    def show_terminal(self, terminal: Terminal | None, *, connecting: bool = False) -> None:
+        """The terminal's region, id, connection and changes; without one, "Connecting…" while one is being made."""
         if terminal is None:
             self.badge.hide()
-            self.region.setText("Not connected")
+            self.region.setText("Connecting…" if connecting else "Not connected")
             self.terminal_id.clear()
             self.connection.clear()
             self.pending.clear()
@@ -67,7 +72,7 @@ class StatusBar(QStatusBar):
     def show_connection(self, state: SessionState, ends_at: datetime | None = None) -> None:
         """The connection; a sign-in that cannot be renewed says when it ends, once, in this one label."""
         text = _CONNECTION.get(state, str(state))
-        if state is SessionState.CONNECTED and ends_at is not None:
+        if state == "connected" and ends_at is not None:
             text += f" — the sign-in ends at {ends_at.astimezone().strftime('%H:%M')} and cannot be renewed"
             self.connection.setToolTip(
                 "The service gave no refresh token: sign in again when it ends. Some services renew only "

@@ -6,15 +6,17 @@ holding a widget: it emits a signal the main window shows in its banner.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pos_terminal.errors import UserError
 
 from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:  # asyncio (with ssl, sockets, subprocesses) loads after the first paint (pos_terminal.app)
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,8 @@ class Tasks(QObject):
         on_error: Callable[[UserError], None] | None = None,
     ) -> asyncio.Task[Any]:
         """Start ``coro``; a task with the same ``key`` still running is canceled first (a new search wins)."""
+        import asyncio  # the loop runs by now
+
         if key is not None and (previous := self._tasks.get(key)) is not None and not previous.done():
             previous.cancel()
         task = asyncio.ensure_future(self._guard(coro, on_error))
@@ -85,8 +89,6 @@ class Tasks(QObject):
     async def _guard(self, coro: Coroutine[Any, Any, Any], on_error: Callable[[UserError], None] | None) -> Any:
         try:
             return await coro
-        except asyncio.CancelledError:
-            raise
         except UserError as exc:
             if on_error is not None:
                 on_error(exc)

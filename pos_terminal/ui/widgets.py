@@ -114,6 +114,25 @@ def on_enter(widget: QWidget, then: Callable[[], None]) -> None:
     widget.installEventFilter(_OnEnter(widget, then))
 
 
+class _FirstPaint(QObject):
+    def __init__(self, watched: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(watched)
+        self.then: Callable[[], None] | None = then
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint and self.then is not None:
+            then, self.then = self.then, None
+            watched.removeEventFilter(self)
+            self.deleteLater()
+            then()
+        return False
+
+
+def on_first_paint(widget: QWidget, then: Callable[[], None]) -> None:
+    """Call ``then`` once, when ``widget`` is first painted (it is on the screen, as the person sees it)."""
+    widget.installEventFilter(_FirstPaint(widget, then))
+
+
 def empty(field: QLineEdit) -> None:
     """Empty a field and forget its undo history.
 

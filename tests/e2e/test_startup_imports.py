@@ -2,10 +2,11 @@
 
 The window runs as a counter PC starts it (``python -m pos_terminal``, signed in, the service at ``--service``)
 in a process of its own; a handler on its log names the modules loaded at the moment it says the cashier
-screen is shown, then closes the window as a service manager does. What is checked is what each deferral
-promises: the PDF machinery with the Reports tab, the printer's libraries with the first slip, the other
-tabs and pages when first shown, the connection pool with the first request (which follows the screen),
-and the emulated service only when the embedded sandbox is chosen.
+screen is shown (first painted), and sees it say the screen is ready (its terminal attached), then closes the
+window as a service manager does. What is checked is what each deferral promises: the settings, asyncio and
+the service's side (HTTP, models, journal, keychain) after the first paint; the PDF machinery with the Reports
+tab, the printer's libraries with the first slip, the other tabs and pages when first shown, the connection
+pool with the first request, and the emulated service only when the embedded sandbox is chosen.
 """
 
 from __future__ import annotations
@@ -18,16 +19,25 @@ from typing import Any
 
 import pytest
 
+from pos_terminal.logs import CrashReports
+from pos_terminal.paths import Paths
+
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
 WINDOW = """
 import json, logging, os, signal, sys
 from pos_terminal.cli import main
 
+STOP_AT = os.environ["PROBE_STOP_AT"]
+
 class Shown(logging.Handler):
     def emit(self, record):
-        if record.getMessage().startswith("cashier screen shown"):
+        said = record.getMessage()
+        if said.startswith("cashier screen shown"):
             print(json.dumps(sorted(sys.modules)), flush=True)
+        if said.startswith("cashier screen ready"):
+            print("ready", flush=True)
+        if said.startswith(f"cashier screen {STOP_AT}"):
             os.kill(os.getpid(), signal.SIGTERM)
 
 logging.getLogger("pos_terminal").addHandler(Shown())
@@ -35,6 +45,20 @@ sys.exit(main(sys.argv[1:]))
 """
 
 NOT_BEFORE_THE_SCREEN = {
+    # what the first paint does not wait for: the settings, the loop, the service's side, the check's arithmetic
+    "pydantic": "pydantic (the settings and the wire models)",
+    "pos_terminal.config": "the settings",
+    "asyncio": "asyncio (the event loop runs after the first paint)",
+    "httpx": "httpx (the API clients)",
+    "pos_terminal.api": "the API clients and models",
+    "pos_terminal.services.terminal": "the terminal's services",
+    "pos_terminal.services.register": "the register",
+    "pos_terminal.store": "the journal and the keychain",
+    "sqlite3": "SQLite (the journal)",
+    "keyring": "the keychain",
+    "babel": "Babel (the money format)",
+    "pos_terminal.domain.check": "the check's arithmetic",
+    "pos_terminal.services.catalog": "the catalog",
     # the PDF and printing machinery: the Reports tab, a receipt, a printer
     "reportlab": "reportlab (the Reports tab builds it)",
     "pypdfium2": "pypdfium2 (previews and printing)",
@@ -63,7 +87,9 @@ NOT_BEFORE_THE_SCREEN = {
 }
 
 
-def loaded_when_shown(terminal: Any) -> list[str]:
+def run_window(terminal: Any, stop_at: str) -> tuple[int, str, str]:
+    """The window's exit code, what the probe printed and the window's standard error; closed by SIGTERM once
+    it logs the cashier screen ``stop_at`` ("shown" or "ready")."""
     command = [
         sys.executable,
         "-c",
@@ -73,7 +99,7 @@ def loaded_when_shown(terminal: Any) -> list[str]:
         "--service",
         terminal.server.url,
     ]
-    env = {**terminal.env, "QT_QPA_PLATFORM": "offscreen"}
+    env = {**terminal.env, "QT_QPA_PLATFORM": "offscreen", "PROBE_STOP_AT": stop_at}
     window = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         stdout, stderr = window.communicate(timeout=90)
@@ -81,18 +107,32 @@ def loaded_when_shown(terminal: Any) -> list[str]:
         if window.poll() is None:
             window.send_signal(signal.SIGKILL)
             window.wait()
-    assert window.returncode == 0, stderr
-    assert stdout.strip(), f"the window never said its cashier screen was shown:\n{stderr}"
-    modules: list[str] = json.loads(stdout.splitlines()[0])
-    return modules
+    return window.returncode, stdout, stderr
 
 
 def test_the_cashier_screen_shows_before_what_it_does_not_need_loads(lane: Any) -> None:
     terminal, _, _ = lane()
-    modules = loaded_when_shown(terminal)
+    code, stdout, stderr = run_window(terminal, "ready")
+
+    assert code == 0, stderr
+    said = stdout.splitlines()
+    assert said and said[-1] == "ready", f"the window never said its cashier screen was shown and ready:\n{stderr}"
+    modules: list[str] = json.loads(said[0])
 
     assert "pos_terminal.ui.cashier_view" in modules  # the probe saw the screen it is about
     early = sorted(
         {why for name, why in NOT_BEFORE_THE_SCREEN.items() for m in modules if m == name or m.startswith(name + ".")}
     )
     assert early == [], f"loaded before the cashier screen showed: {', '.join(early)}"
+
+
+def test_a_stop_asked_for_while_the_first_screen_is_painted_closes_the_window_cleanly(lane: Any) -> None:
+    """SIGTERM when the first screen has just been painted comes before the event loop takes the signal over: it
+    is kept, and the window closes as for any later SIGTERM (exit code 0, and the next start finds no crash)."""
+    terminal, _, _ = lane()
+    code, stdout, stderr = run_window(terminal, "shown")
+
+    assert code == 0, f"exit code {code}: {stderr}"
+    assert "ready" not in stdout.splitlines()
+    log_file = Paths.profile(terminal.profile).log_file
+    assert CrashReports(log_file).previous_run() is None  # the next start has no "ended abnormally" to say
