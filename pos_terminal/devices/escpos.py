@@ -18,6 +18,7 @@ window's start-up builds the counter without them.
 from __future__ import annotations
 
 import logging
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -135,6 +136,33 @@ def check_profile(name: str) -> str:
     return name
 
 
+_LIBRARY_SUFFIX = {"win32": ".dll", "darwin": ".dylib"}
+
+
+def bundled_usb_backend(bundle: str | None = None) -> Any:
+    """pyusb's libusb 1.0 backend on the libusb the PyInstaller bundle carries (``sys._MEIPASS``); None from
+    source, or when the bundle has none, and pyusb finds the system's as it always does.
+
+    PyInstaller's runtime hook for pyusb does this for every backend when the bundle starts, which imports them
+    all (about 12 ms before the first screen); the bundle leaves that hook out (packaging/pos-terminal.spec), and
+    this does it when a USB printer is opened.
+    """
+    folder = bundle if bundle is not None else getattr(sys, "_MEIPASS", None)
+    if folder is None:
+        return None
+    from pathlib import Path
+
+    import usb.backend.libusb1
+
+    suffix = _LIBRARY_SUFFIX.get(sys.platform, ".so")
+
+    def in_bundle(name: str) -> str | None:
+        found = sorted(Path(folder).glob(f"*{name}*{suffix}*"))
+        return str(found[0]) if found else None
+
+    return usb.backend.libusb1.get_backend(find_library=in_bundle)
+
+
 class EscPosPrinter:
     """One receipt printer. ``open_device`` makes the python-escpos device (the address decides by default)."""
 
@@ -158,7 +186,10 @@ class EscPosPrinter:
         if a.kind == "network":
             return escpos_printer.Network(a.host, a.port, timeout=self.timeout, profile=self.profile)
         if a.kind == "usb":
-            return escpos_printer.Usb(a.vendor, a.product, timeout=int(self.timeout * 1000), profile=self.profile)
+            found = {"backend": backend} if (backend := bundled_usb_backend()) is not None else {}
+            return escpos_printer.Usb(
+                a.vendor, a.product, usb_args=found, timeout=int(self.timeout * 1000), profile=self.profile
+            )
         return escpos_printer.Serial(a.device, baudrate=a.baudrate, timeout=self.timeout, profile=self.profile)
 
     # --- the printer's columns --------------------------------------------------------------------------------

@@ -165,3 +165,37 @@ def test_printer_addresses(text: str, expected: PrinterAddress) -> None:
 def test_an_address_the_terminal_cannot_use_is_one_sentence(text: str) -> None:
     with pytest.raises(ConfigError, match="is not one the terminal understands"):
         PrinterAddress.parse(text)
+
+
+def _system_libusb() -> Path | None:
+    import ctypes.util
+
+    name = ctypes.util.find_library("usb-1.0")
+    found = [
+        p for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib") for p in Path(d).glob(name or "-")
+    ]
+    return found[0] if found else None
+
+
+@pytest.mark.skipif(_system_libusb() is None, reason="no libusb 1.0 on this machine (apt install libusb-1.0-0)")
+def test_a_bundle_opens_usb_printers_with_the_libusb_it_carries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle leaves PyInstaller's pyusb runtime hook out (it imported every backend at each start): a USB
+    printer then finds the libusb copied into the bundle, not another one."""
+    import usb.backend.libusb1
+
+    from pos_terminal.devices.escpos import bundled_usb_backend
+
+    for loaded in ("_lib", "_lib_object"):  # pyusb keeps the first library it loaded for the process
+        monkeypatch.setattr(usb.backend.libusb1, loaded, None)
+
+    library = _system_libusb()
+    assert library is not None
+    (tmp_path / library.name).symlink_to(library)
+
+    backend = bundled_usb_backend(str(tmp_path))
+
+    assert backend is not None
+    assert backend.lib._name == str(tmp_path / library.name)
+    assert bundled_usb_backend() is None  # from source: pyusb finds the system's, as it always does

@@ -112,3 +112,20 @@ def test_the_bundle_provisions_a_counter_pc_and_opens_the_window(bundle: Path, t
     window.send_signal(signal.SIGTERM)
     assert window.wait(timeout=30) == 0
     assert not list((profile / "logs").glob("crash-*.txt")), "a clean close leaves no crash report"
+
+
+def test_the_bundle_runs_the_report_worker_it_spawns(bundle: Path) -> None:
+    """The Reports tab makes each report in a spawned child (pos_terminal.reports.worker), which the bundle starts
+    as itself with multiprocessing's arguments. It must run multiprocessing's child there, not the command line
+    (which refused the arguments, so no report could be made in the bundle's window). A parent that has gone
+    away at once: the child finds nothing to read from it."""
+    read_end, write_end = os.pipe()
+    os.close(write_end)
+    child = subprocess.run(
+        [str(bundle), "--multiprocessing-fork", f"pipe_handle={read_end}"],
+        pass_fds=(read_end,), capture_output=True, text=True, timeout=60,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )  # fmt: skip
+    os.close(read_end)
+    assert "usage: pos-terminal" not in child.stderr
+    assert "EOFError" in child.stderr, child.stderr
