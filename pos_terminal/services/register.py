@@ -111,7 +111,7 @@ class OpenCheck:
 class Restored:
     """What :meth:`Register.restore` found, for the message the cashier sees after a restart."""
 
-    check_restored: bool
+    check_restored: bool  # a check still being built or charged is back (a finished one shows, but is not news)
     charge_in_flight: bool
     unreadable: bool = False
 
@@ -199,7 +199,7 @@ class Register:
         if state.phase is Phase.CHARGING:
             state = replace(state, phase=Phase.VERIFYING)
         self.current = state
-        return Restored(check_restored=True, charge_in_flight=state.phase in LOCKED)
+        return Restored(check_restored=state.phase not in FINISHED, charge_in_flight=state.phase in LOCKED)
 
     # --- building ---------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pos_terminal.domain.people import Approval, Guarded, Person
-from pos_terminal.domain.sale import LOCKED
+from pos_terminal.domain.sale import FINISHED, LOCKED
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.staff import PersonLocked
@@ -203,7 +203,7 @@ class TillView(QWidget):
             self.person_buttons.append(choice)
         state = terminal.register.current
         check = state.check
-        if check.items or state.phase in LOCKED:
+        if (check.items and state.phase not in FINISHED) or state.phase in LOCKED:
             amount = terminal.money.format(state.totals.total)
             whose = f" for {state.customer.display_name}" if state.customer else ""
             under_way = " Its charge is under way and goes on." if state.phase in LOCKED else ""

@@ -54,6 +54,17 @@ async def test_a_check_paid_in_cash_is_kept_in_the_journal_and_on_the_shift_repo
     assert other.cash_sales == ()
 
 
+async def test_a_finished_check_is_shown_again_after_a_restart_without_calling_it_open(terminal: Terminal) -> None:
+    register = terminal.register
+    register.edit(lambda _: tart(cash=1_000))
+    register.finish_cash_sale()
+
+    restored = register.restore()  # as a restart reads the journal
+
+    assert register.current.phase is Phase.PAID_IN_CASH, "the screen shows how the last sale ended"
+    assert not restored.check_restored and restored.sentence is None, "a finished sale is no open check"
+
+
 async def test_a_check_the_cash_does_not_cover_is_not_a_cash_sale(terminal: Terminal) -> None:
     register = terminal.register
     register.edit(lambda _: tart(cash=200))
