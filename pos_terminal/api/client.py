@@ -62,31 +62,13 @@ class Credentials(Protocol):
 
 
 def make_http_client(*, timeout: float = 15.0) -> httpx.AsyncClient:
-    """One connection pool for the whole terminal, made at its first request; TLS verification stays on."""
+    """One connection pool for the whole terminal, with the environment's proxies and trust; TLS verification stays
+    on. It is made with the terminal, after the window's first screen is painted (pos_terminal.app)."""
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         follow_redirects=False,
-        transport=_PoolOnFirstRequest(),
     )
-
-
-class _PoolOnFirstRequest(httpx.AsyncBaseTransport):
-    """httpx's own transport with its defaults (verification on, the environment's trust), made when the first
-    request goes out: httpcore and the CA bundle take a tenth of a second to load, which the window's start-up
-    does not wait for. Proxies of the environment are mounted by the client as before."""
-
-    def __init__(self) -> None:
-        self._pool: httpx.AsyncHTTPTransport | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if self._pool is None:
-            self._pool = httpx.AsyncHTTPTransport()
-        return await self._pool.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        if self._pool is not None:
-            await self._pool.aclose()
 
 
 def iso_utc(moment: datetime) -> str:

@@ -5,8 +5,8 @@ in a process of its own; a handler on its log names the modules loaded at the mo
 screen is shown (first painted), and sees it say the screen is ready (its terminal attached), then closes the
 window as a service manager does. What is checked is what each deferral promises: the settings, asyncio and
 the service's side (HTTP, models, journal, keychain) after the first paint; the PDF machinery with the Reports
-tab, the printer's libraries with the first slip, the other tabs and pages when first shown, the connection
-pool with the first request, and the emulated service only when the embedded sandbox is chosen.
+tab, the printer's libraries with the first slip, the other tabs and pages when first shown, and the
+emulated service only when the embedded sandbox is chosen.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ NOT_BEFORE_THE_SCREEN = {
     "jinja2": "Jinja2 (the sandbox's pages)",
     "pos_terminal.sandbox.app": "the sandbox's application",
     "pos_terminal.sandbox.server": "the sandbox's server",
-    # the connection pool and its CA bundle come with the first request, which the screen does not wait for
-    "httpcore": "httpcore (the first request)",
+    # the connection pool and its CA bundle come with the terminal
+    "httpcore": "httpcore (the connection pool)",
     # views the first screen does not show
     "pos_terminal.ui.history_view": "the History tab",
     "pos_terminal.ui.settings_view": "the Settings tab",
