@@ -328,6 +328,9 @@ class TokenManager:
             self._use(await self.auth.refresh(stale))
             self.refreshes += 1
             return
+        # Where to refresh is found before the turn: a turn lasts one refresh, and the profile's other processes
+        # wait on it (a first discovery is up to two more requests).
+        await self.auth.endpoints()
         async with self.shared.turn():
             stored = self.shared.load()
             if stored is None:

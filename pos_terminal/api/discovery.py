@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from pos_terminal.api.answers import read_json
 from pos_terminal.api.errors import ApiError, AuthMetadataInvalid, ServerError, ServiceTooSlow, ServiceUnreachable
 from pos_terminal.api.transport import bounded_request, unanswered
 
@@ -99,7 +100,7 @@ async def fetch_metadata(http: httpx.AsyncClient, auth_url: str) -> tuple[str, d
         if not response.is_success:
             continue
         try:
-            document = response.json()
+            document = read_json(response.content)  # nesting too deep is a ValueError too, not a crash
         except ValueError:
             continue
         if isinstance(document, dict):

@@ -94,6 +94,18 @@ async def test_without_metadata_the_published_paths_are_used(
     assert (await auth.endpoints()).source == "the published paths"
 
 
+async def test_metadata_nested_too_deep_to_read_is_no_metadata(
+    fake_service: FakeService, http: httpx.AsyncClient
+) -> None:
+    """A document nested past what the parser can follow is unreadable metadata, not a crash: the published paths."""
+    for path in ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"):
+        fake_service.routes[f"GET {path}"] = Answer.text(200, "[" * 200_000 + "]" * 200_000, "application/json")
+    fake_service.routes["POST /v1/device_authorization"] = Answer.json(200, DEVICE_ANSWER)
+    auth = AuthClient(http, fake_service.url, "pos-terminal")
+    await auth.start_device_authorization()
+    assert (await auth.endpoints()).device_authorization == f"{fake_service.url}/v1/device_authorization"
+
+
 async def test_endpoints_set_in_the_settings_win_and_skip_discovery(
     fake_service: FakeService, http: httpx.AsyncClient
 ) -> None:
