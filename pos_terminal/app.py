@@ -11,8 +11,9 @@ screen (its widgets and the pure domain under them) and nothing else: the screen
 its terminal ("Connecting to the service…"). Then the settings, the event loop and the services a
 connected terminal holds (journal, keychain, sign-in, API clients) load, and the screen is filled in.
 What no start shows loads when first used: the other tabs and pages, F1's overlay, the PDF machinery
-(Reports), python-escpos and Pillow (the first slip), the wire models' validators (the first answer), the embedded sandbox (only when chosen, on a
-thread while "Connecting…" shows). The log says when the cashier screen was shown and when it was ready.
+(Reports), python-escpos and Pillow (the first slip), the wire models' validators (the first answer),
+the embedded sandbox (only when chosen, on a thread while "Connecting…" shows). The log says when the
+cashier screen was shown and when it was ready.
 ``tests/e2e/test_startup_imports.py`` holds to this; ``tests/bench/bench_startup.py`` times it;
 ``python -X importtime -m pos_terminal`` shows the order.
 """

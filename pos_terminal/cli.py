@@ -710,6 +710,8 @@ def _report_lines(report: Any, out: Output, money_format: Any) -> None:
 
 
 def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None:
+    from pos_terminal.domain.shift import drawer_verdict
+
     shift, drawer = section.shift, section.drawer
     closed = f", closed {_local(shift.closed_at)} by {shift.closed_by}" if shift.closed_at else ", still open"
     out.line(f"Shift {shift.id}: opened {_local(shift.opened_at)} by {shift.opened_by}{closed}")
@@ -718,9 +720,7 @@ def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None
         f"- cash given back {money(drawer.cash_refunds)} = expected {money(drawer.expected)}"
     )
     if section.over_short is not None and section.counted is not None:
-        verdict = "right" if section.over_short == 0 else ("SHORT" if section.over_short < 0 else "OVER")
-        amount = "" if section.over_short == 0 else f" by {money(abs(section.over_short))}"
-        out.line(f"Counted {money(section.counted.total)}: {verdict}{amount}")
+        out.line(f"Counted {money(section.counted.total)}: {drawer_verdict(section.over_short, money, loud=True)}")
     for p in section.people:
         out.line(
             f"{p.person:<20} {counted(p.checks, 'check'):>10}  total {money(p.total):>11}  cash {money(p.cash):>10}  "
@@ -885,6 +885,8 @@ async def _shift_x(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
 
 async def _shift_list(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.domain.shift import drawer_verdict
+
     await _act_as(terminal, args, manager=True)
     shifts = terminal.shifts.all()
     out.data([s.as_json() for s in shifts])
@@ -901,8 +903,7 @@ async def _shift_list(terminal: Any, args: argparse.Namespace, out: Output) -> i
             assert s.over_short is not None
             out.line(
                 f"{line}  closed {_local(s.closed_at)} by {s.closed_by}: counted {money(s.count.total)}, "
-                f"expected {money(s.expected_cash)}, {'over' if s.over_short >= 0 else 'short'} "
-                f"{money(abs(s.over_short))}"
+                f"expected {money(s.expected_cash)}, {drawer_verdict(s.over_short, money)}"
             )
     return EXIT_OK
 

@@ -14,7 +14,7 @@ are int cents, times UTC.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -227,6 +227,15 @@ class PersonSales:
     charged: int
     refunds: int
     refunded: int
+
+
+def drawer_verdict(over_short: int, money: Callable[[int], str], *, loud: bool = False) -> str:
+    """How a counted drawer stands, as every screen, report and command says it: "right", "short by $2.00",
+    "over by $0.50" (``loud``: "SHORT by $2.00", for a report's verdict line)."""
+    if over_short == 0:
+        return "right"
+    word = "short" if over_short < 0 else "over"
+    return f"{word.upper() if loud else word} by {money(abs(over_short))}"
 
 
 def sales_per_person(sales: Iterable[CompletedCheck], refunds: Iterable[RefundRow] = ()) -> tuple[PersonSales, ...]:

@@ -28,7 +28,7 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table,
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, TxRow
-from pos_terminal.domain.shift import ShiftSection
+from pos_terminal.domain.shift import ShiftSection, drawer_verdict
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.domain.words import counted
 from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
@@ -542,12 +542,8 @@ class _Paper:
             if over_short == 0:
                 story.append(self._note_box([L.para("✓ The drawer is right.", self.s.body)], L.PALE_GREEN, L.GREEN))
             else:
-                word = "SHORT" if over_short < 0 else "OVER"
-                story.append(
-                    self._note_box(
-                        [L.para(f"✗ {word} by {money(abs(over_short))}", self._red_bold())], L.PALE_RED, L.RED
-                    )
-                )
+                verdict = drawer_verdict(over_short, money, loud=True)
+                story.append(self._note_box([L.para(f"✗ {verdict}", self._red_bold())], L.PALE_RED, L.RED))
         if section.counted is not None and section.counted.pieces:
             pieces = [(f"{money(value)} × {count}", money(value * count)) for value, count in section.counted.pieces]
             story.append(L.para("Counted by denomination", self.s.small))

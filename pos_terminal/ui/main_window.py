@@ -808,10 +808,10 @@ class MainWindow(QMainWindow):
         except UserError as exc:
             self.messages.show_error(exc)
             return
-        over_short = closed.over_short or 0
-        verdict = "right" if over_short == 0 else f"{'short' if over_short < 0 else 'over'} by "
-        amount = "" if over_short == 0 else terminal.money.format(abs(over_short))
-        self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}{amount}. Its Z report follows.")
+        from pos_terminal.domain.shift import drawer_verdict  # loaded with the terminal
+
+        verdict = drawer_verdict(closed.over_short or 0, terminal.money.format)
+        self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}. Its Z report follows.")
         self.show_till_status()
         self.shifts.refresh()
         self.show_tab(Tab.REPORTS)

@@ -21,7 +21,7 @@ from typing import Any
 
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
-from pos_terminal.domain.shift import Shift
+from pos_terminal.domain.shift import Shift, drawer_verdict
 from pos_terminal.domain.summary import FIGURES
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
@@ -470,11 +470,7 @@ class ReportsView(QWidget):
         over_short = section.over_short
         style = RECONCILED_STYLE
         if over_short is not None and section.counted is not None:
-            verdict = (
-                "right"
-                if over_short == 0
-                else f"{'SHORT' if over_short < 0 else 'OVER'} by {money.format(abs(over_short))}"
-            )
+            verdict = drawer_verdict(over_short, money.format, loud=True)
             text += f"; counted <b>{money.format(section.counted.total)}</b>: <b>{escape(verdict)}</b>"
             style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
         else:

@@ -110,6 +110,8 @@ def test_a_shift_opened_reported_and_closed_by_denomination(
 
     listed = cli("shift", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
     assert [(s["open"], s["overShort"]) for s in listed.data] == [(False, -50)]
+    said = cli("shift", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+    assert "expected $155.00, short by $0.50" in said.out, said.out
     again = cli("report", "--shift", "last", json=True)
     assert again.code == 0, again.err
     assert again.data["shift"]["drawer"] == drawer and again.data["title"].startswith("Z report")

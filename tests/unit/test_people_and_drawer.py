@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import (
     LOCK_FOR,
     Person,
@@ -23,6 +24,7 @@ from pos_terminal.domain.shift import (
     DrawerCount,
     RefundRow,
     cash_paid,
+    drawer_verdict,
     expected_cash,
     sales_per_person,
 )
@@ -124,3 +126,11 @@ def test_only_cash_counts_as_cash() -> None:
         {"method": "voucher", "amount": 9},
     ]
     assert cash_paid([*payments, {"method": "cash", "amount": "12"}, {"amount": 3}]) == 600
+
+
+def test_a_drawer_is_right_short_or_over_in_the_same_words_everywhere() -> None:
+    money = MoneyFormat("en_AU", "AUD").format
+    assert drawer_verdict(0, money) == "right"  # never "over $0.00" (shift list once said so)
+    assert drawer_verdict(-50, money) == "short by $0.50"
+    assert drawer_verdict(125, money) == "over by $1.25"
+    assert drawer_verdict(-50, money, loud=True) == "SHORT by $0.50"
