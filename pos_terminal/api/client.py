@@ -261,8 +261,13 @@ class PosClient:
         if said.tzinfo is None:
             return
         offset = said - datetime.now(UTC)
-        # Date carries whole seconds, cut down, and the answer took a while: less than that is no skew at all
-        self.clock_offset = offset if abs(offset) > CLOCK_RESOLUTION else timedelta(0)
+        # Date carries whole seconds, cut down, and the answer took a while: less than that is no skew at all, and no
+        # change of it either (each answer measures it a little differently; a range by the service's clock made
+        # with the offset known stays the range to ask for)
+        if abs(offset - (self.clock_offset or timedelta(0))) > CLOCK_RESOLUTION:
+            self.clock_offset = offset if abs(offset) > CLOCK_RESOLUTION else timedelta(0)
+        elif self.clock_offset is None:
+            self.clock_offset = timedelta(0)
 
     # --- reading ----------------------------------------------------------------------------------
 

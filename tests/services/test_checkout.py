@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -170,6 +170,29 @@ async def test_a_service_clock_that_moves_ahead_mid_charge_is_followed(
     outcome = await terminal.checkout.charge(coffee_check(), customer)
     # the first listing, over the terminal's hours, shows the service's clock: the second one finds it
     assert outcome.status is ChargeStatus.AUTHORIZED, outcome.message
+
+
+async def test_a_service_clock_hours_ahead_costs_history_one_request_a_listing(
+    terminal: Terminal, client: httpx.Client
+) -> None:
+    """Each answer measures the skew a little differently; once known, it no longer moves the range asked for, so
+    a listing is read once (it was read twice, every time, with any skew)."""
+    client.post("/sandbox/clock", json={"advanceSeconds": 3 * 3600}).raise_for_status()
+    listings: list[str] = []
+
+    async def seen(request: httpx.Request) -> None:
+        if request.url.path == "/v4/transactions":
+            listings.append(str(request.url.params.get("from")))
+
+    terminal.http.event_hooks["request"].append(seen)
+    now = datetime.now(UTC)
+    await terminal.history.rows(now - timedelta(hours=1), now, None)  # the first answer teaches the skew
+    learned = len(listings)
+    for _ in range(3):
+        await asyncio.sleep(0.05)  # the next answers are dated a little later
+        await terminal.history.rows(now - timedelta(hours=1), now, None)
+    assert len(listings) - learned == 3, listings
+    assert len(set(listings[learned:])) == 1
 
 
 async def test_delayed_create_is_verified_once_it_lands(
