@@ -298,7 +298,6 @@ class TokenManager:
         self.margin = margin
         self._lock = asyncio.Lock()
         self.refreshes = 0
-        self.adopted = 0
 
     @staticmethod
     def _header(tokens: TokenSet) -> tuple[str, str]:
@@ -337,7 +336,6 @@ class TokenManager:
                 raise SignedOutElsewhere()
             if stored.access_token != stale.access_token:
                 log.info("another process renewed the sign-in; using its token")
-                self.adopted += 1
                 self._use(stored)
                 return
             fresh = await self.auth.refresh(stored)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -139,7 +140,7 @@ def check_profile(name: str) -> str:
 _LIBRARY_SUFFIX = {"win32": ".dll", "darwin": ".dylib"}
 
 
-def bundled_usb_backend(bundle: str | None = None) -> Any:
+def bundled_usb_backend() -> Any:
     """pyusb's libusb 1.0 backend on the libusb the PyInstaller bundle carries (``sys._MEIPASS``); None from
     source, or when the bundle has none, and pyusb finds the system's as it always does.
 
@@ -147,11 +148,9 @@ def bundled_usb_backend(bundle: str | None = None) -> Any:
     all (about 12 ms before the first screen); the bundle leaves that hook out (packaging/pos-terminal.spec), and
     this does it when a USB printer is opened.
     """
-    folder = bundle if bundle is not None else getattr(sys, "_MEIPASS", None)
+    folder = getattr(sys, "_MEIPASS", None)
     if folder is None:
         return None
-    from pathlib import Path
-
     import usb.backend.libusb1
 
     suffix = _LIBRARY_SUFFIX.get(sys.platform, ".so")

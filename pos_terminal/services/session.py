@@ -13,8 +13,8 @@ says when it stops working, for the status bar and ``status``.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from enum import StrEnum
 
@@ -61,7 +61,7 @@ class Session:
         terminal_id: str | None,
         scope: str = "posapi",
         actor: str | None = None,
-        lock: ProfileLock | None = None,
+        lock: ProfileLock,
     ) -> None:
         self.auth = auth
         self.actor = actor
@@ -218,8 +218,7 @@ class _KeptSignIn:
         self._session = session
 
     def turn(self) -> AbstractAsyncContextManager[None]:
-        lock = self._session.lock
-        return lock.hold() if lock is not None else _alone()
+        return self._session.lock.hold()
 
     def load(self) -> TokenSet | None:
         data = self._session.store.load()
@@ -227,12 +226,6 @@ class _KeptSignIn:
 
     def save(self, tokens: TokenSet) -> None:
         self._session._save(tokens, legacy=False)
-
-
-@asynccontextmanager
-async def _alone() -> AsyncIterator[None]:
-    """No profile lock: a session in one process only (tests of the layer below)."""
-    yield
 
 
 class _Watched:

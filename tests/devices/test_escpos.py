@@ -4,6 +4,7 @@ the glyph, the QR code of the transaction, the cut, the drawer kick, and the sta
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -194,8 +195,10 @@ def test_a_bundle_opens_usb_printers_with_the_libusb_it_carries(
     assert library is not None
     (tmp_path / library.name).symlink_to(library)
 
-    backend = bundled_usb_backend(str(tmp_path))
+    assert bundled_usb_backend() is None  # from source: pyusb finds the system's, as it always does
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)  # as the bundle's bootloader sets it
+
+    backend = bundled_usb_backend()
 
     assert backend is not None
     assert backend.lib._name == str(tmp_path / library.name)
-    assert bundled_usb_backend() is None  # from source: pyusb finds the system's, as it always does
