@@ -141,11 +141,18 @@ def display_problem(environ: Mapping[str, str] = os.environ) -> str | None:
         if environ.get("WAYLAND_DISPLAY"):
             return None
         return "There is no screen to open the window on. Run it on a desktop, or set QT_QPA_PLATFORM=offscreen."
-    import subprocess
+    import ctypes
 
     import PySide6
 
     plugin = Path(PySide6.__file__).parent / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+    try:
+        ctypes.CDLL(str(plugin))  # what Qt loads next anyway: when it loads, nothing is missing
+        return None
+    except OSError:
+        pass
+    import subprocess
+
     try:
         linked = subprocess.run(["ldd", str(plugin)], capture_output=True, text=True, timeout=10, check=False)  # noqa: S603, S607
     except (OSError, subprocess.TimeoutExpired):
