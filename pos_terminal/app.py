@@ -259,6 +259,7 @@ def _open_window(paths: Paths, service_url: str | None, notice: str | None, earl
         answered = QEventLoop()
         box.finished.connect(answered.quit)
         box.open()
+        log.error("the window cannot start, said in a box: %s", exc.text())
         early_stop.wait(answered)
         return 1
     import asyncio

@@ -33,8 +33,12 @@ def test_a_bad_settings_file_is_one_sentence_and_a_stop_still_ends_the_window(la
         assert time.monotonic() < deadline, "the window never said what is wrong with the settings"
         time.sleep(0.05)
 
-    time.sleep(0.5)  # the box is up; the window waits for it
-    assert window.poll() is None
+    log = terminal.profile / "logs" / "pos-terminal.log"
+    while "said in a box" not in (log.read_text(encoding="utf-8") if log.exists() else ""):
+        assert window.poll() is None, f"the window ended before its box was up: {''.join(said)}"
+        assert time.monotonic() < deadline, "the window never put its box up"
+        time.sleep(0.05)
+    assert window.poll() is None  # the box is up; the window waits for it
     sent = time.monotonic()
     window.send_signal(signal.SIGTERM)
     code = window.wait(timeout=30)
