@@ -82,6 +82,13 @@ PHASE_TEXT = {
     Phase.FAILED: "Not charged",
 }
 
+class NotConnected(UserError):
+    """A key that needs the terminal, pressed while the first screen waits for it."""
+
+    sentence = "The terminal is not connected yet."
+    hint = "It is connecting; try again in a moment."
+
+
 CHECK = "check"  # the topic of messages about the open check: they go once the check moves on
 VERIFY_FIRST_DELAY = 1.0
 VERIFY_MAX_DELAY = 10.0
@@ -445,19 +452,18 @@ class CashierView(QWidget):
     def money(self) -> MoneyFormat:
         """The terminal's one money format (its locale's data loads with the terminal, after the first paint)."""
         if self.terminal is None:
-            raise UserError("The terminal is not connected yet.")
+            raise NotConnected()
         return self.terminal.money
 
     @property
     def register(self) -> Register:
         if self.terminal is None:
-            raise UserError("The terminal is not connected yet.")
+            raise NotConnected()
         return self.terminal.register
 
     def attach(self, terminal: Terminal) -> str | None:
         """Show this terminal's open check (restored from the journal); returns what to tell the cashier."""
         self.terminal = terminal
-        self.lines.money = terminal.money
         self.load_catalog(terminal.settings.catalog_file)
         restored = terminal.register.restore()
         terminal.register.on_change(self._on_register_changed)
@@ -497,7 +503,7 @@ class CashierView(QWidget):
             return
         state = self.register.current
         selected = self._selected_row()
-        self.lines.set_check(state.check)
+        self.lines.set_check(state.check, self.money)
         if selected is not None:
             row = self.lines.row_of(selected)
             if row is not None:
@@ -716,7 +722,7 @@ class CashierView(QWidget):
     def entry_refused(self) -> UserError | None:
         """Why the check cannot take an entry now (being charged, or finished); None when it can."""
         if self.terminal is None:
-            return UserError("The terminal is not connected yet.")
+            return NotConnected()
         state = self.register.current
         if state.phase in LOCKED:
             return CheckLocked()

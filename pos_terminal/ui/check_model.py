@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.errors import UserError
 from pos_terminal.ui import theme
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 if TYPE_CHECKING:  # the check and its money format come with the terminal, after the first paint
@@ -56,14 +55,8 @@ class CheckModel(ReadOnlyTableModel[Row]):
     headers = HEADERS
     right_aligned = frozenset({1, 2, 3})
 
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.money: MoneyFormat | None = None  # the terminal's, given with its first check
-
-    def set_check(self, check: Check) -> None:
-        if self.money is None:
-            raise UserError("The terminal is not connected yet.")
-        self.replace_rows(rows_of(check, self.money))
+    def set_check(self, check: Check, money: MoneyFormat) -> None:
+        self.replace_rows(rows_of(check, money))
 
     def row_of(self, line_id: str) -> int | None:
         for index, row in enumerate(self.rows):

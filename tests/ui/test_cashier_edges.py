@@ -324,3 +324,22 @@ async def test_a_refund_made_while_the_detail_is_still_read_stays_refunded(
     assert shown is not None and shown.state.value == "refunded"
     assert "refunded" in history.detail.toPlainText()
     await finish(window, host)
+
+
+async def test_a_key_on_the_first_screen_that_needs_the_terminal_says_so_and_keeps_what_was_typed(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow]
+) -> None:
+    """The first screen is painted before the terminal exists (pos_terminal.app)."""
+    window = make_window(host)
+    window.show_first_screen()
+    cashier = window.cashier
+    assert not cashier.charge_button.isEnabled()
+    assert window.status.region.text() == "Connecting…"
+    cashier.item_name.setText("Tea")
+    cashier.item_price.setText("4.50")
+
+    cashier.add_item_button.click()
+
+    assert "The terminal is not connected yet." in window.banner.text.text()
+    assert (cashier.item_name.text(), cashier.item_price.text()) == ("Tea", "4.50"), "what was typed is kept"
+    await finish(window, host)
