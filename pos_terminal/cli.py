@@ -857,8 +857,7 @@ async def _shift_close(terminal: Any, args: argparse.Namespace, out: Output) -> 
     from pos_terminal.services.reports import Reports
 
     await _act_as(terminal, args, manager=True)
-    busy = "A charge is still being verified." if terminal.journal.unfinished_intents() else None
-    closed = terminal.till.close_shift(_drawer_count(terminal, args), busy=busy)
+    closed = terminal.till.close_shift(_drawer_count(terminal, args))
     reports = Reports.for_terminal(terminal, actor=closed.closed_by)
     try:
         report = await terminal.shifts.report(reports, closed)

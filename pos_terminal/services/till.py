@@ -31,6 +31,7 @@ from pos_terminal.domain.people import (
     discount_needs_approval,
     may,
 )
+from pos_terminal.domain.sale import LOCKED
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
 from pos_terminal.services.shifts import APPROVAL, NoShiftOpen, Shifts
@@ -55,6 +56,7 @@ class FirstManagerExists(UserError):
 
 
 class ShiftBusy(UserError):
+    sentence = "A charge of this terminal is still under way."
     hint = "Complete or cancel the open transaction first."
 
 
@@ -243,16 +245,25 @@ class Till:
     def open_shift(self, opening_float: int) -> Shift:
         return self.shifts.open(opening_float, by=self._person().name)
 
-    def close_shift(self, count: DrawerCount, approval: Approval | None = None, *, busy: str | None = None) -> Shift:
-        """Close the open shift with the cash counted; ``busy`` says why not now (a charge under way)."""
+    def close_shift(self, count: DrawerCount, approval: Approval | None = None) -> Shift:
+        """Close the open shift with the cash counted; not while a charge of this terminal is under way (its cash
+        and its person would belong to no shift)."""
         shift = self.shifts.require_open()
-        if busy:
-            raise ShiftBusy(busy)
+        if self._charge_under_way():
+            raise ShiftBusy()
         approved_by = self.require(Guarded.CLOSE_SHIFT, approval, subject=str(shift.id))
         by = self.actor or approved_by
         if by is None:
             raise NoPersonAtTill()
         return self.shifts.close(count, by=by)
+
+    def _charge_under_way(self) -> bool:
+        """A charge not settled, whoever asks (the window, the command line): a create whose outcome is not known
+        yet, or the open check being charged, verified or authorized and waiting to be completed or canceled."""
+        if self.journal.unfinished_intents():
+            return True
+        saved = self.journal.load_open_check() or {}
+        return saved.get("phase") in {str(phase) for phase in LOCKED}
 
     # --- people -------------------------------------------------------------------------------------------------
 

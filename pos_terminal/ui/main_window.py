@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.people import Approval, Guarded
-from pos_terminal.domain.sale import LOCKED
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.ui.actions import ACTIONS, Act
@@ -801,10 +800,8 @@ class MainWindow(QMainWindow):
         )
 
     def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
-        state = terminal.register.current
-        busy = "The open check's charge is still under way." if state.phase in LOCKED else None
         try:
-            closed = terminal.till.close_shift(count, approval, busy=busy)
+            closed = terminal.till.close_shift(count, approval)
         except UserError as exc:
             self.messages.show_error(exc)
             return

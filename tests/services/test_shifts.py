@@ -36,7 +36,7 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.shifts import NoShiftOpen
 from pos_terminal.services.staff import PersonLocked, WrongPin
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.services.till import NoPersonAtTill
+from pos_terminal.services.till import NoPersonAtTill, ShiftBusy
 from tests.conftest import new_checked_in_customer
 from tests.services.conftest import FakeClock
 
@@ -339,3 +339,21 @@ async def test_an_open_shift_and_the_open_check_survive_a_new_terminal_on_the_sa
     assert again.till.current is None, "a restart locks the till"
     with pytest.raises(NoPersonAtTill):
         await sell(again, new_checked_in_customer(client), items(1_000))
+
+
+async def test_a_shift_does_not_close_while_a_charge_of_the_terminal_is_under_way(
+    terminal: Terminal, client: httpx.Client
+) -> None:
+    """One rule for the window and the command line: the till decides, from the journal (the command line once
+    let an authorized charge stay open across the close)."""
+    await staffed(terminal)
+    await switch(terminal, MARIA, MARIA_PIN)
+    terminal.till.open_shift(10_000)
+    await sell(terminal, new_checked_in_customer(client), items(450))  # authorized, not completed
+
+    with pytest.raises(ShiftBusy):
+        terminal.till.close_shift(DrawerCount.of_total(10_000))
+
+    assert (await terminal.register.complete()).phase is Phase.COMPLETE
+    closed = terminal.till.close_shift(DrawerCount.of_total(10_000))
+    assert closed.closed_at is not None
