@@ -93,6 +93,14 @@ class Discount:
     id: str = field(default_factory=new_line_id)
 
 
+CASH = "cash"  # the payment method of cash taken at the counter
+
+
+def is_cash(method: str) -> bool:
+    """Whether a payment's method is cash, however a check file or an older release spelled it."""
+    return method.strip().casefold() == CASH
+
+
 @dataclass(frozen=True, slots=True)
 class Payment:
     """A payment already made on the check by other means (cash, voucher)."""

@@ -20,10 +20,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from pos_terminal.domain.check import is_cash
 from pos_terminal.domain.money import in_int32
 from pos_terminal.errors import UserError
-
-CASH = "cash"
 
 # Notes and coins in circulation, in cents, largest first (the currencies the set-up page offers).
 DENOMINATIONS: Mapping[str, tuple[int, ...]] = {
@@ -206,7 +205,7 @@ def cash_paid(payments: Iterable[Mapping[str, Any]]) -> int:
     total = 0
     for payment in payments:
         method, amount = payment.get("method"), payment.get("amount")
-        if isinstance(method, str) and method.strip().casefold() == CASH and isinstance(amount, int):
+        if isinstance(method, str) and is_cash(method) and isinstance(amount, int):
             total += amount
     return total
 

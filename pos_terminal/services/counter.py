@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from pos_terminal.api.models import Transaction
 from pos_terminal.config import DeviceSettings
 from pos_terminal.devices.escpos import DrawerNotOpened, EscPosPrinter, PrinterAddress, PrinterNotReady, check_profile
+from pos_terminal.domain.check import is_cash
 from pos_terminal.domain.report import EndOfDayReport, Receipt
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.slip import Slip, SlipKind, receipt_slip, report_slip
@@ -41,7 +42,6 @@ from pos_terminal.store.journal import Journal, PrintJob, PrintStatus
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 10.0
-CASH = "cash"
 PRINTER = "printer"  # the kinds of problem a listener hears of
 DRAWER = "drawer"
 
@@ -163,7 +163,7 @@ class Counter:
         before, self._last_phase = self._last_phase, state.phase
         if state.phase is before:
             return
-        cash = any(payment.method == CASH for payment in state.check.payments)
+        cash = any(is_cash(payment.method) for payment in state.check.payments)
         if state.phase is Phase.PAID_IN_CASH and self.cash_drawer:
             self._kicks.append(("cash sale", None))
             self._wake()

@@ -27,10 +27,12 @@ if TYPE_CHECKING:  # the service's side loads after the first screen is painted 
 
 def pin_field(name: str) -> QLineEdit:
     """A PIN field: digits, shown as dots, never kept in an undo history."""
+    from pos_terminal.domain.pins import MAX_PIN  # with the first PIN asked for (hashlib stays off the start)
+
     field = QLineEdit()
     field.setEchoMode(QLineEdit.EchoMode.Password)
-    field.setMaxLength(12)
-    field.setValidator(QRegularExpressionValidator(r"[0-9]{0,12}", field))
+    field.setMaxLength(MAX_PIN)
+    field.setValidator(QRegularExpressionValidator(f"[0-9]{{0,{MAX_PIN}}}", field))
     field.setPlaceholderText("PIN")
     field.setAccessibleName(name)
     field.setInputMethodHints(Qt.InputMethodHint.ImhDigitsOnly | Qt.InputMethodHint.ImhSensitiveData)

@@ -82,6 +82,7 @@ PHASE_TEXT = {
     Phase.FAILED: "Not charged",
 }
 
+
 class NotConnected(UserError):
     """A key that needs the terminal, pressed while the first screen waits for it."""
 
@@ -870,7 +871,7 @@ class CashierView(QWidget):
         )
 
     def on_add_cash_clicked(self) -> None:
-        from pos_terminal.domain.check import Payment
+        from pos_terminal.domain.check import CASH, Payment
 
         try:
             amount = self.money.parse(self.cash_input.text())
@@ -879,7 +880,7 @@ class CashierView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc, topic=CHECK)
             return
-        payment = Payment("cash", amount)
+        payment = Payment(CASH, amount)
         if self._edit(lambda check: check.add_payment(payment), select=payment.id):
             empty(self.cash_input)
             if self.register.current.check.paid_in_full:

@@ -30,6 +30,8 @@ class Row:
 
 
 def rows_of(check: Check, money: MoneyFormat) -> list[Row]:
+    from pos_terminal.domain.check import is_cash  # with the check (after the first paint)
+
     rows = [
         Row(
             "item",
@@ -46,7 +48,7 @@ def rows_of(check: Check, money: MoneyFormat) -> list[Row]:
         discount = priced.discount
         rows.append(Row("discount", discount.id, discount.name, "", "", money.format(priced.amount)))
     for payment in check.payments:
-        method = "Cash taken" if payment.method == "cash" else f"Paid: {payment.method}"
+        method = "Cash taken" if is_cash(payment.method) else f"Paid: {payment.method}"
         rows.append(Row("payment", payment.id, method, "", "", money.format(-payment.amount)))
     return rows
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pos_terminal.domain.people import Approval, Guarded, Person
+from pos_terminal.domain.people import MAX_NAME, Approval, Guarded, Person
+from pos_terminal.domain.pins import BadPin
 from pos_terminal.domain.sale import FINISHED, LOCKED
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
@@ -61,7 +62,7 @@ class TillView(QWidget):
         # --- the first manager ---
         self.first_name = QLineEdit()
         self.first_name.setAccessibleName("Manager's name")
-        self.first_name.setMaxLength(40)
+        self.first_name.setMaxLength(MAX_NAME)
         self.first_pin = pin_field("Manager's PIN")
         self.first_again = pin_field("The same PIN again")
         self.create_button = button("Create the manager and sign in", role="primary", name="Create manager")
@@ -72,7 +73,7 @@ class TillView(QWidget):
             label(
                 "The first person is the till's manager. Managers approve refunds, cancellations after a charge, "
                 "large discounts, opening the drawer without a sale, changing the settings and disconnecting, "
-                "and add the cashiers. A PIN is 4 to 12 digits.",
+                f"and add the cashiers. {BadPin.hint}",
                 role="hint",
                 wrap=True,
             )
