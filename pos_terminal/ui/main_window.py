@@ -660,7 +660,8 @@ class MainWindow(QMainWindow):
             return
 
         def save(approval: Approval | None) -> None:
-            changed = sorted(k for k, v in settings.model_dump().items() if self.host.settings.model_dump()[k] != v)
+            before, after = self.host.settings.model_dump(), settings.model_dump()
+            changed = sorted(k for k, v in after.items() if before[k] != v)
             try:
                 terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "settings changed", {"changed": changed})
             except UserError as exc:
@@ -742,10 +743,9 @@ class MainWindow(QMainWindow):
         terminal = self.terminal
         if terminal is None or self.page is not Page.WORKSPACE or not terminal.till.guarding:
             return
-        terminal.till.lock(reason)
+        terminal.till.lock(reason)  # its listener shows the till's status
         self.show_page(Page.TILL)
         self.till.begin(terminal)
-        self.show_till_status()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         """Every key and click in the application counts as someone at the till."""
