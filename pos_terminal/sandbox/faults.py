@@ -21,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fnmatch
-import json
 import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pos_terminal.sandbox.problems import send_problem
 
 FaultMode = Literal["drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit"]
 MODES: tuple[str, ...] = ("drop_before", "drop_after", "error_before", "error_after", "delay", "rate_limit")
@@ -117,29 +118,6 @@ def _wake(woken: asyncio.Future[None]) -> None:
         woken.set_result(None)
 
 
-def _problem(status: int, code: str, title: str, detail: str) -> bytes:
-    body = {"type": "about:blank", "title": title, "status": status, "code": code, "detail": detail, "errors": []}
-    return json.dumps(body).encode()
-
-
-async def _send_problem(
-    send: Send, status: int, code: str, title: str, detail: str, headers: list[tuple[bytes, bytes]]
-) -> None:
-    body = _problem(status, code, title, detail)
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/problem+json"),
-                (b"content-length", str(len(body)).encode()),
-                *headers,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
 async def _drop(send: Send) -> None:
     """Close the client's connection without an answer."""
     cycle = getattr(send, "__self__", None)
@@ -182,13 +160,9 @@ class FaultMiddleware:
         if fault.mode == "drop_before":
             await _drop(send)
         elif fault.mode == "error_before":
-            await _send_problem(
-                send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_before", []
-            )
+            await send_problem(send, 500, "INTERNAL_ERROR", "Injected fault: error_before")
         elif fault.mode == "rate_limit":
-            await _send_problem(
-                send, 429, "RATE_LIMITED", "Too many requests", "Injected fault: rate_limit", [(b"retry-after", b"1")]
-            )
+            await send_problem(send, 429, "RATE_LIMITED", "Injected fault: rate_limit", [(b"retry-after", b"1")])
         elif fault.mode == "delay":
             # the request has fully arrived before the wait, as on a slow server: a client that gives up
             # meanwhile does not stop the work from landing
@@ -199,9 +173,7 @@ class FaultMiddleware:
             if fault.mode == "drop_after":
                 await _drop(send)
             else:
-                await _send_problem(
-                    send, 500, "INTERNAL_ERROR", "Internal server error", "Injected fault: error_after", []
-                )
+                await send_problem(send, 500, "INTERNAL_ERROR", "Injected fault: error_after")
 
 
 async def _buffered(receive: Receive) -> tuple[Receive, bool]:

@@ -18,7 +18,6 @@ failure logged a traceback (128 MB in 25 s). Here:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import resource
 import time
@@ -28,6 +27,8 @@ from typing import Any, ClassVar
 import h11
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from pos_terminal.sandbox.problems import send_problem
 
 log = logging.getLogger("pos_terminal.sandbox")
 
@@ -136,24 +137,9 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _too_large(self, send: Send) -> None:
-        body = json.dumps(
-            {
-                "type": "about:blank",
-                "title": "Request body too large",
-                "status": 413,
-                "code": "PAYLOAD_TOO_LARGE",
-                "detail": f"The body is larger than {self.max_bytes} bytes",
-                "errors": [],
-            }
-        ).encode()
         # the rest of the body is never read: the connection closes after the answer
-        headers = [
-            (b"content-type", b"application/problem+json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
-        await send({"type": "http.response.start", "status": 413, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        detail = f"The body is larger than {self.max_bytes} bytes"
+        await send_problem(send, 413, "PAYLOAD_TOO_LARGE", detail, [(b"connection", b"close")])
 
 
 # --- connections ----------------------------------------------------------------------------------------------

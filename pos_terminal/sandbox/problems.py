@@ -9,6 +9,7 @@ A 405 lists in ``Allow`` every method of the path, from every route that serves 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
+from starlette.types import Send
 
 from pos_terminal.sandbox.text import NOT_TEXT
 
@@ -62,6 +64,18 @@ TITLES = {
     "PAYLOAD_TOO_LARGE": "Request body too large",
     "INTERNAL_ERROR": "Internal server error",
 }
+
+
+async def send_problem(
+    send: Send, status: int, code: str, detail: str, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """Problem details sent straight through ASGI, by middleware that answers before (or instead of) the app."""
+    body = json.dumps(
+        {"type": "about:blank", "title": TITLES[code], "status": status, "code": code, "detail": detail, "errors": []}
+    ).encode()
+    start = [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": start})
+    await send({"type": "http.response.body", "body": body})
 
 
 class ProblemError(Exception):
