@@ -13,10 +13,9 @@ the command line keeps working.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
 from pos_terminal.domain.text import text_problem
 from pos_terminal.errors import UserError
@@ -94,10 +93,6 @@ class PinOutcome:
     wrong_pins: int
     locked_until: datetime | None
 
-    @property
-    def locked(self) -> bool:
-        return self.locked_until is not None
-
 
 def after_wrong_pin(person: Person, now: datetime) -> PinOutcome:
     """One more wrong PIN: the fifth in a row locks the person for :data:`LOCK_FOR` (the count starts again)."""
@@ -137,7 +132,6 @@ class Approval:
     at: datetime
     subject: str | None = None
     token: str = ""
-    detail: dict[str, Any] = field(default_factory=dict)
 
     def covers(self, act: Guarded, subject: str | None, now: datetime) -> bool:
         return (

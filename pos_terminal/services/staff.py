@@ -69,10 +69,6 @@ class Staff:
             raise UnknownPerson(f"No one called “{' '.join(name.split())}” works on this terminal.")
         return person
 
-    def refreshed(self, person: Person) -> Person | None:
-        """``person`` as the journal has them now (disabled, renamed, locked meanwhile)."""
-        return self.book.get(person.id)
-
     # --- PINs ------------------------------------------------------------------------------------------------
 
     async def verify(self, name: str, pin: str) -> Person:

@@ -161,7 +161,6 @@ class Till:
         pin: str,
         *,
         subject: str | None = None,
-        detail: dict[str, Any] | None = None,
     ) -> Approval:
         """A manager's PIN, entered at the prompt, approves ``act`` once (for ``subject`` when given)."""
         person = await self.staff.verify(manager, pin)
@@ -174,14 +173,13 @@ class Till:
             at=self.now(),
             subject=subject,
             token=uuid.uuid4().hex,
-            detail=dict(detail or {}),
         )
         self._granted[approval.token] = approval
         self.journal.audit(
             APPROVAL,
             actor=self.actor,
             terminal_id=self.terminal_id,
-            detail={"act": str(act), "manager": person.name, "subject": subject, **approval.detail},
+            detail={"act": str(act), "manager": person.name, "subject": subject},
         )
         return approval
 
