@@ -14,11 +14,13 @@ import keyring
 import pytest
 
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
+from tests.api.fake_service import FakeService
 from tests.keyrings import MemoryKeyring
 
 if TYPE_CHECKING:
     from pos_terminal.api.models import DeviceAuthorization
     from pos_terminal.services.session import Session
+    from tests.api.fake_service import FakeService
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -133,3 +135,10 @@ async def finish_at_once(session: Session, authorization: DeviceAuthorization) -
 
     session.auth.sleep = no_wait
     await session.finish_device_sign_in(authorization)
+
+
+@pytest.fixture
+def fake_service() -> Iterator[FakeService]:
+    """A scripted HTTP server on loopback (tests/api/fake_service.py) for answers the sandbox never gives."""
+    with FakeService().running() as service:
+        yield service

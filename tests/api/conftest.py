@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +13,6 @@ from pos_terminal.api.auth import StaticCredentials
 from pos_terminal.api.client import PosClient, make_http_client
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.sandbox import SandboxServer
-from tests.api.fake_service import FakeService
 from tests.conftest import mint_token
 
 
@@ -57,12 +56,6 @@ def token(client: httpx.Client) -> str:
 @pytest.fixture
 def pos_client(sandbox: SandboxServer, http: httpx.AsyncClient, token: str) -> PosClient:
     return PosClient(http, f"{sandbox.url}/v4", StaticCredentials(token), retry=RecordingRetry())
-
-
-@pytest.fixture
-def fake_service() -> Iterator[FakeService]:
-    with FakeService().running() as service:
-        yield service
 
 
 async def arm(control: httpx.AsyncClient, method: str, path: str, mode: str, **extra: Any) -> None:

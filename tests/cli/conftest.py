@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,6 @@ import pytest
 
 from pos_terminal.cli import main
 from pos_terminal.sandbox import SandboxServer
-from tests.api.fake_service import FakeService
 from tests.keyrings import MemoryKeyring
 
 
@@ -73,9 +72,3 @@ def cli(
         return Run(code, captured.out, captured.err)
 
     return run
-
-
-@pytest.fixture
-def fake_service() -> Iterator[FakeService]:
-    with FakeService().running() as service:
-        yield service

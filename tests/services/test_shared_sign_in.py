@@ -156,9 +156,3 @@ async def test_a_sign_in_without_a_refresh_token_says_when_it_ends(
         assert reopened.session.ends_at == ends, "known again after a restart"
     finally:
         await reopened.aclose()
-
-
-@pytest.fixture
-def fake_service() -> Any:
-    with FakeService().running() as service:
-        yield service
