@@ -26,9 +26,8 @@ from oauthlib.oauth2.rfc6749.errors import (
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT
+from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT
 
-DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-REDIRECT = "http://127.0.0.1/callback"
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
 
 

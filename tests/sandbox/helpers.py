@@ -6,6 +6,7 @@ its state in a SQLite file; the helpers only shorten what the tests say.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -44,6 +45,17 @@ __all__ = [
     "parse",
     "running_sandbox",
 ]
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+REDIRECT = "http://127.0.0.1/callback"  # the redirect URI the demo web client registered
+WEB = {"client_id": "demo-web", "client_secret": "demo-web-secret"}
+
+
+def csrf(page: httpx.Response) -> str:
+    """The CSRF token of one of the sandbox's sign-in pages."""
+    match = re.search(r"name='csrf_token' value='([^']+)'", page.text)
+    assert match, page.text
+    return match.group(1)
 
 
 @contextmanager

@@ -12,10 +12,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT, OTHER_MERCHANT, mint_token
-
-DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-REDIRECT = "http://127.0.0.1/callback"
-WEB = {"client_id": "demo-web", "client_secret": "demo-web-secret"}
+from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT, WEB, csrf
 
 
 def start_device(client: httpx.Client, **form: str) -> dict[str, Any]:
@@ -28,12 +25,6 @@ def poll(client: httpx.Client, device_code: str) -> httpx.Response:
     return client.post(
         "/v1/token", data={"grant_type": DEVICE_GRANT, "device_code": device_code, "client_id": "pos-terminal"}
     )
-
-
-def csrf(page: httpx.Response) -> str:
-    match = re.search(r"name='csrf_token' value='([^']+)'", page.text)
-    assert match, page.text
-    return match.group(1)
 
 
 def customers_of(sandbox: SandboxServer, token: str) -> set[str]:

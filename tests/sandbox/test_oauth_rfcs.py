@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 import secrets
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -19,21 +18,13 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT
+from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT, WEB, csrf
 
-DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-REDIRECT = "http://127.0.0.1/callback"
-WEB = {"client_id": "demo-web", "client_secret": "demo-web-secret"}
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
 
 
 def basic(client_id: str, secret: str) -> str:
     return "Basic " + base64.b64encode(f"{client_id}:{secret}".encode()).decode()
-
-
-def csrf(page: httpx.Response) -> str:
-    match = re.search(r"name='csrf_token' value='([^']+)'", page.text)
-    assert match, page.text
-    return match.group(1)
 
 
 def pkce_pair() -> tuple[str, str]:
