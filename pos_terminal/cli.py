@@ -84,6 +84,17 @@ def _moment(text: str) -> datetime:
     return (value if value.tzinfo else value.astimezone()).astimezone(UTC)
 
 
+def _seconds(text: str) -> float:
+    """A number of seconds, zero or more (an hour at most)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"“{text}” is not a number of seconds from 0 to 3600")
+    return value
+
+
 class _Version(argparse.Action):
     """``--version``: the version is read from the package's metadata only when asked for."""
 
@@ -166,6 +177,18 @@ def build_parser() -> argparse.ArgumentParser:
     _common(charge)
     charge.add_argument("--customer", required=True, help="customer id, check-in id, member or check-in number")
     charge.add_argument("--check", required=True, type=Path, help="check file (JSON)")
+    charge.add_argument(
+        "--again",
+        action="store_true",
+        help="charge the check even while an earlier charge of it for this customer is still authorized",
+    )
+    charge.add_argument(
+        "--wait",
+        type=_seconds,
+        metavar="SECONDS",
+        help="how long to verify a charge the service did not confirm before leaving it to the next command "
+        "(default: the terminal's verify window)",
+    )
     _person(charge)
 
     tx = commands.add_parser("tx", help="transactions")
@@ -379,6 +402,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         out.note("Interrupted.")
         return EXIT_ERROR
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """The program reading our output closed it (``| head``): end quietly, as other Unix tools do. Whatever the
+    command did is done and journaled; what is left unprinted goes nowhere, not to a traceback at exit."""
+    import signal
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing will flush into a closed pipe at exit
+    return 128 + signal.SIGPIPE
 
 
 def _launch_gui(args: argparse.Namespace) -> int:
@@ -528,32 +567,60 @@ async def _customers(terminal: Any, args: argparse.Namespace, out: Output) -> in
 
 async def _charge(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.services.check_file import read_check_file
+    from pos_terminal.services.checkout import AlreadyCharged, ChargeStatus
 
     check = read_check_file(args.check)
     await _act_as(terminal, args)
     customer = await terminal.customers.find(args.customer)
     totals = check.validate()
     out.note(f"Charging {terminal.money.format(totals.charge_amount)} to {customer.display_name}...")
-    outcome = await terminal.checkout.charge(check, customer)
-    if outcome.status.value == "verifying":
-        out.note("The outcome is unknown; verifying with the service (no second charge will be sent)...")
-        outcome = await terminal.checkout.settle(outcome.ref_id)
+    try:
+        outcome = await terminal.checkout.charge(check, customer, again=args.again)
+    except AlreadyCharged as exc:
+        raise UserError(
+            exc.sentence,
+            hint=f"Complete it (pos-terminal tx complete {exc.transaction_id}) or cancel it; "
+            "to hold the customer's money for this check a second time, add --again.",
+        ) from exc
+    if outcome.status is ChargeStatus.VERIFYING:
+        out.note("The service did not confirm the charge; verifying it by its reference (no second charge is sent)...")
+        within = None if args.wait is None else timedelta(seconds=args.wait)
+        outcome = await terminal.checkout.settle(outcome.ref_id, within=within)
     record: dict[str, Any] = {"refId": outcome.ref_id, "status": outcome.status.value}
     if outcome.transaction_id:
-        transaction = outcome.transaction or await terminal.history.get(outcome.transaction_id)
-        record = {**transaction.model_dump(by_alias=True, mode="json"), **record}
+        # the charge is journaled with its id by now: a read that fails here must not make it look failed
+        transaction = outcome.transaction
+        if transaction is None:
+            try:
+                transaction = await terminal.history.get(outcome.transaction_id)
+            except UserError as exc:
+                out.note(f"The charge is authorized, but its details could not be read now: {exc.sentence}")
+        if transaction is not None:
+            record = {**transaction.model_dump(by_alias=True, mode="json"), **record}
+        else:
+            record |= {"transactionId": outcome.transaction_id, "chargeAmount": totals.charge_amount}
+        charged = transaction.charge_amount if transaction is not None else totals.charge_amount
         out.line(
-            f"Authorized {outcome.transaction_id}: {terminal.money.format(transaction.charge_amount)} "
+            f"Authorized {outcome.transaction_id}: {terminal.money.format(charged)} "
             f"to {customer.display_name}. Complete or cancel it before it is canceled automatically."
         )
     if outcome.duplicates_canceled:
         record["duplicatesCanceled"] = list(outcome.duplicates_canceled)
         out.note(f"Canceled duplicate(s): {', '.join(outcome.duplicates_canceled)}")
-    if outcome.message and outcome.status.value != "authorized":
+    if outcome.message and outcome.status is not ChargeStatus.AUTHORIZED:
         record["message"] = outcome.message
+    if outcome.status is ChargeStatus.VERIFYING:
+        record["message"] = message = (
+            f"The charge {outcome.ref_id} is still being verified with the service. Do not charge this check again: "
+            "the next pos-terminal command looks for it again, and “pos-terminal status” shows it."
+        )
+        out.note(message)
+    elif outcome.message and outcome.status is not ChargeStatus.AUTHORIZED:
         out.note(outcome.message)
     out.data(record)
-    return EXIT_OK if outcome.status.value == "authorized" else EXIT_ERROR
+    if outcome.status is ChargeStatus.AUTHORIZED:
+        return EXIT_OK
+    return EXIT_UNSETTLED if outcome.status is ChargeStatus.VERIFYING else EXIT_ERROR
 
 
 def _tx_line(terminal: Any, t: Any) -> str:

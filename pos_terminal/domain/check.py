@@ -542,6 +542,19 @@ class Check:
             "payments": [{"id": p.id, "method": p.method, "amount": p.amount} for p in self.payments],
         }
 
+    def same_lines(self, other: Check) -> bool:
+        """Whether ``other`` holds the same items, discounts and payments in the same order, line ids aside: the
+        same check read from its file twice, or typed in again."""
+
+        def lines(check: Check) -> dict[str, Any]:
+            data = check.to_json()
+            for kind in ("items", "discounts", "payments"):
+                for line in data[kind]:
+                    del line["id"]
+            return data
+
+        return lines(self) == lines(other)
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Check:
         """The check :meth:`to_json` saved; :class:`CheckFileError` when it is damaged."""

@@ -23,11 +23,16 @@ class Phase(StrEnum):
     CANCELED = "canceled"
     REFUNDED = "refunded"
     PAID_IN_CASH = "paid in cash"  # paid in full before any charge: kept in the journal, never sent
-    FAILED = "failed"
+    FAILED = "failed"  # the service refused the charge, or it never left: nothing was charged
+    # the charge got no answer and the service showed no record of it in time: the check can be charged again,
+    # and if the first charge turns up after all, the terminal cancels it
+    UNCONFIRMED = "unconfirmed"
 
 
 LOCKED = frozenset({Phase.CHARGING, Phase.VERIFYING, Phase.AUTHORIZED})
 FINISHED = frozenset({Phase.COMPLETE, Phase.CANCELED, Phase.REFUNDED, Phase.PAID_IN_CASH})
+EDITABLE = frozenset({Phase.BUILDING, Phase.FAILED, Phase.UNCONFIRMED})
+UNCHARGED = frozenset({Phase.FAILED, Phase.UNCONFIRMED})  # a charge ended without a transaction to show
 
 
 class NoCustomer(UserError):

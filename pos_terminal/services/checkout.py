@@ -6,8 +6,15 @@ request leaves. The transaction id then comes from the answer's body, its
 picking the one with that ``refId``. When the outcome is unknown (timeout,
 dropped connection, 5xx) the intent is *verifying*: no second create is sent
 while the first may still land, and any duplicate found is canceled before
-anything is completed. An intent that is never found within the verify window
-is declared failed; if it lands later anyway, the next resume cancels it.
+anything is completed.
+
+Once the create may have done its work, an intent ends in one of two ways only:
+journaled with its transaction id, or verifying. Nothing read afterwards (the
+transaction, the list) can make it failed: a failed read leaves it verifying.
+An intent whose create got no answer and that a *successful* listing still does
+not show once the verify window has passed is declared not found; if it lands
+later anyway, it is canceled (:meth:`Checkout.cancel_late_landings`). Only a
+create the service refused, or one that never left, is "not charged".
 
 Complete, cancel and refund are idempotent by the spec, so they go through the
 journal's outbox and are re-sent until the service confirms them.
@@ -39,16 +46,17 @@ from pos_terminal.domain.check import Check
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import ChargeIntent, IntentStatus, Journal, OutboxEntry
+from pos_terminal.store.journal import ChargeIntent, CreateAnswer, IntentStatus, Journal, OutboxEntry
 
 log = logging.getLogger(__name__)
 
 TRANSIENT = (OutcomeUnknown, ServiceUnreachable, ServerError, RateLimited)
 SEARCH_MARGIN = timedelta(hours=1)  # around a search window, for clocks that drift and answers that take long
 NOT_FOUND_YET = (
-    "The service has not shown this charge after waiting for it. If it arrives later, the terminal cancels it, "
-    "so the customer is never charged twice; charge again to take the payment."
+    "The service still shows no record of this charge. If it turns up later, the terminal cancels it at once, "
+    "so charging this check again never holds the customer's money twice."
 )
+ACCEPTED_NO_ID = "The service took the charge without saying its transaction id; the terminal is looking it up."
 
 
 def utcnow() -> datetime:
@@ -71,10 +79,21 @@ class ChargeFailed(UserError):
     hint = "Nothing was charged. Fix what the message says and charge again."
 
 
+class AlreadyCharged(UserError):
+    """An earlier charge of the very same check, for the same customer, still holds their money."""
+
+    hint = "Complete or cancel that transaction first; the customer's money is held once already."
+
+    def __init__(self, transaction_id: str, customer: str) -> None:
+        self.transaction_id = transaction_id
+        super().__init__(f"This check was charged already: transaction {transaction_id} for {customer} is authorized.")
+
+
 class ChargeStatus(StrEnum):
     AUTHORIZED = "authorized"
     VERIFYING = "verifying"
-    FAILED = "failed"
+    FAILED = "failed"  # the service refused the create, or it never left: nothing was charged
+    NOT_FOUND = "not found"  # no answer, and no record of it within the verify window; a late one is canceled
 
 
 @dataclass(frozen=True)
@@ -160,11 +179,16 @@ class Checkout:
 
     # --- charging ---------------------------------------------------------------------------
 
-    async def charge(self, check: Check, customer: Customer, *, ref_id: str | None = None) -> ChargeOutcome:
+    async def charge(
+        self, check: Check, customer: Customer, *, ref_id: str | None = None, again: bool = False
+    ) -> ChargeOutcome:
         """Create the transaction for ``check``; never sends a second create for one intent.
 
         ``ref_id`` lets a caller remember the reference before anything is recorded (the open check
         keeps it, so a restart finds the charge of the check on screen); one is made up otherwise.
+        An earlier charge of the very same check for the same customer that still holds their money is
+        refused (:class:`AlreadyCharged`) unless ``again``: a retry after a lost answer or a killed command
+        must not hold the money twice.
         """
         async with self._lock:
             if self.journal.unfinished_intents():
@@ -175,6 +199,8 @@ class Checkout:
             ref_id = ref_id or new_ref_id()
             if self.journal.intent(ref_id) is not None:
                 raise UserError("This check has already been charged.", hint="Start a new check to charge again.")
+            if not again:
+                await self._refuse_a_second_hold(check, customer)
             customer_ref = customer.model_dump(by_alias=True, exclude_none=True, mode="json")
             body = check.charge_request(customer=customer_ref, ref_id=ref_id, terminal_id=self.terminal_id)
             request = CreateTransactionRequest.model_validate(body)
@@ -194,59 +220,94 @@ class Checkout:
             )
             try:
                 result = await self.client.create_transaction(request)
-            except ServiceUnreachable as exc:
-                self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=exc.text())
-                raise ChargeFailed(exc.sentence) from exc
             except OutcomeUnknown as exc:
                 log.warning("create for %s has an unknown outcome: %s", ref_id, exc.sentence)
                 self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
                 return await self._verify(ref_id)
             except ApiError as exc:
-                self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=exc.text())
+                # an error answer that is not a 5xx (those are OutcomeUnknown), or a request that never left
+                self.journal.update_intent(
+                    ref_id, status=IntentStatus.FAILED, error=exc.text(), create_answer=CreateAnswer.REFUSED
+                )
                 raise ChargeFailed(exc.sentence) from exc
             if result.transaction_id:
+                # journaled with its id before any further request: nothing that follows can lose it
                 return await self._created(ref_id, result.transaction_id, None)
-            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
-            return await self._verify(ref_id, created_for_sure=True)
+            self.journal.update_intent(
+                ref_id, status=IntentStatus.VERIFYING, error=None, create_answer=CreateAnswer.ACCEPTED
+            )
+            return await self._verify(ref_id)
+
+    async def _refuse_a_second_hold(self, check: Check, customer: Customer) -> None:
+        """Raise :class:`AlreadyCharged` when an earlier charge of this check for this customer may still be
+        authorized: by the journal's last word on it, confirmed by a read (a read that fails refuses too)."""
+        since = self.now() - self.auto_cancel_hint - self.verify_window
+        for intent in self.journal.intents_since(since):
+            if intent.transaction_id is None or intent.customer.get("customerId") != customer.customer_id:
+                continue
+            try:
+                same = Check.from_json(intent.check).same_lines(check)
+            except UserError:
+                same = False  # a check saved by another version of the terminal
+            if not same:
+                continue
+            known = self.journal.known_transaction(intent.transaction_id)
+            if known is not None and known.state != str(TxState.AUTHORIZED):
+                continue
+            try:
+                transaction = await self.client.get_transaction(intent.transaction_id)
+            except (*TRANSIENT, ApiError) as exc:
+                log.info("could not read %s before charging its check again: %s", intent.transaction_id, exc.sentence)
+                raise AlreadyCharged(intent.transaction_id, customer.display_name) from exc
+            self._remember(transaction)
+            if transaction.state is TxState.AUTHORIZED:
+                raise AlreadyCharged(intent.transaction_id, customer.display_name)
 
     async def verify(self, ref_id: str) -> ChargeOutcome:
         """Reconcile one intent by its ``refId``."""
         async with self._lock:
             return await self._verify(ref_id)
 
-    async def settle(self, ref_id: str, *, poll: float = 1.0) -> ChargeOutcome:
-        """Verify until the intent is authorized or failed (the verify window bounds it)."""
+    async def settle(self, ref_id: str, *, within: timedelta | None = None, poll: float = 1.0) -> ChargeOutcome:
+        """Verify until the intent is settled, or for ``within`` at most (by default the verify window from
+        now): an intent still verifying then stays so, for the next resume, and is returned as it stands."""
+        give_up = self.now() + (self.verify_window if within is None else within)
         outcome = await self.verify(ref_id)
         delay = poll
-        while outcome.status is ChargeStatus.VERIFYING:
-            await asyncio.sleep(delay)
+        while outcome.status is ChargeStatus.VERIFYING and self.now() < give_up:
+            await asyncio.sleep(min(delay, max(0.0, (give_up - self.now()).total_seconds())))
             delay = min(delay * 2, 10.0)
             outcome = await self.verify(ref_id)
         return outcome
 
-    async def _verify(self, ref_id: str, *, created_for_sure: bool = False) -> ChargeOutcome:
+    async def _verify(self, ref_id: str) -> ChargeOutcome:
         intent = self._intent(ref_id)
         if intent.status is IntentStatus.CREATED and intent.transaction_id:
             return ChargeOutcome(ref_id, ChargeStatus.AUTHORIZED, intent.transaction_id)
         if intent.status in (IntentStatus.FAILED, IntentStatus.RESOLVED):
-            return ChargeOutcome(ref_id, ChargeStatus.FAILED, message=intent.error)
+            status = ChargeStatus.FAILED if intent.nothing_created else ChargeStatus.NOT_FOUND
+            return ChargeOutcome(ref_id, status, message=intent.error)
         try:
             found = await self._find_by_ref(intent)
         except (*TRANSIENT, ApiError) as exc:
+            # a failed look says nothing of the charge: it stays verifying, whatever the window
             self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
-            return ChargeOutcome(ref_id, ChargeStatus.VERIFYING, message=exc.sentence)
+            return ChargeOutcome(ref_id, ChargeStatus.VERIFYING, message=f"{exc.sentence} Still verifying.")
         if found:
             keep, *duplicates = found
             return await self._created(ref_id, keep.transaction_id, keep, duplicates)
-        if created_for_sure or self.now() - intent.created_at < self.verify_window:
+        if intent.create_answer is CreateAnswer.ACCEPTED:
+            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
+            return ChargeOutcome(ref_id, ChargeStatus.VERIFYING, message=ACCEPTED_NO_ID)
+        if self.now() - intent.created_at < self.verify_window:
             self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
             return ChargeOutcome(
                 ref_id, ChargeStatus.VERIFYING, message="The charge is being verified with the service."
             )
-        # Not found is all the terminal knows: the create may still land. Resumes keep looking for it until the
-        # service would have canceled it on its own, and cancel it if it comes (_cancel_late_landings).
+        # Not found is all the terminal knows: the create may still land. The terminal keeps looking for it until
+        # the service would have canceled it on its own, and cancels it if it comes (cancel_late_landings).
         self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=NOT_FOUND_YET)
-        return ChargeOutcome(ref_id, ChargeStatus.FAILED, message=NOT_FOUND_YET)
+        return ChargeOutcome(ref_id, ChargeStatus.NOT_FOUND, message=NOT_FOUND_YET)
 
     async def _created(
         self,
@@ -488,10 +549,24 @@ class Checkout:
         report.state_changes = await self.flush_outbox()
         return report
 
-    async def _cancel_late_landings(self) -> list[str]:
-        """A charge declared failed may still have landed later: cancel it, the cashier was told it failed."""
+    def watching_for_late_landings(self) -> bool:
+        """Whether a charge declared not found may still land (until the service would cancel it on its own)."""
+        return bool(self._not_found_intents())
+
+    async def cancel_late_landings(self) -> list[str]:
+        """Look for charges declared not found that landed after all, and cancel them; the ids canceled."""
+        async with self._lock:
+            return await self._cancel_late_landings()
+
+    def _not_found_intents(self) -> list[ChargeIntent]:
         horizon = self.now() - self.auto_cancel_hint - self.verify_window
-        failed = [i for i in self.journal.failed_intents(since=horizon) if i.transaction_id is None]
+        return [
+            i for i in self.journal.failed_intents(since=horizon) if i.transaction_id is None and not i.nothing_created
+        ]
+
+    async def _cancel_late_landings(self) -> list[str]:
+        """A charge declared not found may still have landed later: cancel it, the cashier was told to go on."""
+        failed = self._not_found_intents()
         if not failed:
             return []
         try:

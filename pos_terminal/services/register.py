@@ -26,7 +26,16 @@ from pos_terminal.api.models import Customer, Transaction
 from pos_terminal.domain.check import Check, Totals
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval, discount_share_bp
-from pos_terminal.domain.sale import FINISHED, LOCKED, CheckFinished, CheckLocked, NoCustomer, NotPaidInFull, Phase
+from pos_terminal.domain.sale import (
+    EDITABLE,
+    FINISHED,
+    LOCKED,
+    CheckFinished,
+    CheckLocked,
+    NoCustomer,
+    NotPaidInFull,
+    Phase,
+)
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import (
     TRANSIENT,
@@ -52,6 +61,13 @@ _PHASE_OF_STATE = {
 }
 
 
+_PHASE_OF_CHARGE = {
+    ChargeStatus.FAILED: Phase.FAILED,
+    ChargeStatus.NOT_FOUND: Phase.UNCONFIRMED,
+    ChargeStatus.VERIFYING: Phase.VERIFYING,
+}
+
+
 @dataclass(frozen=True)
 class OpenCheck:
     """Everything the cashier's screen shows about the current check."""
@@ -73,7 +89,7 @@ class OpenCheck:
 
     @property
     def editable(self) -> bool:
-        return self.phase in (Phase.BUILDING, Phase.FAILED)
+        return self.phase in EDITABLE
 
     @property
     def unfinished(self) -> bool:
@@ -295,11 +311,7 @@ class Register:
         except UserError:
             self._keep(replace(state, phase=Phase.BUILDING, ref_id=None))
             raise
-        if outcome.status is ChargeStatus.AUTHORIZED and outcome.transaction_id:
-            return await self._authorized(outcome.transaction_id)
-        if outcome.status is ChargeStatus.FAILED:
-            return self._keep(replace(self.current, phase=Phase.FAILED, message=outcome.message))
-        return self._keep(replace(self.current, phase=Phase.VERIFYING, message=outcome.message))
+        return await self._settled(outcome.status, outcome.transaction_id, outcome.message)
 
     async def verify(self) -> OpenCheck:
         """One reconciliation step for a charge whose outcome is unknown."""
@@ -310,11 +322,14 @@ class Register:
             message = "The charge never left this terminal; nothing was charged."
             return self._keep(replace(state, phase=Phase.FAILED, message=message))
         outcome = await self.checkout.verify(state.ref_id)
-        if outcome.status is ChargeStatus.AUTHORIZED and outcome.transaction_id:
-            return await self._authorized(outcome.transaction_id)
-        if outcome.status is ChargeStatus.FAILED:
-            return self._keep(replace(state, phase=Phase.FAILED, message=outcome.message))
-        return self._keep(replace(state, message=outcome.message))
+        return await self._settled(outcome.status, outcome.transaction_id, outcome.message)
+
+    async def _settled(self, status: ChargeStatus, transaction_id: str | None, message: str | None) -> OpenCheck:
+        """The check after its charge's outcome: authorized, not charged, not confirmed, or still verifying."""
+        if status is ChargeStatus.AUTHORIZED and transaction_id:
+            return await self._authorized(transaction_id)
+        phase = _PHASE_OF_CHARGE.get(status, Phase.VERIFYING)
+        return self._keep(replace(self.current, phase=phase, message=message))
 
     async def _authorized(self, transaction_id: str) -> OpenCheck:
         state = self._keep(replace(self.current, phase=Phase.AUTHORIZED, transaction_id=transaction_id, message=None))

@@ -163,6 +163,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX print_job_queued ON print_job (id) WHERE status = 'queued';
     """,
+    # 5: what the service answered to a charge's create, when it answered: 'accepted' (the transaction exists, so
+    # the intent can never be failed, whatever a later read says) or 'refused' (nothing was created).
+    """
+    ALTER TABLE charge_intent ADD COLUMN create_answer TEXT CHECK (create_answer IN ('accepted', 'refused'));
+    """,
 ]
 
 
@@ -177,6 +182,15 @@ class IntentStatus(StrEnum):
 
 
 UNFINISHED = (IntentStatus.RECORDED, IntentStatus.VERIFYING)
+
+
+class CreateAnswer(StrEnum):
+    """What the service answered to a charge's create request."""
+
+    ACCEPTED = "accepted"  # a success: the transaction exists, even when its id is not known yet
+    REFUSED = "refused"  # an error that says nothing was done, or the request never left the terminal
+
+
 TABLES = (
     "open_check",
     "charge_intent",
@@ -214,6 +228,12 @@ class ChargeIntent:
     created_at: datetime
     updated_at: datetime
     actor: str | None = None  # the person at the till who charged
+    create_answer: CreateAnswer | None = None  # None: the create got no answer (yet), or was never sent
+
+    @property
+    def nothing_created(self) -> bool:
+        """The terminal knows the service created nothing for this intent: it refused the create, or never got it."""
+        return self.status is IntentStatus.FAILED and self.create_answer is CreateAnswer.REFUSED
 
 
 @dataclass(frozen=True)
@@ -481,12 +501,25 @@ class Journal:
         status: IntentStatus,
         error: str | None = None,
         transaction_id: str | None = None,
+        create_answer: CreateAnswer | None = None,
     ) -> ChargeIntent:
-        """Move an intent to ``status``; ``error`` replaces the last one, a transaction id is never unset."""
+        """Move an intent to ``status``; ``error`` replaces the last one; a transaction id and the create's answer,
+        once known, are never unset. An accepted create is never failed."""
+        if status is IntentStatus.FAILED and create_answer is not CreateAnswer.REFUSED:
+            known = self.intent(ref_id)
+            if known is not None and (known.create_answer is CreateAnswer.ACCEPTED or known.transaction_id):
+                raise ValueError(f"charge {ref_id} was accepted by the service and cannot fail")
         cursor = self._write(
             "UPDATE charge_intent SET status = ?, error = ?, transaction_id = coalesce(?, transaction_id),"
-            " updated_at = ? WHERE ref_id = ?",
-            (IntentStatus(status), error, transaction_id, self._stamp(), ref_id),
+            " create_answer = coalesce(create_answer, ?), updated_at = ? WHERE ref_id = ?",
+            (
+                IntentStatus(status),
+                error,
+                transaction_id,
+                None if create_answer is None else CreateAnswer(create_answer),
+                self._stamp(),
+                ref_id,
+            ),
         )
         if cursor.rowcount != 1:
             raise KeyError(f"no charge intent {ref_id!r}")
@@ -510,6 +543,13 @@ class Journal:
         rows = self._read(
             "SELECT * FROM charge_intent WHERE status = ? AND created_at >= ? ORDER BY created_at, ref_id",
             (IntentStatus.FAILED, _when(since)),
+        )
+        return [self._intent(row) for row in rows]
+
+    def intents_since(self, since: datetime) -> list[ChargeIntent]:
+        """Every intent recorded at or after ``since``, oldest first."""
+        rows = self._read(
+            "SELECT * FROM charge_intent WHERE created_at >= ? ORDER BY created_at, ref_id", (_when(since),)
         )
         return [self._intent(row) for row in rows]
 
@@ -765,6 +805,7 @@ class Journal:
             created_at=cells.time("created_at"),
             updated_at=cells.time("updated_at"),
             actor=cells.optional_text("actor"),
+            create_answer=None if row["create_answer"] is None else cells.choice("create_answer", CreateAnswer),
         )
 
     def _outbox(self, row: sqlite3.Row) -> OutboxEntry:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
-from pos_terminal.domain.sale import FINISHED, LOCKED, CheckFinished, CheckLocked, Phase
+from pos_terminal.domain.sale import FINISHED, LOCKED, UNCHARGED, CheckFinished, CheckLocked, Phase
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
@@ -80,6 +80,7 @@ PHASE_TEXT = {
     Phase.REFUNDED: "Refunded",
     Phase.PAID_IN_CASH: "Paid in cash",
     Phase.FAILED: "Not charged",
+    Phase.UNCONFIRMED: "Not confirmed",
 }
 
 
@@ -582,8 +583,8 @@ class CashierView(QWidget):
             name = state.customer.display_name if state.customer else ""
             self.charge_button.setText(f"Charge {amount}\nto {self._fit_name(name)}" if name else "Charge")
         reason = blocked
-        if not blocked and state.phase is Phase.FAILED and state.message:
-            reason = f"Not charged: {state.message}"
+        if not blocked and state.phase in UNCHARGED and state.message:
+            reason = f"{PHASE_TEXT[state.phase]}: {state.message}"
         self.reason.setText(reason)
         self.reason.setVisible(bool(reason))
         self.charge_button.setEnabled(not blocked)
@@ -594,7 +595,7 @@ class CashierView(QWidget):
 
     def _render_status(self, state: OpenCheck) -> None:
         self.phase.setText(self._phase_text(state))
-        set_role(self.phase, "reason" if state.phase is Phase.FAILED else "phase")
+        set_role(self.phase, "reason" if state.phase in UNCHARGED else "phase")
         totals, customer = state.totals, state.customer
         transaction = state.transaction
         if state.phase is Phase.PAID_IN_CASH:
@@ -618,7 +619,7 @@ class CashierView(QWidget):
             self.transaction_text.setText("")
         self.transaction_text.setVisible(bool(self.transaction_text.text()))
         self.charge_message.setText(state.message or "")
-        self.charge_message.setVisible(bool(state.message) and state.phase is not Phase.FAILED)
+        self.charge_message.setVisible(bool(state.message) and state.phase not in UNCHARGED)
         self.check_now_button.setVisible(state.phase is Phase.VERIFYING)
         self._render_waits()
 

@@ -245,6 +245,8 @@ class CustomerDisplay(QWidget):
             return "Refunded.", True
         if phase is Phase.FAILED:
             return "Not charged.", True
+        if phase is Phase.UNCONFIRMED:
+            return "The charge was not confirmed.", True
         return "", False
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)

@@ -58,8 +58,15 @@ def test_killed_right_after_the_create(lane: Any, tmp_path: Path) -> None:
     assert record["state"] == "authorized"
     assert terminal.run("status")["unfinishedCharges"] == 0
     assert terminal.integrity() == "ok"
-    again = terminal.run("charge", "--customer", who["customerId"], "--check", str(tmp_path / "check.json"))
-    assert again["state"] == "authorized"
+    # charged again as a person would after a command that died: refused, since the first charge holds the money
+    again = terminal.start("charge", "--customer", who["customerId"], "--check", str(tmp_path / "check.json"))
+    _, err = again.communicate(timeout=60)
+    assert again.returncode == 1
+    assert f"This check was charged already: transaction {record['transactionId']}" in err
+    assert len(customer_transactions(http, who["customerId"])) == 1
+    # a second hold on purpose takes --again
+    second = terminal.run("charge", "--customer", who["customerId"], "--check", str(tmp_path / "check.json"), "--again")
+    assert second["state"] == "authorized"
     assert len(customer_transactions(http, who["customerId"])) == 2
 
 

@@ -137,10 +137,11 @@ async def test_create_that_never_landed_fails_after_the_verify_window(
         await terminal.checkout.charge(coffee_check(), customer)
     terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
     settled = await terminal.checkout.verify(outcome.ref_id)
-    assert settled.status is ChargeStatus.FAILED
+    assert settled.status is ChargeStatus.NOT_FOUND
     # the terminal cannot know the create will never land: it says what it knows, and keeps looking
-    assert settled.message and "has not shown this charge" in settled.message
-    assert "nothing was charged" not in settled.message
+    assert settled.message and "still shows no record of this charge" in settled.message
+    assert "nothing was charged" not in settled.message.lower()
+    assert terminal.checkout.watching_for_late_landings()
     assert transactions_of(client, who["customerId"]) == []
     assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
 
@@ -215,7 +216,7 @@ async def test_late_landing_after_a_declared_failure_is_canceled_on_resume(
     arm(client, "POST", "/v4/transactions", "delay", delayMs=3000)
     outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
     terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
-    assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.FAILED
+    assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.NOT_FOUND
     wait_for(lambda: len(transactions_of(client, who["customerId"])) == 1, timeout=15)
     report = await terminal.checkout.resume()
     [late] = transactions_of(client, who["customerId"])
