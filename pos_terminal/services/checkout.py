@@ -549,6 +549,14 @@ class Checkout:
         report.state_changes = await self.flush_outbox()
         return report
 
+    async def watch_late_landings(self, *, every: float = 10.0) -> AsyncIterator[list[str]]:
+        """While a charge declared not found may still land, look for it every ``every`` seconds and cancel it
+        when it does; yields the ids each look canceled. Ends once the service would have canceled any such
+        charge on its own: a cashier told to charge again must not wait for the next start for the first to go."""
+        while self.watching_for_late_landings():
+            await asyncio.sleep(every)
+            yield await self.cancel_late_landings()
+
     def watching_for_late_landings(self) -> bool:
         """Whether a charge declared not found may still land (until the service would cancel it on its own)."""
         return bool(self._not_found_intents())

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.people import Approval, Guarded
+from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.ui.actions import ACTIONS, Act
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     # views below when first shown.
     from pos_terminal.config import Settings
     from pos_terminal.domain.shift import DrawerCount, Shift
+    from pos_terminal.services.register import OpenCheck
     from pos_terminal.services.session import SessionState
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
@@ -441,6 +443,7 @@ class MainWindow(QMainWindow):
             terminal.till.resume(person.id)  # new settings: the same person stays at the till
         terminal.session.on_state(self.on_session_state)
         terminal.till.on_change(lambda _: self.show_till_status())
+        terminal.register.on_change(lambda state: self._on_check_changed(terminal, state))
         self.status.show_terminal(terminal)
         from pos_terminal.services.session import SessionState  # loaded with the terminal
 
@@ -485,12 +488,38 @@ class MainWindow(QMainWindow):
 
     async def _resume(self, terminal: Terminal) -> None:
         report = await terminal.checkout.resume()
-        if canceled := len(report.late_duplicates_canceled):
-            self.messages.show_info(
-                f"Canceled {counted(canceled, 'transaction')} that landed after their charge "
-                "was reported as failed; nobody was charged twice."
-            )
+        self._late_landings_canceled(report.late_duplicates_canceled)
         self._on_pending_changed()
+        self._watch_late_landings(terminal)
+
+    def _on_check_changed(self, terminal: Terminal, state: OpenCheck) -> None:
+        if state.phase is Phase.UNCONFIRMED:
+            self._watch_late_landings(terminal)
+
+    def _watch_late_landings(self, terminal: Terminal) -> None:
+        """While a charge reported as not confirmed may still land, look for it and cancel it when it does."""
+        if (
+            self.terminal is terminal
+            and not self.tasks.is_running("late landings")
+            and terminal.checkout.watching_for_late_landings()
+        ):
+            self.tasks.run(
+                self._cancel_late_landings(terminal),
+                key="late landings",
+                on_error=lambda e: log.info("late landings: %s", e.text()),
+            )
+
+    async def _cancel_late_landings(self, terminal: Terminal) -> None:
+        async for canceled in terminal.checkout.watch_late_landings():
+            self._late_landings_canceled(canceled)
+            self._on_pending_changed()
+
+    def _late_landings_canceled(self, canceled: list[str]) -> None:
+        if canceled:
+            self.messages.show_info(
+                f"Canceled {counted(len(canceled), 'transaction')} that reached the service after its charge was "
+                "reported as not confirmed; nobody was charged twice."
+            )
 
     def _workspace_tabs(self, *, signed_in: bool) -> None:
         # last to first: a current tab that is disabled hands over to the next enabled one, and a tab about to be
@@ -500,6 +529,7 @@ class MainWindow(QMainWindow):
 
     def _detach(self) -> None:
         self.tasks.cancel("resend")
+        self.tasks.cancel("late landings")
         self._stop_sign_in()
         self._detach_views()
         if self.built_reports is not None:

@@ -286,6 +286,35 @@ def test_tx_complete_is_kept_when_the_transaction_cannot_be_read(
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
 
 
+def test_a_charge_whose_read_fails_after_the_create_is_reported_authorized_and_never_charged_twice(
+    signed_in: CLI, tmp_path: Path, client: httpx.Client
+) -> None:
+    """The create answered 201 with the transaction's address and the read that followed failed: that failure was
+    reported as the charge's ("Try again in a moment"), and the charge made as told held the money a second time."""
+    customer = new_checked_in_customer(client)
+    check = str(write_check(tmp_path))
+    fault = {"method": "GET", "path": "/v4/transactions/*", "mode": "error_before", "times": 20}
+    client.post("/sandbox/faults", json=fault).raise_for_status()
+    first = signed_in("charge", "--customer", customer["customerId"], "--check", check, json=True)
+    assert first.code == 0, first
+    assert "try again" not in first.err.lower()
+    assert "its details could not be read now" in first.err
+    record = first.data
+    assert (record["status"], record["chargeAmount"]) == ("authorized", Check.from_file(CHECK).totals().charge_amount)
+    listed = signed_in("tx", "list", json=True).data
+    [held] = [t for t in listed if t["customer"]["customerId"] == customer["customerId"]]
+    assert held["transactionId"] == record["transactionId"]
+    client.delete("/sandbox/faults").raise_for_status()
+
+    again = signed_in("charge", "--customer", customer["customerId"], "--check", check, json=True)
+    assert_refused(again, says=f"This check was charged already: transaction {record['transactionId']}")
+    assert "--again" in again.err
+    listed = signed_in("tx", "list", json=True).data
+    assert [t["transactionId"] for t in listed if t["customer"]["customerId"] == customer["customerId"]] == [
+        record["transactionId"]
+    ]
+
+
 def test_refund_without_yes_needs_a_confirmation_when_nobody_can_answer(
     signed_in: CLI, tmp_path: Path, client: httpx.Client
 ) -> None:
