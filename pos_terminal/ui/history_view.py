@@ -11,6 +11,7 @@ after a refund, the cash paid on the check is given back and the banner says how
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 from html import escape
 from typing import Any
@@ -48,6 +49,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+log = logging.getLogger(__name__)
 
 HEADERS = ("Created", "State", "Customer", "Charged", "Terminal", "Transaction")
 Listed = Transaction | TransactionRow  # a row as listed, or the whole record once it was read
@@ -299,12 +302,15 @@ class HistoryView(QWidget):
         index = self.table.currentIndex()
         return self.model.transaction(index.row()) if index.isValid() else None
 
-    def show_row(self, row: int) -> None:
-        transaction = self.model.transaction(row)
+    def _enable_actions(self, transaction: Listed | None) -> None:
         allowed = allowed_actions(transaction.state) if transaction else frozenset()
         self.complete_button.setEnabled(Action.COMPLETE in allowed)
         self.cancel_button.setEnabled(Action.CANCEL in allowed)
         self.refund_button.setEnabled(Action.REFUND in allowed)
+
+    def show_row(self, row: int) -> None:
+        transaction = self.model.transaction(row)
+        self._enable_actions(transaction)
         if transaction is None:
             self.tasks.cancel("detail")
             self.detail.setHtml("<p>Choose a transaction to see its detail.</p>")
@@ -405,11 +411,19 @@ class HistoryView(QWidget):
     async def _act(self, transaction_id: str, action: Action, approval: Approval | None = None) -> None:
         assert self.terminal is not None
         outcome = await self.terminal.checkout.change_state(transaction_id, action, approval=approval)
-        transaction = outcome.transaction or await self.terminal.history.get(transaction_id)
-        row = self.model.replace(transaction)
-        if row is not None:
+        transaction = outcome.transaction
+        if transaction is None:
+            # the change was kept, or refused: the list shows the transaction as it is now, if it can be read; a
+            # read that fails says nothing of the change (it is kept in the outbox and sent again)
+            try:
+                transaction = await self.terminal.history.get(transaction_id)
+            except UserError as exc:
+                log.info("could not read %s after its %s: %s", transaction_id, action, exc.sentence)
+        if transaction is not None and (row := self.model.replace(transaction)) is not None:
             self.show_row(row)
-        if outcome.status is ChangeStatus.DONE:
+        elif transaction is None:
+            self._enable_actions(self.current())  # as the list last showed it
+        if outcome.status is ChangeStatus.DONE and transaction is not None:
             cash = cash_paid(p.model_dump() for p in transaction.payments) if action is Action.REFUND else 0
             back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
             self.messages.show_info(f"Transaction {transaction_id} is {transaction.state.value}.{back}")
