@@ -21,7 +21,13 @@ from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.sale import Phase
 from pos_terminal.errors import UserError
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.services.checkout import ChangeStatus, ChargeFailed, ChargeInProgress, ChargeStatus
+from pos_terminal.services.checkout import (
+    AlreadyCharged,
+    ChangeStatus,
+    ChargeFailed,
+    ChargeInProgress,
+    ChargeStatus,
+)
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import IntentStatus
 from tests.conftest import new_checked_in_customer
@@ -402,3 +408,108 @@ async def test_a_listing_moves_the_journals_states_of_this_terminals_transaction
     assert [(r.transaction_id, r.state) for r in rows] == [(outcome.transaction_id, TxState.COMPLETE)]
     known = terminal.journal.known_transaction(outcome.transaction_id)
     assert known is not None and known.state == "complete"
+
+
+# --- a charge that may have been made is never forgotten, and never made twice ---------------------------------------
+
+
+async def test_an_accepted_create_whose_id_cannot_be_found_stays_verifying_past_the_window(
+    make_sandbox: Callable[..., SandboxServer], open_terminal: Callable[..., Any], terminal_clock: FakeClock
+) -> None:
+    """A 201 without an id, then the list never shows it: the charge exists, so it is never declared not found."""
+    server = make_sandbox(location=False)
+    terminal: Terminal = await open_terminal(server)
+    with httpx.Client(base_url=server.url) as http:
+        who = new_checked_in_customer(http)
+        arm(http, "GET", "/v4/transactions", "error_before", times=30)
+        outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+        assert outcome.status is ChargeStatus.VERIFYING
+        intent = terminal.journal.intent(outcome.ref_id)
+        assert intent is not None and intent.create_answer == "accepted"
+        terminal_clock.advance(terminal.checkout.verify_window.total_seconds() * 10)
+        later = await terminal.checkout.verify(outcome.ref_id)
+        assert later.status is ChargeStatus.VERIFYING, later
+        with pytest.raises(ValueError, match="cannot fail"):
+            terminal.journal.update_intent(outcome.ref_id, status=IntentStatus.FAILED, error="a bug")
+        http.delete("/sandbox/faults").raise_for_status()
+        found = await terminal.checkout.verify(outcome.ref_id)
+        assert found.status is ChargeStatus.AUTHORIZED
+        assert [t["transactionId"] for t in transactions_of(http, who["customerId"])] == [found.transaction_id]
+
+
+async def test_settle_gives_up_after_its_time_and_leaves_the_charge_verifying(
+    terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
+) -> None:
+    who = new_checked_in_customer(client)
+    arm(client, "POST", "/v4/transactions", "drop_after")
+    arm(client, "GET", "/v4/transactions", "error_before", times=1000)
+    customer = await customer_model(terminal, who["customerId"])
+    outcome = await terminal.checkout.charge(coffee_check(), customer)
+    assert outcome.status is ChargeStatus.VERIFYING
+    terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)  # failed looks say nothing
+    settled = await terminal.checkout.settle(outcome.ref_id, within=timedelta(seconds=0.5), poll=0.1)
+    assert settled.status is ChargeStatus.VERIFYING
+    assert settled.message and "Still verifying" in settled.message
+    assert [i.ref_id for i in terminal.journal.unfinished_intents()] == [outcome.ref_id]
+    with pytest.raises(ChargeInProgress):
+        await terminal.checkout.charge(coffee_check(), customer)
+    client.delete("/sandbox/faults").raise_for_status()
+    assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.AUTHORIZED
+    assert len(transactions_of(client, who["customerId"])) == 1
+
+
+async def test_the_same_check_is_not_charged_again_while_its_first_charge_holds_the_money(
+    terminal: Terminal, client: httpx.Client
+) -> None:
+    who = new_checked_in_customer(client)
+    customer = await customer_model(terminal, who["customerId"])
+    first = await terminal.checkout.charge(coffee_check(), customer)
+    assert first.transaction_id
+    with pytest.raises(AlreadyCharged, match=f"transaction {first.transaction_id} for Test Customer is authorized"):
+        await terminal.checkout.charge(coffee_check(), customer)  # the same lines, read again with new line ids
+    # a read that fails cannot tell: refused too
+    arm(client, "GET", f"/v4/transactions/{first.transaction_id}", "error_before", times=3)
+    with pytest.raises(AlreadyCharged):
+        await terminal.checkout.charge(coffee_check(), customer)
+    assert len(transactions_of(client, who["customerId"])) == 1
+    # another check, or another customer, is another sale
+    other = await terminal.checkout.charge(coffee_check().add_item(Item(name="Tea", unit_price=300)), customer)
+    assert other.status is ChargeStatus.AUTHORIZED
+    someone = new_checked_in_customer(client)
+    elsewhere = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, someone["customerId"]))
+    assert elsewhere.status is ChargeStatus.AUTHORIZED
+    # once the first is completed (or canceled), the same check is a new sale; on purpose, it may be held twice
+    assert (await terminal.checkout.change_state(first.transaction_id, Action.COMPLETE)).status is ChangeStatus.DONE
+    repeat = await terminal.checkout.charge(coffee_check(), customer)
+    assert repeat.status is ChargeStatus.AUTHORIZED
+    twice = await terminal.checkout.charge(coffee_check(), customer, again=True)
+    assert twice.status is ChargeStatus.AUTHORIZED
+    assert len(transactions_of(client, who["customerId"])) == 4
+
+
+async def test_a_refused_create_is_not_looked_for_as_a_late_landing(terminal: Terminal, client: httpx.Client) -> None:
+    who = new_checked_in_customer(client, card="declined")
+    with pytest.raises(ChargeFailed):
+        await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    [intent] = terminal.journal.intents_since(datetime.now(UTC) - timedelta(minutes=1))
+    assert intent.nothing_created
+    assert not terminal.checkout.watching_for_late_landings()
+
+
+async def test_a_late_landing_is_canceled_while_the_terminal_runs(
+    terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
+) -> None:
+    """The window watches for it every few seconds: a cashier told to charge again must not wait for a restart."""
+    who = new_checked_in_customer(client)
+    arm(client, "POST", "/v4/transactions", "delay", delayMs=3000)
+    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
+    terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
+    assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.NOT_FOUND
+    watch = terminal.checkout.watch_late_landings(every=0.1)
+    canceled: list[str] = []
+    while not canceled:
+        canceled = await anext(watch)
+    await watch.aclose()
+    [late] = transactions_of(client, who["customerId"])
+    assert canceled == [late["transactionId"]] and late["state"] == "canceled"
+    assert not terminal.checkout.watching_for_late_landings()
