@@ -42,7 +42,7 @@ from pos_terminal.api.errors import (
     ServiceUnreachable,
 )
 from pos_terminal.api.models import CreateTransactionRequest, Customer, Transaction
-from pos_terminal.domain.check import Check
+from pos_terminal.domain.check import Check, lines_of
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
@@ -242,26 +242,21 @@ class Checkout:
         """Raise :class:`AlreadyCharged` when an earlier charge of this check for this customer may still be
         authorized: by the journal's last word on it, confirmed by a read (a read that fails refuses too)."""
         since = self.now() - self.auto_cancel_hint - self.verify_window
-        for intent in self.journal.intents_since(since):
-            if intent.transaction_id is None or intent.customer.get("customerId") != customer.customer_id:
+        lines = check.lines()
+        for transaction_id, saved in self.journal.charged_checks(customer.customer_id, since=since):
+            if lines_of(saved) != lines:
                 continue
-            try:
-                same = Check.from_json(intent.check).same_lines(check)
-            except UserError:
-                same = False  # a check saved by another version of the terminal
-            if not same:
-                continue
-            known = self.journal.known_transaction(intent.transaction_id)
+            known = self.journal.known_transaction(transaction_id)
             if known is not None and known.state != str(TxState.AUTHORIZED):
                 continue
             try:
-                transaction = await self.client.get_transaction(intent.transaction_id)
+                transaction = await self.client.get_transaction(transaction_id)
             except (*TRANSIENT, ApiError) as exc:
-                log.info("could not read %s before charging its check again: %s", intent.transaction_id, exc.sentence)
-                raise AlreadyCharged(intent.transaction_id, customer.display_name) from exc
+                log.info("could not read %s before charging its check again: %s", transaction_id, exc.sentence)
+                raise AlreadyCharged(transaction_id, customer.display_name) from exc
             self._remember(transaction)
             if transaction.state is TxState.AUTHORIZED:
-                raise AlreadyCharged(intent.transaction_id, customer.display_name)
+                raise AlreadyCharged(transaction_id, customer.display_name)
 
     async def verify(self, ref_id: str) -> ChargeOutcome:
         """Reconcile one intent by its ``refId``."""

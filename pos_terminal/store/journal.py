@@ -553,6 +553,21 @@ class Journal:
         )
         return [self._intent(row) for row in rows]
 
+    def charged_checks(self, customer_id: str, *, since: datetime) -> list[tuple[str, JsonObject]]:
+        """The transaction id and the check of each charge of ``customer_id`` since ``since`` that the service
+        created, oldest first (only what a check's comparison needs is read)."""
+        rows = self._read(
+            "SELECT ref_id, transaction_id, check_body FROM charge_intent WHERE created_at >= ?"
+            " AND transaction_id IS NOT NULL AND json_extract(customer, '$.customerId') = ?"
+            " ORDER BY created_at, ref_id",
+            (_when(since), customer_id),
+        )
+        found = []
+        for row in rows:
+            cells = _Cells(row, self.path, f"charge {row['ref_id']}")
+            found.append((cells.text("transaction_id"), cells.json("check_body")))
+        return found
+
     # --- transactions -------------------------------------------------------------------------
 
     def remember_transaction(

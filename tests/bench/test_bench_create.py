@@ -58,9 +58,13 @@ class Lane:
     bare: httpx.AsyncClient
     create_url: str
     bare_body: dict[str, Any]
+    sales: int = 0
 
     def terminal_charge(self) -> str:
-        outcome = self.loop.run_until_complete(self.terminal.checkout.charge(CHECK, self.customer))
+        # each sale its own check: the same check for the same customer, still authorized, would be refused
+        self.sales += 1
+        check = CHECK.add_item(Item(name=f"Cookie {self.sales}", unit_price=150, tax_rate_bp=1000))
+        outcome = self.loop.run_until_complete(self.terminal.checkout.charge(check, self.customer))
         assert outcome.status is ChargeStatus.AUTHORIZED and outcome.transaction_id, outcome
         return outcome.transaction_id
 
