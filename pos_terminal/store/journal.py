@@ -27,6 +27,7 @@ sort as text.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -168,7 +169,54 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE charge_intent ADD COLUMN create_answer TEXT CHECK (create_answer IN ('accepted', 'refused'));
     """,
+    # 6: a store of several tills. What the tills share gets an id of its own (the store database's key), people
+    # the store's version of their record and their lockout's epoch; a link to the store database, and the
+    # outbox of what is still to be written there (filled in the same transaction as the record, while linked).
+    """
+    ALTER TABLE person ADD COLUMN uid TEXT;
+    ALTER TABLE person ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE person ADD COLUMN lock_epoch INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE shift ADD COLUMN uid TEXT;
+    ALTER TABLE cash_sale ADD COLUMN uid TEXT;
+    ALTER TABLE audit ADD COLUMN uid TEXT;
+    UPDATE person SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    UPDATE shift SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    UPDATE cash_sale SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    UPDATE audit SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    CREATE UNIQUE INDEX person_uid ON person (uid);
+    CREATE UNIQUE INDEX shift_uid ON shift (uid);
+    CREATE UNIQUE INDEX cash_sale_uid ON cash_sale (uid);
+    CREATE UNIQUE INDEX audit_uid ON audit (uid);
+    CREATE TABLE store_link (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        address TEXT NOT NULL,
+        terminal_id TEXT NOT NULL,
+        joined_at TEXT NOT NULL,
+        last_seq INTEGER NOT NULL DEFAULT 0,
+        last_change_at TEXT,
+        last_contact_at TEXT,
+        offline_since TEXT,
+        last_error TEXT
+    );
+    CREATE TABLE store_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        sent_at TEXT,
+        refused TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+    );
+    CREATE INDEX store_outbox_waiting ON store_outbox (id) WHERE sent_at IS NULL AND refused IS NULL;
+    """,
 ]
+
+
+def new_uid() -> str:
+    """The id of a record the tills of a store share: made here, so a till can make one while the store is away."""
+    return os.urandom(16).hex()
 
 
 class IntentStatus(StrEnum):
@@ -201,6 +249,8 @@ TABLES = (
     "person",
     "shift",
     "print_job",
+    "store_link",
+    "store_outbox",
 )
 
 
@@ -276,6 +326,7 @@ class CashSale:
     change: int
     check: JsonObject
     actor: str | None = None  # the person at the till who took it
+    uid: str = ""  # its id in the store database
 
 
 @dataclass(frozen=True)
@@ -299,6 +350,35 @@ class AuditEntry:
     actor: str | None
     terminal_id: str | None
     detail: JsonObject = field(default_factory=dict)
+    uid: str = field(default_factory=new_uid)  # the entry's id in the store database
+
+
+def cash_sale_record(sale: CashSale) -> JsonObject:
+    """A cash sale as the store database takes it (its outbox body)."""
+    return {
+        "id": sale.uid,
+        "terminal_id": sale.terminal_id,
+        "at": _when(sale.at),
+        "actor": sale.actor,
+        "customer": sale.customer,
+        "total": sale.total,
+        "tax": sale.tax,
+        "paid": sale.paid,
+        "change": sale.change,
+        "check_body": sale.check,
+    }
+
+
+def audit_record(entry: AuditEntry) -> JsonObject:
+    """An audit entry as the store database takes it (its outbox body)."""
+    return {
+        "id": entry.uid,
+        "terminal_id": entry.terminal_id,
+        "at": _when(entry.at),
+        "action": entry.action,
+        "actor": entry.actor,
+        "detail": entry.detail,
+    }
 
 
 def utcnow() -> datetime:
@@ -419,6 +499,15 @@ class Journal:
     def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         with self._lock, transaction(self.conn):
             return self.conn.execute(sql, params)
+
+    def _share(self, kind: str, key: str, body: Mapping[str, Any]) -> None:
+        """Queue ``body`` for the store database while this terminal is part of a store (no-op otherwise). Call it
+        inside the transaction that writes the record: the record and its place in the outbox commit together."""
+        self.conn.execute(
+            "INSERT INTO store_outbox (kind, key, body, created_at) SELECT ?, ?, ?, ? WHERE EXISTS"
+            " (SELECT 1 FROM store_link)",
+            (kind, key, json.dumps(body, ensure_ascii=False, separators=(",", ":")), self._stamp()),
+        )
 
     def integrity_check(self) -> str:
         """``"ok"`` when SQLite finds the file sound; otherwise its first complaint."""
@@ -703,14 +792,17 @@ class Journal:
     ) -> CashSale:
         """Keep a check paid in full in cash (``paid`` is the cash taken, the change is what exceeds ``total``)."""
         at = self.now()
+        uid = new_uid()
         with self._lock, transaction(self.conn):
             cursor = self.conn.execute(
-                "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body, actor)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check), actor),
+                "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body, actor, uid)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check), actor, uid),
             )
             row = self.conn.execute("SELECT * FROM cash_sale WHERE id = ?", (cursor.lastrowid,)).fetchone()
-        return self._cash_sale(row)
+            sale = self._cash_sale(row)
+            self._share("cash_sale", uid, cash_sale_record(sale))
+        return sale
 
     def cash_sales(self, since: datetime, until: datetime, *, terminal_id: str | None = None) -> list[CashSale]:
         """Cash sales with ``since <= at < until``, oldest first, optionally of one terminal."""
@@ -778,10 +870,12 @@ class Journal:
         entry = AuditEntry(
             at=at.astimezone(UTC), action=str(action), actor=actor, terminal_id=terminal_id, detail=dict(detail or {})
         )
-        self._write(
-            "INSERT INTO audit (at, action, actor, terminal_id, detail) VALUES (?, ?, ?, ?, ?)",
-            (_when(entry.at), entry.action, actor, terminal_id, _dump(entry.detail)),
-        )
+        with self._lock, transaction(self.conn):
+            self.conn.execute(
+                "INSERT INTO audit (at, action, actor, terminal_id, detail, uid) VALUES (?, ?, ?, ?, ?, ?)",
+                (_when(entry.at), entry.action, actor, terminal_id, _dump(entry.detail), entry.uid),
+            )
+            self._share("audit", entry.uid, audit_record(entry))
         return entry
 
     def audit_entries(
@@ -849,6 +943,7 @@ class Journal:
             change=cells.count("change"),
             check=cells.json("check_body"),
             actor=cells.optional_text("actor"),
+            uid=cells.text("uid"),
         )
 
     def _print_job(self, row: sqlite3.Row) -> PrintJob:
@@ -872,6 +967,7 @@ class Journal:
             actor=cells.optional_text("actor"),
             terminal_id=cells.optional_text("terminal_id"),
             detail=cells.json("detail"),
+            uid=cells.text("uid"),
         )
 
 

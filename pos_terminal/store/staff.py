@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Any
 
 from pos_terminal.domain.people import Person, Role, name_key
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when
+from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
+from pos_terminal.store.sqlite import transaction
 
 
 class NameTaken(UserError):
@@ -76,13 +78,18 @@ class PeopleBook:
         rows = self.journal._read("SELECT * FROM person WHERE id = ?", (person_id,))
         return self._person(rows[0]) if rows else None
 
-    def add(self, name: str, role: Role, pin_hash: str) -> Person:
+    def add(self, name: str, role: Role, pin_hash: str, *, uid: str | None = None) -> Person:
+        """A new person (``uid``: their id in the store, when the store made them first)."""
         stamp = self.journal._stamp()
+        journal = self.journal
         try:
-            cursor = self.journal._write(
-                "INSERT INTO person (name, name_key, role, pin_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (name, name_key(name), str(role), pin_hash, stamp, stamp),
-            )
+            with journal._lock, transaction(journal.conn):
+                cursor = journal.conn.execute(
+                    "INSERT INTO person (name, name_key, role, pin_hash, created_at, updated_at, uid)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (name, name_key(name), str(role), pin_hash, stamp, stamp, uid or new_uid()),
+                )
+                self._share(int(cursor.lastrowid or 0))
         except sqlite3.IntegrityError:
             raise NameTaken(f"Someone called “{name}” is already on this terminal.") from None
         added = self.get(int(cursor.lastrowid or 0))
@@ -96,29 +103,105 @@ class PeopleBook:
         return _Cells(rows[0], self.journal.path, f"person {person_id}").text("pin_hash")
 
     def record_pin_try(self, person_id: int, wrong_pins: int, locked_until: datetime | None) -> None:
+        """A PIN try's count and lock: not an edit of the person, so the store merges it into their lockout."""
         self._update(
             person_id,
             "wrong_pins = ?, locked_until = ?",
             (wrong_pins, None if locked_until is None else _when(locked_until)),
+            edit=False,
         )
 
     def set_pin(self, person_id: int, pin_hash: str) -> None:
-        """A new PIN, which also lifts any lock."""
-        self._update(person_id, "pin_hash = ?, wrong_pins = 0, locked_until = NULL", (pin_hash,))
+        """A new PIN, which also lifts any lock (a new lockout epoch: tries counted before it no longer count)."""
+        self._update(
+            person_id, "pin_hash = ?, wrong_pins = 0, locked_until = NULL, lock_epoch = lock_epoch + 1", (pin_hash,)
+        )
 
     def unlock(self, person_id: int) -> None:
-        self._update(person_id, "wrong_pins = 0, locked_until = NULL", ())
+        self._update(person_id, "wrong_pins = 0, locked_until = NULL, lock_epoch = lock_epoch + 1", ())
 
     def set_active(self, person_id: int, active: bool) -> None:
         self._update(person_id, "active = ?", (int(active),))
 
-    def _update(self, person_id: int, assignments: str, params: tuple[object, ...]) -> None:
-        cursor = self.journal._write(
-            f"UPDATE person SET {assignments}, updated_at = ? WHERE id = ?",  # noqa: S608 (our own column names)
-            (*params, self.journal._stamp(), person_id),
-        )
-        if cursor.rowcount != 1:
+    def _update(self, person_id: int, assignments: str, params: tuple[object, ...], *, edit: bool = True) -> None:
+        journal = self.journal
+        with journal._lock, transaction(journal.conn):
+            cursor = journal.conn.execute(
+                f"UPDATE person SET {assignments}, updated_at = ? WHERE id = ?",  # noqa: S608 (our own column names)
+                (*params, journal._stamp(), person_id),
+            )
+            if cursor.rowcount != 1:
+                raise KeyError(f"no person {person_id}")
+            self._share(person_id, edit=edit)
+
+    def _share(self, person_id: int, *, edit: bool = True) -> None:
+        """Queue the person for the store (inside the write's transaction): the whole record after an edit, the
+        lockout alone after a PIN try."""
+        row = self.journal.conn.execute("SELECT * FROM person WHERE id = ?", (person_id,)).fetchone()
+        record = person_record(row)
+        if edit:
+            self.journal._share("person", record["id"], record)
+        else:
+            lockout = {k: record[k] for k in ("wrong_pins", "locked_until", "lock_epoch")}
+            self.journal._share("pin_tries", record["id"], {"person_id": record["id"], **lockout})
+
+    # --- the store's copy --------------------------------------------------------------------------
+
+    def uid_of(self, person_id: int) -> str:
+        rows = self.journal._read("SELECT uid FROM person WHERE id = ?", (person_id,))
+        if not rows:
             raise KeyError(f"no person {person_id}")
+        return str(rows[0][0])
+
+    def records(self) -> list[JsonObject]:
+        """Every person as the store database takes them."""
+        return [person_record(row) for row in self.journal._read("SELECT * FROM person ORDER BY id")]
+
+    def take_from_store(self, record: JsonObject, *, keep_edits: bool) -> bool:
+        """Make the local copy of a person the store's ``record`` (matched by id, else by name); with
+        ``keep_edits`` (this till has edits of them still to send) only the lockout is merged, as the store merges
+        it, and the rest waits for the store's verdict on those edits. Never queued back for the store.
+        True when the local copy changed."""
+        journal = self.journal
+        theirs = {key: _journal_value(record.get(key)) for key in PERSON_FIELDS}
+        with journal._lock, transaction(journal.conn):
+            row = journal.conn.execute("SELECT * FROM person WHERE uid = ?", (theirs["id"],)).fetchone()
+            if row is None:
+                row = journal.conn.execute(
+                    "SELECT * FROM person WHERE name_key = ?", (name_key(str(theirs["name"])),)
+                ).fetchone()
+            ours = None if row is None else person_record(row)
+            values = {**(ours if ours is not None and keep_edits else theirs), **_merge_lockout(ours, theirs)}
+            values["id"] = theirs["id"]
+            if values == ours:
+                return False
+            columns = {
+                "uid": values["id"],
+                "name": values["name"],
+                "name_key": name_key(str(values["name"])),
+                "role": str(Role(str(values["role"]))),
+                "pin_hash": values["pin_hash"],
+                "active": int(bool(values["active"])),
+                "version": int(values["version"] or 0),
+                "wrong_pins": int(values["wrong_pins"] or 0),
+                "locked_until": values["locked_until"],
+                "lock_epoch": int(values["lock_epoch"] or 0),
+                "updated_at": values["updated_at"] or journal._stamp(),
+            }
+            if row is None:
+                columns["created_at"] = journal._stamp()
+                names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
+                journal.conn.execute(
+                    f"INSERT INTO person ({names}) VALUES ({marks})",  # noqa: S608 (our own column names)
+                    tuple(columns.values()),
+                )
+            else:
+                assignments = ", ".join(f"{name} = ?" for name in columns)
+                journal.conn.execute(
+                    f"UPDATE person SET {assignments} WHERE id = ?",  # noqa: S608 (our own column names)
+                    (*columns.values(), row["id"]),
+                )
+            return True
 
     def _person(self, row: sqlite3.Row) -> Person:
         cells = _Cells(row, self.journal.path, f"person {row['id']}")
@@ -133,6 +216,72 @@ class PeopleBook:
         )
 
 
+PERSON_FIELDS = (
+    "id",
+    "name",
+    "role",
+    "pin_hash",
+    "active",
+    "version",
+    "updated_at",
+    "wrong_pins",
+    "locked_until",
+    "lock_epoch",
+)
+
+
+def _journal_value(value: object) -> object:
+    """A store value as the journal keeps it: times as its fixed-width UTC text."""
+    return _when(value) if isinstance(value, datetime) else value
+
+
+def person_record(row: sqlite3.Row) -> JsonObject:
+    """A person as the store database takes them: ``version`` is the store's version this copy is based on."""
+    return {
+        key: row["uid"] if key == "id" else bool(row["active"]) if key == "active" else row[key]
+        for key in PERSON_FIELDS
+    }
+
+
+def _merge_lockout(local: JsonObject | None, record: JsonObject) -> dict[str, Any]:
+    """The lockout both copies agree on, as the store merges it: the later epoch's, else the greater of each."""
+    theirs = {k: record.get(k) for k in ("wrong_pins", "locked_until", "lock_epoch")}
+    if local is None:
+        return theirs
+    ours = {k: local[k] for k in ("wrong_pins", "locked_until", "lock_epoch")}
+    their_epoch, our_epoch = int(theirs["lock_epoch"] or 0), int(ours["lock_epoch"] or 0)
+    if their_epoch != our_epoch:
+        return theirs if their_epoch > our_epoch else ours
+    times = [_time(t) for t in (theirs["locked_until"], ours["locked_until"]) if t]
+    return {
+        "wrong_pins": max(int(theirs["wrong_pins"] or 0), int(ours["wrong_pins"] or 0)),
+        "locked_until": _when(max(times)) if times else None,
+        "lock_epoch": our_epoch,
+    }
+
+
+def _time(value: object) -> datetime:
+    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def shift_record(row: sqlite3.Row) -> JsonObject:
+    """A shift as the store database takes it."""
+    pieces = json.loads(row["counted_pieces"]) if row["counted_pieces"] else None
+    return {
+        "id": row["uid"],
+        "terminal_id": row["terminal_id"],
+        "opened_at": row["opened_at"],
+        "opened_by": row["opened_by"],
+        "opening_float": row["opening_float"],
+        "closed_at": row["closed_at"],
+        "closed_by": row["closed_by"],
+        "counted_cash": row["counted_cash"],
+        "counted_pieces": pieces,
+        "expected_cash": row["expected_cash"],
+    }
+
+
 class ShiftBook:
     """The ``shift`` table, and the rows of the journal a shift's report is made from."""
 
@@ -140,11 +289,14 @@ class ShiftBook:
         self.journal = journal
 
     def open(self, terminal_id: str | None, opened_by: str, opening_float: int, at: datetime) -> Shift:
+        journal = self.journal
         try:
-            cursor = self.journal._write(
-                "INSERT INTO shift (terminal_id, opened_at, opened_by, opening_float) VALUES (?, ?, ?, ?)",
-                (terminal_id, _when(at), opened_by, opening_float),
-            )
+            with journal._lock, transaction(journal.conn):
+                cursor = journal.conn.execute(
+                    "INSERT INTO shift (terminal_id, opened_at, opened_by, opening_float, uid) VALUES (?, ?, ?, ?, ?)",
+                    (terminal_id, _when(at), opened_by, opening_float, new_uid()),
+                )
+                self._share(int(cursor.lastrowid or 0))
         except sqlite3.IntegrityError:
             raise ShiftAlreadyOpen() from None
         opened = self.get(int(cursor.lastrowid or 0))
@@ -153,16 +305,27 @@ class ShiftBook:
 
     def close(self, shift_id: int, closed_by: str, count: DrawerCount, expected: int, at: datetime) -> Shift:
         pieces = json.dumps([[value, quantity] for value, quantity in count.pieces]) if count.pieces else None
-        cursor = self.journal._write(
-            "UPDATE shift SET closed_at = ?, closed_by = ?, counted_cash = ?, counted_pieces = ?, expected_cash = ?"
-            " WHERE id = ? AND closed_at IS NULL",
-            (_when(at), closed_by, count.total, pieces, expected, shift_id),
-        )
-        if cursor.rowcount != 1:
-            raise UserError(f"Shift {shift_id} is not open.", hint="It may have been closed elsewhere.")
+        journal = self.journal
+        with journal._lock, transaction(journal.conn):
+            cursor = journal.conn.execute(
+                "UPDATE shift SET closed_at = ?, closed_by = ?, counted_cash = ?, counted_pieces = ?,"
+                " expected_cash = ? WHERE id = ? AND closed_at IS NULL",
+                (_when(at), closed_by, count.total, pieces, expected, shift_id),
+            )
+            if cursor.rowcount != 1:
+                raise UserError(f"Shift {shift_id} is not open.", hint="It may have been closed elsewhere.")
+            self._share(shift_id)
         closed = self.get(shift_id)
         assert closed is not None
         return closed
+
+    def _share(self, shift_id: int) -> None:
+        row = self.journal.conn.execute("SELECT * FROM shift WHERE id = ?", (shift_id,)).fetchone()
+        self.journal._share("shift", row["uid"], shift_record(row))
+
+    def records(self) -> list[JsonObject]:
+        """Every shift of this terminal as the store database takes it."""
+        return [shift_record(row) for row in self.journal._read("SELECT * FROM shift ORDER BY id")]
 
     def current(self) -> Shift | None:
         rows = self.journal._read("SELECT * FROM shift WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
