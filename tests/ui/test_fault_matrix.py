@@ -448,16 +448,17 @@ async def settle(lane: Lane, pressed: float) -> None:
     """Let the charge reach an outcome as the window reaches it, with Check now at each pause between looks:
     until it has one, or until a look that began with nothing held back (no fault left on the list, every
     delayed request answered) still finds no record of it."""
-    register = lane.terminal.register
+    register, cashier = lane.terminal.register, lane.window.cashier
 
     def phase() -> Phase:
         return register.current.phase
 
+    def over() -> bool:  # the charge's task (its create, its looks, the read once authorized) has ended
+        return not cashier.tasks.is_running("charge")
+
     calm = False
     for _ in range(10):
-        await lane.wait(
-            lambda: phase() not in (Phase.CHARGING, Phase.VERIFYING) or lane.paused(), "outcome or pause", 15
-        )
+        await lane.wait(lambda: over() or lane.paused(), "outcome or pause", 15)
         if phase() is not Phase.VERIFYING or calm:
             return
         await lane.wait(
@@ -479,13 +480,10 @@ async def charge_case(lane: Lane, case: Case) -> None:
         lane.fault("POST", ROUTES["create"][1], "drop_after", 1)
     lane.arm(case.route, case.mode)
     pressed = time.monotonic()
-    print("ARMED", lane.armed(), register.current.phase)
     await lane.press(Qt.Key.Key_F8)
-    print("AFTER F8", cashier.tasks.is_running("charge"), register.current.phase)
     if not cashier.tasks.is_running("charge") and register.current.phase is Phase.BUILDING:
         raise CaseFailed("F8 did not charge the check")
     await settle(lane, pressed)
-    print("SETTLED", lane.armed(), register.current.phase, register.current.message)
     lane.disarm()
     if register.current.phase is Phase.VERIFYING:
         await lane.past_the_verify_window()
