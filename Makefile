@@ -8,6 +8,7 @@
 #   make desktop-tools  desktop-file-validate and appstreamcli from Debian, for the tests that check those files
 #   (make fuzz  schemathesis, every phase including stateful, over the sandbox with a fixed seed; about 3 min)
 #   (make interop-deps  installs the stock OAuth provider (npm) the interoperability tests start)
+#   (make postgres-deps  installs Debian's PostgreSQL server when missing, for the store database tests)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -19,7 +20,7 @@ TEST_STAMP    := $(VENV)/.test-$(DEPS)
 DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
 
-.PHONY: run test test-browser minify soak fuzz interop-deps lint check-format types contracts format clean dist dist-test desktop-tools
+.PHONY: run test test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +43,8 @@ run: $(RUNTIME_STAMP)
 
 # One pytest run, GUI tests included, in random order; every test has a time limit (pyproject.toml).
 test: lint
+	@$(MAKE) --no-print-directory postgres-deps \
+		|| echo "PostgreSQL could not be installed: the store database tests on PostgreSQL will skip"
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory interop-deps \
 		|| echo "oidc-provider could not be installed: the interoperability tests with it will skip"; fi
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -87,6 +90,12 @@ interop-deps: $(PROVIDER_STAMP)
 $(PROVIDER_STAMP): $(PROVIDER)/package.json $(PROVIDER)/package-lock.json
 	npm ci --prefix $(PROVIDER) --no-audit --no-fund
 	touch $@
+
+# Debian's PostgreSQL server binaries, installed when missing: tests/store/postgres.py runs initdb and pg_ctl
+# into a temporary folder on a free loopback port (no service is started or needed). make test runs it.
+postgres-deps:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null || { \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq postgresql; }
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

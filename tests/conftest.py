@@ -16,6 +16,7 @@ import pytest
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from tests.api.fake_service import FakeService
 from tests.keyrings import MemoryKeyring
+from tests.store.postgres import BACKENDS, PostgresServer, StoreTarget, find_binaries, missing
 
 if TYPE_CHECKING:
     from pos_terminal.api.models import DeviceAuthorization
@@ -142,3 +143,37 @@ def fake_service() -> Iterator[FakeService]:
     """A scripted HTTP server on loopback (tests/api/fake_service.py) for answers the sandbox never gives."""
     with FakeService().running() as service:
         yield service
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server for the whole run (tests/store/postgres.py); skips without the binaries."""
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    binaries = find_binaries()
+    assert binaries is not None
+    server = PostgresServer.create(binaries)
+    yield server
+    server.destroy()
+
+
+@pytest.fixture
+def postgres_target(postgres_server: PostgresServer) -> Iterator[StoreTarget]:
+    """An empty store database of its own on the PostgreSQL server (``CREATE DATABASE test_N``), dropped afterwards."""
+    name = postgres_server.create_database()
+    target = StoreTarget("postgresql", postgres_server.url(name), postgres_server.password, postgres_server)
+    yield target
+    target.close_all()
+    postgres_server.drop_database(name)
+
+
+@pytest.fixture(params=BACKENDS)
+def store_target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreTarget]:
+    """An empty store database, once in a SQLite file and once on the PostgreSQL server (``postgres_target``)."""
+    if request.param == "postgresql":
+        yield request.getfixturevalue("postgres_target")
+        return
+    target = StoreTarget("sqlite", f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    yield target
+    target.close_all()

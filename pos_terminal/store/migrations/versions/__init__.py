@@ -1,0 +1,1 @@
+"""The revisions, oldest first by number; Alembic reads the order from each file's ``down_revision``."""
