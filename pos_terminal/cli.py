@@ -239,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _shift_commands(commands)
     _people_commands(commands)
+    _store_commands(commands)
 
     receipt = commands.add_parser("receipt", help="receipt of a completed or refunded transaction (80 mm)")
     _common(receipt)
@@ -325,6 +326,28 @@ def _people_commands(commands: Any) -> None:
             action.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the PIN from fd N")
 
 
+def _store_commands(commands: Any) -> None:
+    store = commands.add_parser("store", help="a store of several tills: its shared database")
+    store_commands = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    for name, text in (
+        ("init", "set up (or upgrade) the store database at URL"),
+        ("join", "make this till part of the store whose database is at URL"),
+    ):
+        action = store_commands.add_parser(name, help=text)
+        _profile(action)
+        action.add_argument(
+            "url", metavar="URL", help="postgresql://USER@HOST:PORT/DB[?sslmode=require] or sqlite:///FILE"
+        )
+        action.add_argument(
+            "--password-fd", dest="password_fd", metavar="N", type=int, help="read the password from file descriptor N"
+        )
+    for name, text in (
+        ("status", "whether the store database is reached, and what waits to be sent"),
+        ("leave", "stop being part of the store (nothing is lost)"),
+    ):
+        _profile(store_commands.add_parser(name, help=text))
+
+
 def _range(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="start", type=_moment, help="start (ISO 8601, local time unless offset)")
     parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default: now; tx list: end of today)")
@@ -389,6 +412,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in _SETTINGS_HANDLERS:
             handler = _SETTINGS_HANDLERS[args.command]
             return handler(Paths.for_profile(args.profile), args, out)
+        if args.command == "store":
+            import asyncio
+
+            return asyncio.run(_store(Paths.for_profile(args.profile), args, out))
         if args.old_terminal is not None:
             raise OldTerminalFlag()
         if getattr(args, "pin_in_arguments", None) is not None:
@@ -448,7 +475,100 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
         handler = _HANDLERS[f"{args.command} {getattr(args, sub)}" if sub else args.command]
         if args.command not in ("login", "logout", "status") and terminal.session.state.value == "connected":
             await _resume(terminal, out)
-        return await handler(terminal, args, out)
+        await _store_pass(terminal.store, out)
+        code = await handler(terminal, args, out)
+        await _store_pass(terminal.store, out, quiet=True)  # what the command wrote, sent now if the store is there
+        return code
+
+
+async def _store_pass(store: Any, out: Output, *, quiet: bool = False) -> None:
+    """One exchange with the store database, for a till that is part of a store: a command never fails for it."""
+    if not store.linked:
+        return
+    try:
+        await store.sync()
+    except UserError as exc:
+        if not quiet:
+            status = store.status()
+            out.note(f"{status.sentence(_local)}: {exc.sentence}")
+
+
+async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
+    """``store init|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
+    from pos_terminal.config import load_settings
+    from pos_terminal.services.store_sync import StoreSync, secrets_for, split_password
+
+    paths = paths.ensure()
+    configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
+    settings, _ = load_settings(paths.config_file)
+    if args.store_command == "init":
+        from pos_terminal.store.database import StoreDatabase
+
+        address, password = _store_address(args, split_password)
+        import asyncio
+
+        with StoreDatabase(address, password=password) as database:
+            await asyncio.to_thread(database.init_schema)
+        out.line(f"The store database {address} is set up.")
+        out.data({"address": address, "schema": "current"})
+        return EXIT_OK
+    from pos_terminal.store.journal import Journal
+
+    with Journal(paths.journal_file) as journal:
+        store = StoreSync(journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
+        try:
+            if args.store_command == "join":
+                address, password = _store_address(args, split_password)
+                status = await store.join(address, password)
+                out.line(f"This till ({settings.terminal_id}) is part of the store {address}.")
+            elif args.store_command == "leave":
+                status = await store.leave()
+                out.line("This till is no longer part of a store; everything it recorded stays in its journal.")
+            else:
+                if store.linked:
+                    await _store_pass(store, out)
+                status = store.status()
+        finally:
+            await store.close()
+    out.data(_store_status_json(status))
+    if status.linked:
+        out.line(f"Store:       {status.address}")
+        out.line(f"Link:        {status.sentence(_local)}")
+        out.line(f"Last change: {_local(status.last_change_at) if status.last_change_at else 'none yet'}")
+        for refused in status.refused:
+            out.line(f"Refused:     {refused.kind} {refused.key}: {refused.reason}")
+    elif args.store_command == "status":
+        out.line("This till is not part of a store.")
+    return EXIT_OK
+
+
+def _store_address(args: argparse.Namespace, split: Callable[[str], tuple[str, str | None]]) -> tuple[str, str | None]:
+    """The address without its password, and the password: from the address, --password-fd, or typed."""
+    address, password = split(args.url)
+    if password is None and args.password_fd is not None:
+        password = read_secret("", args.password_fd)
+    elif password is None and address.startswith("postgresql") and sys.stdin.isatty():
+        import getpass
+
+        password = getpass.getpass("Password of the store database (empty for none): ") or None
+    return address, password
+
+
+def _store_status_json(status: Any) -> dict[str, Any]:
+    def when(moment: datetime | None) -> str | None:
+        return moment.isoformat() if moment else None
+
+    return {
+        "linked": status.linked,
+        "address": status.address,
+        "online": status.online,
+        "offlineSince": when(status.offline_since),
+        "lastChangeAt": when(status.last_change_at),
+        "lastContactAt": when(status.last_contact_at),
+        "waiting": status.waiting,
+        "lastError": status.last_error,
+        "refused": [{"kind": r.kind, "key": r.key, "reason": r.reason} for r in status.refused],
+    }
 
 
 async def _resume(terminal: Any, out: Output) -> None:

@@ -11,15 +11,20 @@ thread as :class:`~pos_terminal.domain.pins.Secret`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pos_terminal.domain.people import MAX_WRONG_PINS, Person, Role, after_wrong_pin, check_name
 from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, utcnow
 from pos_terminal.store.staff import PeopleBook
+
+if TYPE_CHECKING:
+    from pos_terminal.services.store_sync import StoreSync
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +50,18 @@ class PersonLocked(UserError):
 class Staff:
     """The people of one terminal (its journal), and their PINs."""
 
-    def __init__(self, journal: Journal, *, terminal_id: str | None, now: Callable[[], datetime] = utcnow) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        terminal_id: str | None,
+        store: StoreSync | None = None,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
         self.book = PeopleBook(journal)
         self.journal = journal
         self.terminal_id = terminal_id
+        self.store = store  # a till that is part of a store adds people only while the store can be reached
         self.now = now
 
     # --- who there is ----------------------------------------------------------------------------------------
@@ -109,8 +122,14 @@ class Staff:
     async def add(self, name: str, role: Role, pin: str, *, by: str | None) -> Person:
         name = check_name(name)
         check_pin(pin)
+        if self.store is not None:
+            # the store decides who a name belongs to: two tills apart must not each make their own "Ana"
+            await self.store.require_online("New people can be added")
         pin_hash = await asyncio.to_thread(hash_secret, Secret(pin))
         person = self.book.add(name, role, pin_hash.reveal())
+        if self.store is not None:
+            with contextlib.suppress(UserError):  # it is queued: it goes with the next exchange if not now
+                await self.store.sync()
         self._audit("person added", by, {"person": person.name, "role": str(role)})
         return person
 

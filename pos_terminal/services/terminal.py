@@ -33,6 +33,7 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
+from pos_terminal.services.store_sync import StoreSync, secrets_for
 from pos_terminal.services.till import Till
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
@@ -226,7 +227,8 @@ class Terminal:
             actor=self.actor,
         )
         self.register.on_change(self.counter.on_register_change)
-        self.staff = Staff(self.journal, terminal_id=settings.terminal_id)
+        self.store = StoreSync(self.journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
+        self.staff = Staff(self.journal, terminal_id=settings.terminal_id, store=self.store)
         self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
         self.till = Till(
             self.staff,
@@ -263,6 +265,7 @@ class Terminal:
         return self.paths.journal_file
 
     async def aclose(self) -> None:
+        await self.store.close()
         self.counter.close()
         await self.http.aclose()
         self.journal.close()

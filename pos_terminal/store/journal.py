@@ -804,6 +804,10 @@ class Journal:
             self._share("cash_sale", uid, cash_sale_record(sale))
         return sale
 
+    def all_cash_sales(self) -> list[CashSale]:
+        """Every cash sale this journal holds, oldest first (what a till brings when it joins a store)."""
+        return [self._cash_sale(row) for row in self._read("SELECT * FROM cash_sale ORDER BY id")]
+
     def cash_sales(self, since: datetime, until: datetime, *, terminal_id: str | None = None) -> list[CashSale]:
         """Cash sales with ``since <= at < until``, oldest first, optionally of one terminal."""
         sql = "SELECT * FROM cash_sale WHERE at >= ? AND at < ?"
@@ -877,6 +881,10 @@ class Journal:
             )
             self._share("audit", entry.uid, audit_record(entry))
         return entry
+
+    def all_audit_entries(self) -> list[AuditEntry]:
+        """The whole audit log, oldest first (what a till brings when it joins a store)."""
+        return [self._audit(row) for row in self._read("SELECT * FROM audit ORDER BY id")]
 
     def audit_entries(
         self,

@@ -1,0 +1,387 @@
+"""A till's part in a store of several tills: sending what it wrote, taking what the others wrote.
+
+The till writes people, shifts and drawer counts, cash sales and the audit log in its own journal first, and each
+record is queued there for the store database in the same transaction (:mod:`pos_terminal.store.link`). A sale
+never waits on the store: :meth:`StoreSync.sync` sends the queue, oldest first, and then applies the store's
+changes since the last one applied, and :meth:`StoreSync.run` does that whenever the store says something changed
+(PostgreSQL's LISTEN/NOTIFY; a poll on SQLite) or this till queued something. When the store cannot be reached the
+till goes on with the copy it has, and the status says since when and how much waits.
+
+What the till takes from the store: people (their names, roles, PIN hashes and lockouts), merged by the rules in
+``docs/store.md``: the store's record wins, except that an edit this till has not sent yet waits for the store's
+verdict on it, and a lockout known anywhere holds everywhere. A till writes only its own shifts, cash sales and
+audit entries; the store's day reads every till's from the store database (:mod:`pos_terminal.services.reports`).
+
+The store database is reached from a worker thread (the driver blocks); nothing here blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from pos_terminal.errors import UserError
+from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
+from pos_terminal.store.link import LinkBook, LinkState, Refused
+from pos_terminal.store.staff import PeopleBook, ShiftBook
+from pos_terminal.store.tokens import TokenStore, open_token_store
+
+if TYPE_CHECKING:
+    from pos_terminal.config import Settings
+    from pos_terminal.paths import Paths
+    from pos_terminal.store.database import ChangeListener, StoreDatabase
+
+log = logging.getLogger(__name__)
+
+BATCH = 200  # records sent, or changes applied, per round trip
+IDLE_WAIT = 0.5  # seconds between looks at this till's queue while nothing comes from the store
+MAX_BACKOFF = 10.0  # seconds between tries while the store cannot be reached
+
+
+class NotInAStore(UserError):
+    sentence = "This till is not part of a store."
+    hint = "Join one with “pos-terminal store join URL” (or in Settings)."
+
+
+class StoreOffline(UserError):
+    """Something only the store may decide, asked for while it cannot be reached."""
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    """How this till's link to its store stands, for the status bar and ``store status``."""
+
+    linked: bool
+    address: str | None = None
+    joined_at: datetime | None = None
+    online: bool | None = None  # None: no contact yet since the till started
+    offline_since: datetime | None = None
+    last_change_at: datetime | None = None
+    last_contact_at: datetime | None = None
+    waiting: int = 0
+    last_error: str | None = None
+    refused: tuple[Refused, ...] = ()
+
+    def sentence(self, local_time: Callable[[datetime], str]) -> str:
+        """One line: "Store online", "Store offline since 14:02 · 12 changes waiting"."""
+        if not self.linked:
+            return "Not part of a store"
+        waiting = f" · {self.waiting} change{'s' if self.waiting != 1 else ''} waiting" if self.waiting else ""
+        if self.offline_since is not None:
+            return f"Store offline since {local_time(self.offline_since)}{waiting}"
+        if self.online is None:
+            return f"Store: connecting…{waiting}"
+        return f"Store online{waiting}"
+
+
+@dataclass
+class SyncReport:
+    """What one pass did."""
+
+    sent: int = 0
+    refused: list[str] = field(default_factory=list)  # the store's sentences for records it will never take
+    applied: int = 0  # changes of the store applied here
+    people_changed: bool = False  # the local copy of people moved (the till's list of names must be read again)
+
+
+class StoreSync:
+    """One till's link to its store database (none for a till that stands alone)."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        terminal_id: str,
+        secrets: Callable[[str], TokenStore],
+        open_database: Callable[[str, str | None], StoreDatabase] | None = None,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.journal = journal
+        self.terminal_id = terminal_id
+        self.link = LinkBook(journal)
+        self.people = PeopleBook(journal)
+        self.shifts = ShiftBook(journal)
+        self._secrets = secrets
+        self._open_database = open_database or _open_database
+        self.now = now
+        self._database: StoreDatabase | None = None
+        self._database_for: str | None = None
+        self._online: bool | None = None
+        self._pass = asyncio.Lock()
+        self._listeners: list[Callable[[SyncReport], None]] = []
+
+    def on_sync(self, listener: Callable[[SyncReport], None]) -> None:
+        """Call ``listener`` after every pass (the status bar, the till's list of people)."""
+        self._listeners.append(listener)
+
+    # --- how it stands -----------------------------------------------------------------------------------------
+
+    @property
+    def linked(self) -> bool:
+        return self.link.state() is not None
+
+    def status(self) -> StoreStatus:
+        state = self.link.state()
+        if state is None:
+            return StoreStatus(linked=False, waiting=self.link.waiting_count())
+        return StoreStatus(
+            linked=True,
+            address=state.address,
+            joined_at=state.joined_at,
+            online=None if self._online is None and state.last_contact_at is None else state.offline_since is None,
+            offline_since=state.offline_since,
+            last_change_at=state.last_change_at,
+            last_contact_at=state.last_contact_at,
+            waiting=self.link.waiting_count(),
+            last_error=state.last_error,
+            refused=tuple(self.link.refused()),
+        )
+
+    # --- joining and leaving -----------------------------------------------------------------------------------
+
+    async def join(self, address: str, password: str | None) -> StoreStatus:
+        """Make this till part of the store at ``address`` (its password goes to the keychain, never the address).
+
+        The store must be set up (``store init``). People the store has by the same name become the store's
+        (its record wins: it is the store's person); the till's other people, its shifts, cash sales and audit
+        log are queued and sent, once each.
+        """
+        database = self._open_database(address, password)
+        try:
+            await asyncio.to_thread(_check_ready, database, self.terminal_id)
+            changes = await asyncio.to_thread(_all_people, database)
+        except BaseException:
+            await asyncio.to_thread(database.close)
+            raise
+        self._secrets(address).save({"password": password} if password else {})
+        adopted = {str(c["id"]) for c in changes}
+        for record in changes:
+            self.people.take_from_store(record, keep_edits=False)
+        records: list[tuple[str, str, dict[str, Any]]] = []
+        records += [("person", str(p["id"]), p) for p in self.people.records() if str(p["id"]) not in adopted]
+        records += [("shift", str(s["id"]), s) for s in self.shifts.records()]
+        records += [("cash_sale", sale.uid, cash_sale_record(sale)) for sale in self.journal.all_cash_sales()]
+        records += [("audit", entry.uid, audit_record(entry)) for entry in self.journal.all_audit_entries()]
+        self._use(address, database)
+        self.link.join(address, self.terminal_id, records)
+        self.journal.audit("store joined", terminal_id=self.terminal_id, detail={"store": address})
+        await self.sync()
+        return self.status()
+
+    async def leave(self) -> StoreStatus:
+        """Stop being part of the store, after sending what waits if the store can be reached. Nothing is lost:
+        the journal keeps every record, and what is still queued goes if the till joins a store again."""
+        state = self._state()
+        try:
+            await self.sync()
+        except UserError as exc:
+            log.info("leaving the store without sending what waits: %s", exc.sentence)
+        self.journal.audit("store left", terminal_id=self.terminal_id, detail={"store": state.address})
+        self.link.leave()
+        await self.close()
+        return self.status()
+
+    # --- one pass ----------------------------------------------------------------------------------------------
+
+    async def sync(self) -> SyncReport:
+        """Send what waits, then apply what the store changed; a store out of reach is recorded, and raised."""
+        state = self._state()
+        async with self._pass:
+            report = SyncReport()
+            try:
+                database = self._connected(state.address)
+                await self._send(database, report)
+                await self._apply(database, state, report)
+            except UserError as exc:
+                if _out_of_reach(exc):
+                    self._online = False
+                    self.link.unreachable(exc.sentence)
+                raise
+            finally:
+                for listener in list(self._listeners):
+                    listener(report)
+            self._online = True
+            self.link.reached()
+            return report
+
+    async def _send(self, database: StoreDatabase, report: SyncReport) -> None:
+        while waiting := self.link.waiting(BATCH):
+            for entry in waiting:
+                try:
+                    await asyncio.to_thread(_write, database, entry.kind, entry.body, self.terminal_id)
+                except UserError as exc:
+                    if _out_of_reach(exc):
+                        raise
+                    log.warning("the store refused %s %s: %s", entry.kind, entry.key, exc.sentence)
+                    self.link.refuse(entry.id, exc.sentence)
+                    report.refused.append(exc.sentence)
+                    continue
+                except ValueError as exc:  # a record the store's schema cannot take: a bug, never accepted
+                    log.error("the store cannot take %s %s: %s", entry.kind, entry.key, exc)
+                    self.link.refuse(entry.id, f"The store cannot take this record ({exc}).")
+                    report.refused.append(str(exc))
+                    continue
+                self.link.sent(entry.id)
+                report.sent += 1
+
+    async def _apply(self, database: StoreDatabase, state: LinkState, report: SyncReport) -> None:
+        seq = state.last_seq
+        while changes := await asyncio.to_thread(database.changes_since, seq, BATCH):
+            editing = self.link.waiting_keys("person")
+            from_others = False
+            for change in changes:
+                seq = change.seq
+                from_others = from_others or change.terminal_id != self.terminal_id
+                if str(change.kind) == "person" and change.record is not None:
+                    changed = self.people.take_from_store(change.record, keep_edits=change.key in editing)
+                    report.people_changed = report.people_changed or changed
+                report.applied += 1
+            self.link.applied(seq, changed=from_others)
+
+    # --- all day -----------------------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Sync whenever the store or this till has something new, until canceled; back off while out of reach."""
+        backoff = 1.0
+        listener: ChangeListener | None = None
+        try:
+            while self.linked:
+                try:
+                    await self.sync()
+                    if listener is None:
+                        listener = await asyncio.to_thread(self._connected(self._state().address).listen)
+                    await self._wait_for_news(listener)
+                except UserError as exc:
+                    log.info("store: %s", exc.sentence)
+                    if listener is not None:
+                        await asyncio.to_thread(listener.close)
+                        listener = None
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF)
+                    continue
+                backoff = 1.0
+        finally:
+            if listener is not None:
+                await asyncio.to_thread(listener.close)
+
+    async def _wait_for_news(self, listener: ChangeListener) -> None:
+        """Until the store announces a change or this till queues a record (looked at every IDLE_WAIT s)."""
+        while self.link.waiting_count() == 0:
+            state = self._state()
+            if await asyncio.to_thread(listener.wait, state.last_seq, IDLE_WAIT) is not None:
+                return
+
+    async def require_online(self, what: str) -> None:
+        """Before something only the store may decide (a new person): one pass, or :class:`StoreOffline`."""
+        if not self.linked:
+            return
+        try:
+            await self.sync()
+        except UserError as exc:
+            if _out_of_reach(exc):
+                raise StoreOffline(
+                    f"{what} only while the store database can be reached.",
+                    hint=f"{exc.sentence} The till goes on selling meanwhile.",
+                ) from exc
+            raise
+
+    async def close(self) -> None:
+        database, self._database = self._database, None
+        self._database_for = None
+        if database is not None:
+            await asyncio.to_thread(database.close)
+
+    # --- plumbing ----------------------------------------------------------------------------------------------
+
+    def _state(self) -> LinkState:
+        state = self.link.state()
+        if state is None:
+            raise NotInAStore()
+        return state
+
+    def _connected(self, address: str) -> StoreDatabase:
+        if self._database is None or self._database_for != address:
+            secret = self._secrets(address).load() or {}
+            self._use(address, self._open_database(address, secret.get("password")))
+        assert self._database is not None
+        return self._database
+
+    def _use(self, address: str, database: StoreDatabase) -> None:
+        if self._database is not None and self._database is not database:
+            self._database.close()
+        self._database, self._database_for = database, address
+
+
+def secrets_for(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]:
+    """Where the store database's password is kept: the keychain, as the sign-in is (or the file the settings
+    allow when there is none), under the store's address and this profile."""
+
+    def open_for(address: str) -> TokenStore:
+        return open_token_store(
+            account=f"store database {address} for {paths.data_dir}",
+            file_path=paths.insecure_token_file,
+            allow_insecure_file=settings.allow_insecure_token_file,
+        )
+
+    return open_for
+
+
+def split_password(url: str) -> tuple[str, str | None]:
+    """The store database's address without its password, and the password (None when the address has none):
+    only the address is written anywhere; the password goes to the keychain."""
+    parts = urlsplit(url.strip())
+    if parts.password is None:
+        return url.strip(), None
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    netloc = f"{parts.username or ''}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc)), unquote(parts.password)
+
+
+def _open_database(address: str, password: str | None) -> StoreDatabase:
+    from pos_terminal.store.database import StoreDatabase  # SQLAlchemy and the driver load only for a store
+
+    return StoreDatabase(address, password=password)
+
+
+def _out_of_reach(error: UserError) -> bool:
+    """The store could not be asked (network, server, credentials, schema): nothing to do with one record."""
+    from pos_terminal.store.database import StoreConflict, StoreDatabaseError, WrongTill
+
+    return isinstance(error, StoreDatabaseError) and not isinstance(error, StoreConflict | WrongTill)
+
+
+def _check_ready(database: StoreDatabase, terminal_id: str) -> None:
+    """This till is known to the store (which needs its schema set up and current, else one sentence)."""
+    database.hello(terminal_id)
+
+
+def _all_people(database: StoreDatabase) -> list[dict[str, Any]]:
+    """Every person the store has, as it has them now."""
+    people: dict[str, dict[str, Any]] = {}
+    seq = 0
+    while changes := database.changes_since(seq, BATCH):
+        for change in changes:
+            seq = change.seq
+            if str(change.kind) == "person" and change.record is not None:
+                people[change.key] = change.record
+    return list(people.values())
+
+
+def _write(database: StoreDatabase, kind: str, body: dict[str, Any], terminal_id: str) -> None:
+    if kind == "pin_tries":
+        locked = body.get("locked_until")
+        database.report_pin_tries(
+            str(body["person_id"]),
+            wrong_pins=int(body["wrong_pins"] or 0),
+            locked_until=None if locked is None else datetime.fromisoformat(str(locked)),
+            lock_epoch=int(body["lock_epoch"] or 0),
+            terminal_id=terminal_id,
+        )
+    else:
+        database.put(kind, body, terminal_id=terminal_id)
