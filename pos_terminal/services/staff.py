@@ -127,10 +127,10 @@ class Staff:
             await self.store.require_online("New people can be added")
         pin_hash = await asyncio.to_thread(hash_secret, Secret(pin))
         person = self.book.add(name, role, pin_hash.reveal())
+        self._audit("person added", by, {"person": person.name, "role": str(role)})
         if self.store is not None:
             with contextlib.suppress(UserError):  # it is queued: it goes with the next exchange if not now
                 await self.store.sync()
-        self._audit("person added", by, {"person": person.name, "role": str(role)})
         return person
 
     async def reset_pin(self, name: str, pin: str, *, by: str | None) -> Person:

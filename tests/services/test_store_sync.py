@@ -1,0 +1,243 @@
+"""Tills sharing one store database (a SQLite file, and a real PostgreSQL): what each writes arrives once,
+people and lockouts reach every till, and a till that loses the store goes on and catches up.
+
+Each till here is what the terminal builds for one (its journal, :class:`StoreSync`, :class:`Staff`), without the
+service: the store database holds what the service does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from pos_terminal.domain.people import Role
+from pos_terminal.domain.shift import DrawerCount
+from pos_terminal.services.staff import PersonLocked, Staff, WrongPin
+from pos_terminal.services.store_sync import StoreOffline, StoreSync, split_password
+from pos_terminal.store.database import StoreUnavailable
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.staff import ShiftBook
+from tests.conftest import StoreTarget
+
+PIN = "4821"
+
+
+class Secrets:
+    """A keychain entry in memory."""
+
+    insecure = False
+    description = "memory"
+    can_store = True
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+
+    def load(self) -> dict[str, Any] | None:
+        return dict(self.data) or None
+
+    def save(self, data: Any) -> None:
+        self.data = dict(data)
+
+    def clear(self) -> None:
+        self.data = {}
+
+
+@dataclass
+class Till:
+    journal: Journal
+    store: StoreSync
+    staff: Staff
+    shifts: ShiftBook
+    terminal_id: str
+    sales: list[str] = field(default_factory=list)
+
+    def sell(self, total: int = 450) -> str:
+        sale = self.journal.record_cash_sale(
+            terminal_id=self.terminal_id,
+            customer=None,
+            total=total,
+            tax=total // 11,
+            paid=total + 50,
+            check={"version": 1, "items": [], "discounts": [], "payments": []},
+            actor="Ana",
+        )
+        self.sales.append(sale.uid)
+        return sale.uid
+
+
+@pytest.fixture
+def make_till(tmp_path: Path) -> Iterator[Callable[[str], Till]]:
+    opened: list[Till] = []
+    secrets: dict[str, Secrets] = {}
+
+    def make(terminal_id: str) -> Till:
+        journal = Journal(tmp_path / f"{terminal_id}.sqlite3")
+        store = StoreSync(
+            journal, terminal_id=terminal_id, secrets=lambda address: secrets.setdefault(address, Secrets())
+        )
+        till = Till(
+            journal, store, Staff(journal, terminal_id=terminal_id, store=store), ShiftBook(journal), terminal_id
+        )
+        opened.append(till)
+        return till
+
+    yield make
+    for till in opened:
+        till.journal.close()
+
+
+async def joined(make_till: Callable[[str], Till], target: StoreTarget, *terminal_ids: str) -> list[Till]:
+    tills = []
+    for terminal_id in terminal_ids:
+        till = make_till(terminal_id)
+        await till.store.join(target.url, target.password)
+        tills.append(till)
+    return tills
+
+
+def rows(target: StoreTarget, table: str) -> list[dict[str, Any]]:
+    database = target.open()
+    with database._reading() as conn:  # a test reads the store database as it is
+        return [dict(row._mapping) for row in conn.execute(sa.text(f"SELECT * FROM {table}"))]  # noqa: S608
+
+
+@pytest.fixture
+def store(store_target: StoreTarget) -> StoreTarget:
+    database = store_target.open()
+    database.init_schema()
+    return store_target
+
+
+async def test_what_a_till_writes_reaches_the_store_once(make_till: Callable[[str], Till], store: StoreTarget) -> None:
+    [till] = await joined(make_till, store, "LANE-1")
+    opened = till.shifts.open("LANE-1", "Ana", 20_000, datetime.now(UTC))
+    for total in (450, 980, 1_200):
+        till.sell(total)
+    till.shifts.close(opened.id, "Ana", DrawerCount(23_030), 23_030, datetime.now(UTC))
+    assert till.store.status().waiting > 0
+    report = await till.store.sync()
+    assert report.sent > 0 and not report.refused
+    assert till.store.status().waiting == 0
+    # a till killed after the store wrote a record, before it marked it sent, sends it again: it lands once
+    till.journal._write("UPDATE store_outbox SET sent_at = NULL")
+    await till.store.sync()
+    sales = rows(store, "cash_sale")
+    assert sorted(s["id"] for s in sales) == sorted(till.sales)
+    [shift] = rows(store, "shift")
+    assert (shift["terminal_id"], shift["counted_cash"], shift["closed_by"]) == ("LANE-1", 23_030, "Ana")
+    local_audit = {e.uid for e in till.journal.all_audit_entries()}
+    assert {a["id"] for a in rows(store, "audit")} == local_audit
+
+
+async def test_a_person_added_on_one_till_signs_in_on_the_other(
+    make_till: Callable[[str], Till], store: StoreTarget
+) -> None:
+    one, two = await joined(make_till, store, "LANE-1", "LANE-2")
+    await one.staff.add("Ana Cashier", Role.CASHIER, PIN, by=None)
+    assert one.store.status().waiting == 0, "a new person is sent at once"
+    report = await two.store.sync()
+    assert report.people_changed
+    assert (await two.staff.verify("Ana Cashier", PIN)).name == "Ana Cashier"
+    # a till that joins later takes the store's people too
+    [three] = await joined(make_till, store, "LANE-3")
+    assert [p.name for p in three.staff.people()] == ["Ana Cashier"]
+
+
+async def test_a_lockout_on_one_till_holds_on_every_till_and_an_unlock_lifts_it_everywhere(
+    make_till: Callable[[str], Till], store: StoreTarget
+) -> None:
+    one, two = await joined(make_till, store, "LANE-1", "LANE-2")
+    await one.staff.add("Ana Cashier", Role.CASHIER, PIN, by=None)
+    await two.store.sync()
+    for _ in range(4):
+        with pytest.raises(WrongPin):
+            await one.staff.verify("Ana Cashier", "0000")
+    with pytest.raises(PersonLocked):
+        await one.staff.verify("Ana Cashier", "0000")
+    await one.store.sync()
+    await two.store.sync()
+    with pytest.raises(PersonLocked):
+        await two.staff.verify("Ana Cashier", PIN)  # locked out on one till: locked out here too
+    two.staff.unlock("Ana Cashier", by="Maria Manager")
+    await two.store.sync()
+    await one.store.sync()
+    assert (await one.staff.verify("Ana Cashier", PIN)).name == "Ana Cashier"
+
+
+async def test_the_same_person_edited_on_two_tills_apart_ends_the_same_on_both(
+    make_till: Callable[[str], Till], store: StoreTarget
+) -> None:
+    """Last writer wins per person (docs/store.md): the later edit, whichever till sends it first."""
+    one, two = await joined(make_till, store, "LANE-1", "LANE-2")
+    await one.staff.add("Ana Cashier", Role.CASHIER, PIN, by=None)
+    await one.staff.add("Maria Manager", Role.MANAGER, PIN, by=None)
+    await two.store.sync()
+    # both apart from the store: one resets Ana's PIN, then two disables her
+    await one.staff.reset_pin("Ana Cashier", "7777", by="Maria Manager")
+    later = datetime.now(UTC) + timedelta(seconds=1)
+    two.journal.now = lambda: later
+    two.staff.disable("Ana Cashier", by="Maria Manager")
+    await two.store.sync()  # the later edit reaches the store first
+    await one.store.sync()  # the earlier one arrives after it, and loses
+    await two.store.sync()
+    ana_one, ana_two = one.staff.find("Ana Cashier"), two.staff.find("Ana Cashier")
+    assert ana_one.active is False and ana_two.active is False
+    [stored] = [p for p in rows(store, "person") if p["name"] == "Ana Cashier"]
+    assert stored["active"] is False or stored["active"] == 0
+
+
+def test_the_password_is_taken_out_of_the_address() -> None:
+    assert split_password("postgresql://pos:s%40cret@shop:5432/store?sslmode=require") == (
+        "postgresql://pos@shop:5432/store?sslmode=require",
+        "s@cret",
+    )
+    assert split_password("sqlite:///tmp/store.sqlite3") == ("sqlite:///tmp/store.sqlite3", None)
+
+
+@pytest.fixture
+def pg_store(postgres_target: StoreTarget) -> StoreTarget:
+    postgres_target.open().init_schema()
+    return postgres_target
+
+
+async def test_tills_keep_selling_while_postgresql_is_down_and_every_record_arrives_once(
+    make_till: Callable[[str], Till], pg_store: StoreTarget
+) -> None:
+    """Three tills; PostgreSQL stopped with -m immediate in the middle of the shift; 50 checks each meanwhile."""
+    tills = await joined(make_till, pg_store, "LANE-1", "LANE-2", "LANE-3")
+    for till in tills:
+        till.sell()
+        await till.store.sync()
+    server = pg_store.server
+    assert server is not None
+    pg_store.close_all()
+    server.stop(mode="immediate")
+    try:
+        for till in tills:
+            for _ in range(50):
+                till.sell()
+            with pytest.raises(StoreUnavailable):
+                await till.store.sync()
+            status = till.store.status()
+            assert status.offline_since is not None
+            assert status.waiting >= 50
+            assert status.sentence(lambda t: t.strftime("%H:%M")).startswith("Store offline since ")
+            assert f"· {status.waiting} changes waiting" in status.sentence(lambda t: t.strftime("%H:%M"))
+        with pytest.raises(StoreOffline, match="New people can be added only while the store database can be reached"):
+            await tills[0].staff.add("Bo Cashier", Role.CASHIER, PIN, by=None)
+        assert [p.name for p in tills[0].staff.people()] == []
+    finally:
+        server.start()
+    for till in tills:
+        await till.store.sync()
+        assert till.store.status().waiting == 0
+    stored = rows(pg_store, "cash_sale")
+    assert len(stored) == 153
+    assert sorted(s["id"] for s in stored) == sorted(uid for till in tills for uid in till.sales)
+    assert len(rows(pg_store, "audit")) == len({a["id"] for a in rows(pg_store, "audit")})
