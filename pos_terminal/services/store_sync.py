@@ -197,6 +197,8 @@ class StoreSync:
                 database = self._connected(state.address)
                 await self._send(database, report)
                 await self._apply(database, state, report)
+                self._online = True
+                self.link.reached()
             except UserError as exc:
                 if _out_of_reach(exc):
                     self._online = False
@@ -205,8 +207,6 @@ class StoreSync:
             finally:
                 for listener in list(self._listeners):
                     listener(report)
-            self._online = True
-            self.link.reached()
             return report
 
     async def _send(self, database: StoreDatabase, report: SyncReport) -> None:

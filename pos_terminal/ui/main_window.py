@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pos_terminal.domain.shift import DrawerCount, Shift
     from pos_terminal.services.register import OpenCheck
     from pos_terminal.services.session import SessionState
+    from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
     from pos_terminal.ui.customer_display import CustomerDisplay
@@ -108,6 +109,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.host = host
         self.terminal: Terminal | None = None
+        self._store_of: Terminal | None = None  # the terminal whose store exchanges this window listens to
         self.messages = Messages(self)
         self.tasks = Tasks(self.messages, self)
         self.setWindowTitle("pos-terminal")
@@ -485,6 +487,24 @@ class MainWindow(QMainWindow):
             self.messages.show_info(restored)
         self.workspace_ready.emit()
         self.tasks.run(self._resume(terminal), key="resume", on_error=lambda e: log.info("resume: %s", e.text()))
+        self._start_store(terminal)
+
+    def _start_store(self, terminal: Terminal) -> None:
+        """A till that is part of a store exchanges with the store database all along, behind the sale."""
+        if not terminal.store.linked or self.tasks.is_running("store"):
+            return
+        if self._store_of is not terminal:
+            terminal.store.on_sync(lambda report: self._on_store_synced(terminal, report))
+            self._store_of = terminal
+        self.tasks.run(terminal.store.run(), key="store", on_error=lambda e: log.info("store: %s", e.text()))
+
+    def _on_store_synced(self, terminal: Terminal, report: SyncReport) -> None:
+        if self.terminal is not terminal:
+            return
+        self.status.show_store(terminal.store.status())
+        if report.people_changed:
+            self.till.refresh_people()
+            self.show_till_status()
 
     async def _resume(self, terminal: Terminal) -> None:
         report = await terminal.checkout.resume()
@@ -530,6 +550,7 @@ class MainWindow(QMainWindow):
     def _detach(self) -> None:
         self.tasks.cancel("resend")
         self.tasks.cancel("late landings")
+        self.tasks.cancel("store")
         self._stop_sign_in()
         self._detach_views()
         if self.built_reports is not None:

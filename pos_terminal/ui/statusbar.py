@@ -7,12 +7,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.words import counted
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import button, label, set_role
 
 from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
     from pos_terminal.services.session import SessionState
+    from pos_terminal.services.store_sync import StoreStatus
     from pos_terminal.services.terminal import Terminal
 
 # by the states' values (SessionState is a StrEnum): its module comes with the terminal
@@ -37,13 +38,16 @@ class StatusBar(QStatusBar):
         self.connection.setAccessibleName("Connection")
         self.pending = label()
         self.pending.setAccessibleName("State changes waiting to be sent")
+        self.store = label()
+        self.store.setAccessibleName("The store database: online or not, and what waits to be sent there")
+        self.store.hide()
         self.till = label()
         self.till.setAccessibleName("Who is at the till, and the shift")
         self.switch_button: QPushButton = button("Switch", name="Switch person", shortcut="F12")
         self.switch_button.hide()
-        for widget in (self.badge, self.region, self.terminal_id, self.connection):
+        for widget in (self.badge, self.region, self.terminal_id, self.connection, self.store):
             self.addWidget(widget)
-        for text in (self.region, self.terminal_id, self.connection, self.pending, self.till):
+        for text in (self.region, self.terminal_id, self.connection, self.store, self.pending, self.till):
             text.setContentsMargins(0, 0, 6, 0)  # room for a last letter's overhang: none is cut
         self.addPermanentWidget(self.till)
         self.addPermanentWidget(self.switch_button)
@@ -58,6 +62,7 @@ class StatusBar(QStatusBar):
             self.terminal_id.clear()
             self.connection.clear()
             self.pending.clear()
+            self.show_store(None)
             self.show_till(None)
             return
         self.badge.setVisible(terminal.is_sandbox)
@@ -68,6 +73,22 @@ class StatusBar(QStatusBar):
         self.terminal_id.setToolTip(f"Terminal: {terminal.settings.terminal_id}")
         self.show_connection(terminal.session.state, terminal.session.ends_at)
         self.show_pending(terminal.pending_changes())
+        self.show_store(terminal.store.status())
+
+    def show_store(self, status: StoreStatus | None) -> None:
+        """ "Store online", "Store offline since 14:02 · 12 changes waiting"; nothing for a till that stands alone."""
+        if status is None or not status.linked:
+            self.store.hide()
+            return
+        self.store.setText(status.sentence(lambda moment: moment.astimezone().strftime("%H:%M")))
+        set_role(self.store, "reason" if status.offline_since is not None else "")
+        tip = f"Store database: {status.address}"
+        if status.last_error:
+            tip += f"\n{status.last_error}"
+        if status.refused:
+            tip += f"\n{counted(len(status.refused), 'record')} refused by the store: {status.refused[0].reason}"
+        self.store.setToolTip(tip)
+        self.store.show()
 
     def show_connection(self, state: SessionState, ends_at: datetime | None = None) -> None:
         """The connection; a sign-in that cannot be renewed says when it ends, once, in this one label."""
@@ -83,10 +104,10 @@ class StatusBar(QStatusBar):
         self.connection.setText(text)
 
     def show_pending(self, count: int) -> None:
-        if count:
-            self.pending.setText(f"{counted(count, 'change')} waiting to be sent")
-        else:
-            self.pending.setText("All sent")
+        """State changes waiting for the service; nothing at all when none waits (the bar has little room at 1024 px,
+        with the store's part beside it)."""
+        self.pending.setText(f"{counted(count, 'change')} waiting to be sent" if count else "")
+        self.pending.setVisible(bool(count))
 
     def show_till(self, text: str | None, *, locked: bool = False) -> None:
         """``Ana (cashier) · shift 3``; None when nobody works the till (no people, or no terminal). The switch

@@ -174,6 +174,24 @@ class TillView(QWidget):
         self._show_people(terminal)
         self._show(TillMode.SIGN_IN)
 
+    def refresh_people(self) -> None:
+        """The people changed elsewhere (another till of the store): show them again, keeping the one chosen, unless
+        a PIN is being typed (the next change shows them)."""
+        terminal = self.terminal
+        if terminal is None:
+            return
+        if self.mode is TillMode.FIRST_MANAGER and terminal.till.guarding:
+            self.begin(terminal)  # the store brought this new till its people: no first manager to make here
+            return
+        if self.mode is not TillMode.SIGN_IN or self.pin.text():
+            return
+        chosen = self.chosen.name if self.chosen is not None else None
+        self._show_people(terminal)
+        for person, choice in zip(terminal.staff.people(active_only=True), self.person_buttons, strict=True):
+            if person.name == chosen:
+                choice.setChecked(True)
+                self.choose(person)
+
     def ask_shift(self, terminal: Terminal) -> None:
         """The person at the till opens a shift (from the Shifts view, after "Not now")."""
         self.terminal = terminal
