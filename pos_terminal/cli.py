@@ -235,6 +235,11 @@ def build_parser() -> argparse.ArgumentParser:
     report_scope = report.add_mutually_exclusive_group()
     report_scope.add_argument("--all", action="store_true", help="every terminal, one row each")
     report_scope.add_argument("--merge", action="store_true", help="every terminal merged into one row")
+    report_scope.add_argument(
+        "--store",
+        action="store_true",
+        help="the store's day: every till's shifts and drawers, cash sales and people (a till of a store)",
+    )
     _output(report, layouts=True)
 
     _shift_commands(commands)
@@ -832,8 +837,10 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
     reports = Reports.for_terminal(terminal, actor=terminal.actor)
     if args.shift is not None:
-        if args.report_terminal or args.all or args.merge:
-            raise UserError("A shift's report is this terminal's.", hint="Leave out --for-terminal, --all and --merge.")
+        if args.report_terminal or args.all or args.merge or args.store:
+            raise UserError(
+                "A shift's report is this terminal's.", hint="Leave out --for-terminal, --all, --merge and --store."
+            )
         shift = terminal.shifts.resolve(args.shift)
         report = await terminal.shifts.report(reports, shift)
         _report_lines(report, out, terminal.money)
@@ -847,8 +854,18 @@ async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         period = reports.shift(args.shift_from)
     else:
         period = reports.yesterday() if args.yesterday else reports.today()
-    if args.report_terminal and (args.all or args.merge):
-        raise UserError("Choose one of --for-terminal, --all or --merge.")
+    if args.report_terminal and (args.all or args.merge or args.store):
+        raise UserError("Choose one of --for-terminal, --all, --merge or --store.")
+    if args.store:
+        if args.escpos:
+            raise UserError(
+                "The store's day is printed on paper, not on the receipt printer.",
+                hint="Use --pdf or --print, in the a4 or roll layout.",
+            )
+        report = await reports.store_day(period, terminal.store)
+        _report_lines(report, out, terminal.money)
+        await _report_copies(report, reports, args, out, terminal)
+        return EXIT_OK
     if args.merge:
         scope = ReportScope.merged()
     elif args.all:
@@ -871,6 +888,8 @@ def _report_lines(report: Any, out: Output, money_format: Any) -> None:
     out.line(f"{_local(period.start)} – {_local(period.end)} (local time), made {_local(report.generated_at)}")
     if report.shift is not None:
         _shift_lines(report.shift, out, money)
+    if report.store is not None:
+        _store_lines(report.store, report.cash_sales, out, money)
     for row in report.rows:
         f = row.shown
         label = "All terminals" if scope.merge else (row.terminal_id or "(no terminal)")
@@ -921,6 +940,27 @@ def _shift_lines(section: Any, out: Output, money: Callable[[int], str]) -> None
         out.note(
             f"{counted(section.pending_changes, 'state change')} not yet confirmed by the service: not in the figures."
         )
+
+
+def _store_lines(day: Any, cash_sales: Any, out: Output, money: Callable[[int], str]) -> None:
+    from pos_terminal.domain.shift import drawer_verdict
+
+    out.line(f"Store: {day.name or '(no name set)'} · tills {', '.join(day.tills) or 'none yet'}")
+    for shift in day.shifts:
+        opened = f"opened {_local(shift.opened_at)} by {shift.opened_by}, float {money(shift.opening_float)}"
+        if shift.closed_at is None:
+            out.line(f"  {shift.terminal_id:<12} {opened}; still open")
+            continue
+        verdict = "" if shift.over_short is None else f", {drawer_verdict(shift.over_short, money)}"
+        out.line(
+            f"  {shift.terminal_id:<12} {opened}; closed {_local(shift.closed_at)} by {shift.closed_by}, expected "
+            f"{money(shift.expected or 0)}, counted {money(shift.counted or 0)}{verdict}"
+        )
+    out.line(f"Cash sales at every till: {len(cash_sales)}, {money(sum(c.total for c in cash_sales))}")
+    for p in day.people:
+        out.line(f"  {p.person:<24} {p.checks:>4} checks  {money(p.total):>12}  charged {money(p.charged):>12}")
+    if day.unmatched:
+        out.line(f"{day.unmatched} completed checks of the tills' logs are not in the service's listing.")
 
 
 async def _report_copies(report: Any, reports: Any, args: argparse.Namespace, out: Output, terminal: Any) -> None:

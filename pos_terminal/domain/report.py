@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.shift import ShiftSection
+from pos_terminal.domain.store_day import StoreDay
 from pos_terminal.domain.summary import FIGURES, SummaryFigures, TxFacts, differences, recompute
 from pos_terminal.errors import UserError
 
@@ -297,6 +298,7 @@ class EndOfDayReport:
     lookback: timedelta = DEFAULT_LOOKBACK
     cash_sales: tuple[CashSaleRow, ...] = ()  # this terminal's, from its journal; not in the service's figures
     shift: ShiftSection | None = None  # an X or Z report: the range is the shift's, and its drawer and people
+    store: StoreDay | None = None  # the store's day: every till's shifts and drawers, and people across tills
 
     @property
     def cash_total(self) -> int:
@@ -331,7 +333,7 @@ class EndOfDayReport:
 
     def filename(self, layout: Layout, tz: tzinfo | None = None) -> str:
         """A file name that says what the report is: ``report-LANE-1-2026-11-23-0000-a4.pdf`` (local start)."""
-        who = self.scope.terminal_id or ("merged" if self.scope.merge else "all")
+        who = self.scope.terminal_id or ("store" if self.store else "merged" if self.scope.merge else "all")
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in who)
         start = self.range.start.astimezone() if tz is None else self.range.start.astimezone(tz)
         if self.shift is not None:
@@ -343,6 +345,11 @@ class EndOfDayReport:
     def title(self) -> str:
         if self.shift is not None:
             return self.shift.title
+        if self.store is not None:
+            return {
+                RangeKind.TODAY: "The store's day (so far today)",
+                RangeKind.YESTERDAY: "The store's day (yesterday)",
+            }.get(self.range.kind, "The store's report")
         return {
             RangeKind.TODAY: "End-of-day report (so far today)",
             RangeKind.YESTERDAY: "End-of-day report (yesterday)",
@@ -426,6 +433,7 @@ class EndOfDayReport:
                 for c in self.cash_sales
             ],
             "shift": None if self.shift is None else self.shift.as_json(),
+            "store": None if self.store is None else self.store.as_json(),
         }
 
 

@@ -28,7 +28,8 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table,
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, TxRow
-from pos_terminal.domain.shift import ShiftSection, drawer_verdict
+from pos_terminal.domain.shift import PersonSales, ShiftSection, drawer_verdict
+from pos_terminal.domain.store_day import StoreDay
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.domain.words import counted
 from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
@@ -210,6 +211,8 @@ class _Paper:
         story = self._header()
         if r.shift is not None:
             story += self._shift_story(r.shift)
+        if r.store is not None:
+            story += self._store_story(r.store)
         story.append(self._heading("Figures"))
         story.append(self._figures_table())
         story.append(
@@ -326,7 +329,8 @@ class _Paper:
     def _cash_sales(self, *, rows: bool) -> list[Flowable]:
         """Checks paid in full in cash on this terminal: never sent to the service, so not in its figures."""
         r = self.report
-        heading = self._heading(f"Cash sales on this terminal ({len(r.cash_sales)})")
+        where = "at every till" if r.store is not None else "on this terminal"
+        heading = self._heading(f"Cash sales {where} ({len(r.cash_sales)})")
         if not r.cash_sales:
             none = L.para("None.", self.s.small)
             return [KeepTogether([heading, none])] if rows else [heading, none]
@@ -337,19 +341,26 @@ class _Paper:
         )
         if not rows:
             return [heading, note]
-        col = [w * self.width for w in (0.14, 0.38, 0.16, 0.16, 0.16)]
-        body = [["Time", "Customer", "Total", "Cash taken", "Change"]]
-        body += [
-            [
-                L.local(c.at, self.tz, self.time_pattern),
-                self._fit(c.customer or "—", col[1] - 6),
-                self.money(c.total),
-                self.money(c.paid),
-                self.money(c.change),
-            ]
-            for c in r.cash_sales
-        ]
-        return [heading, note, *self._tables(body, col, right=(2, 3, 4))]
+        if r.store is None:
+            col = [w * self.width for w in (0.14, 0.38, 0.16, 0.16, 0.16)]
+            body = [["Time", "Customer", "Total", "Cash taken", "Change"]]
+        else:
+            col = [w * self.width for w in (0.13, 0.13, 0.26, 0.16, 0.16, 0.16)]
+            body = [["Time", "Till", "Customer", "Total", "Cash taken", "Change"]]
+        first = len(body[0]) - 4
+        for c in r.cash_sales:
+            till = [] if r.store is None else [self._fit(c.terminal_id or "—", col[1] - 6)]
+            body.append(
+                [
+                    L.local(c.at, self.tz, self.time_pattern),
+                    *till,
+                    self._fit(c.customer or "—", col[first] - 6),
+                    self.money(c.total),
+                    self.money(c.paid),
+                    self.money(c.change),
+                ]
+            )
+        return [heading, note, *self._tables(body, col, right=(first + 1, first + 2, first + 3))]
 
     def _transactions_a4(self) -> list[Flowable]:
         r = self.report
@@ -391,7 +402,8 @@ class _Paper:
 
     def _audit_a4(self) -> list[Flowable]:
         entries = self.report.audit
-        heading = self._heading(f"Audit log of this terminal ({len(entries)})")
+        whose = "every till" if self.report.store is not None else "this terminal"
+        heading = self._heading(f"Audit log of {whose} ({len(entries)})")
         if not entries:
             return [KeepTogether([heading, L.para("No entries in the range.", self.s.small)])]
         widths = [0.11, 0.17, 0.14, 0.12]
@@ -417,6 +429,8 @@ class _Paper:
         story = self._header()
         if r.shift is not None:
             story += self._shift_story(r.shift)
+        if r.store is not None:
+            story += self._store_story(r.store)
         story.append(self._heading("Figures"))
         merged = r.scope.merge
         single = merged or (len(r.rows) == 1 and r.total is r.rows[0])
@@ -437,7 +451,8 @@ class _Paper:
             story.append(L.para("No entries in the range.", self.s.small))
         for a in r.audit:
             who = f" ({a.actor})" if a.actor else ""
-            story.append(L.para(f"{L.local(a.at, self.tz, self.time_pattern)}  {a.action}{who}", self.s.cell))
+            till = f"{a.terminal_id}  " if r.store is not None and a.terminal_id else ""
+            story.append(L.para(f"{L.local(a.at, self.tz, self.time_pattern)}  {till}{a.action}{who}", self.s.cell))
         return story
 
     def _roll_figures(self, row: FigureRow, label: str, *, bold: bool) -> Table:
@@ -604,13 +619,22 @@ class _Paper:
         return table
 
     def _people(self, section: ShiftSection) -> list[Flowable]:
-        heading = self._heading(f"Sales per person ({len(section.people)})")
-        if not section.people:
-            return self._together([heading, L.para("No check was completed in the shift.", self.s.small)])
+        return self._people_table(
+            section.people,
+            title="Sales per person",
+            none="No check was completed in the shift.",
+            note="Checks each person charged that were completed in the shift (a refunded one included), and the "
+            "refunds each made. Charged: what went to the service, after cash.",
+        )
+
+    def _people_table(self, people: Sequence[PersonSales], *, title: str, none: str, note: str) -> list[Flowable]:
+        heading = self._heading(f"{title} ({len(people)})")
+        if not people:
+            return self._together([heading, L.para(none, self.s.small)])
         money = self.money
         if self.layout == "roll":
             story: list[Flowable] = [heading]
-            for p in section.people:
+            for p in people:
                 lines = [
                     (p.person, counted(p.checks, "check")),
                     ("  total", money(p.total)),
@@ -624,7 +648,7 @@ class _Paper:
         widths = [0.28, 0.09, 0.15, 0.15, 0.15, 0.18]
         col = [w * self.width for w in widths]
         body = [["Person", "Checks", "Total", "Cash", "Charged", "Refunds"]]
-        for p in section.people:
+        for p in people:
             refunds = f"{p.refunds} · {money(p.refunded)}" if p.refunds else ""
             body.append(
                 [
@@ -636,12 +660,89 @@ class _Paper:
                     refunds,
                 ]
             )
-        note = L.para(
-            "Checks each person charged that were completed in the shift (a refunded one included), and the "
-            "refunds each made. Charged: what went to the service, after cash.",
-            self.s.small,
+        return [heading, *self._tables(body, col, right=(1, 2, 3, 4, 5)), L.para(note, self.s.small)]
+
+    # --- the store's day -------------------------------------------------------------------------------------
+
+    def _store_story(self, day: StoreDay) -> list[Flowable]:
+        money = self.money
+        pattern = self.time_pattern  # the range is a day: the times of the day are enough
+        story: list[Flowable] = [self._heading("The store")]
+        facts = [("Store", day.name or "(no name set)")]
+        if day.address:
+            facts.append(("Address", day.address))
+        facts.append(("Tills", ", ".join(day.tills) or "none yet"))
+        story.append(self._pairs(facts, label_share=0.25))
+        heading = self._heading(f"Shifts and drawers ({len(day.shifts)})")
+        if not day.shifts:
+            story += self._together([heading, L.para("No shift was open in the range.", self.s.small)])
+        elif self.layout == "roll":
+            story.append(heading)
+            for shift in day.shifts:
+                lines = [
+                    (f"Till {shift.terminal_id}", ""),
+                    ("  opened", f"{L.local(shift.opened_at, self.tz, self.time_pattern)} {shift.opened_by}"),
+                    ("  float", money(shift.opening_float)),
+                ]
+                if shift.closed_at is None:
+                    lines.append(("  closed", "still open"))
+                else:
+                    lines.append(
+                        ("  closed", f"{L.local(shift.closed_at, self.tz, self.time_pattern)} {shift.closed_by}")
+                    )
+                    lines += [("  expected", money(shift.expected or 0)), ("  counted", money(shift.counted or 0))]
+                    if shift.over_short is not None:
+                        lines.append(("  drawer", drawer_verdict(shift.over_short, money)))
+                story.append(self._pairs(lines, label_share=0.4, size=self.size - 1))
+                story.append(Spacer(1, 1.5 * mm))
+        else:
+            widths = [0.11, 0.24, 0.1, 0.24, 0.1, 0.1, 0.11]
+            col = [w * self.width for w in widths]
+            body = [["Till", "Opened", "Float", "Closed", "Expected", "Counted", "Drawer"]]
+            for shift in day.shifts:
+                ended = "still open"
+                if shift.closed_at is not None:
+                    ended = f"{L.local(shift.closed_at, self.tz, pattern)} {shift.closed_by}"
+                body.append(
+                    [
+                        self._fit(shift.terminal_id, col[0] - 6),
+                        self._fit(
+                            f"{L.local(shift.opened_at, self.tz, self.time_pattern)} {shift.opened_by}", col[1] - 6
+                        ),
+                        money(shift.opening_float),
+                        self._fit(ended, col[3] - 6),
+                        "" if shift.expected is None else money(shift.expected),
+                        "" if shift.counted is None else money(shift.counted),
+                        "" if shift.over_short is None else drawer_verdict(shift.over_short, money),
+                    ]
+                )
+            story += [heading, *self._tables(body, col, right=(2, 4, 5))]
+        if any(s.over_short is not None for s in day.shifts):
+            over_short = day.counted - day.expected
+            summary = (
+                f"Closed drawers together: expected {money(day.expected)}, counted {money(day.counted)}: "
+                f"{drawer_verdict(over_short, money, loud=True)}."
+            )
+            story.append(L.para(summary, self.s.body if over_short == 0 else self._red_bold()))
+        if day.open_shifts:
+            story.append(L.para(f"{counted(day.open_shifts, 'shift')} still open: not counted yet.", self._red_bold()))
+        story += self._people_table(
+            day.people,
+            title="Sales per person, every till",
+            none="No check was completed in the range.",
+            note="Checks each person completed in the range on any till, through the service or paid in full in "
+            "cash, and the refunds each made. Cash: paid at the till (a check's total less what the service "
+            "charged). Charged: what went to the service.",
         )
-        return [heading, *self._tables(body, col, right=(1, 2, 3, 4, 5)), note]
+        if day.unmatched:
+            story.append(
+                L.para(
+                    f"{counted(day.unmatched, 'completed check')} of the tills' logs could not be found in the "
+                    "service's listing: not in these figures.",
+                    self._red_bold(),
+                )
+            )
+        return story
 
     def _shift_changes(self, section: ShiftSection) -> list[Flowable]:
         pattern = self.time_pattern

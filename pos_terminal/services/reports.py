@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
@@ -31,11 +32,13 @@ from pos_terminal.domain.report import (
     TxRow,
     build_report,
 )
+from pos_terminal.domain.store_day import TillShift, store_day
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import AuditEntry, CashSale, Journal, utcnow
 
 if TYPE_CHECKING:
+    from pos_terminal.services.store_sync import StoreSync
     from pos_terminal.services.terminal import Terminal
 
 Output = Literal["printed", "saved"]
@@ -156,6 +159,52 @@ class Reports:
         return TimeRange.shift(since, self.now())
 
     # --- the report -----------------------------------------------------------------------------------------
+
+    async def store_day(self, period: TimeRange, store: StoreSync) -> EndOfDayReport:
+        """The store's day over ``period``: the service's merged summary reconciled against every transaction of the
+        merchant, and from the store database every till's shifts and drawers, cash sales, and sales per person
+        across the tills. The store database must be reached (a till's own copy holds only its own records)."""
+        report = await self.end_of_day(period, ReportScope.merged())
+        records = await store.day(period.start, period.end)
+        shifts = [
+            TillShift(
+                terminal_id=str(s["terminal_id"]),
+                opened_at=s["opened_at"],
+                opened_by=str(s["opened_by"]),
+                opening_float=int(s["opening_float"]),
+                closed_at=s["closed_at"],
+                closed_by=s["closed_by"],
+                counted=s["counted_cash"],
+                expected=s["expected_cash"],
+            )
+            for s in records.shifts
+        ]
+        day = store_day(
+            info=records.info,
+            tills=[str(t["terminal_id"]) for t in records.tills],
+            shifts=shifts,
+            cash_sales=records.cash_sales,
+            audit=records.audit,
+            transactions=report.transactions,
+            start=period.start,
+            end=period.end,
+        )
+        cash = [
+            CashSaleRow(
+                c["at"], str(c["terminal_id"]), c["customer"], int(c["total"]), int(c["paid"]), int(c["change"])
+            )
+            for c in records.cash_sales
+        ]
+        audit = [
+            audit_row(
+                AuditEntry(a["at"], str(a["action"]), a["actor"], str(a["terminal_id"]), dict(a["detail"] or {})),
+                self.money,
+            )
+            for a in records.audit
+        ]
+        return replace(
+            report, store=day, cash_sales=tuple(cash), audit=tuple(audit), merchant=day.name or report.merchant
+        )
 
     async def end_of_day(self, period: TimeRange, scope: ReportScope | None = None) -> EndOfDayReport:
         """The report of ``period`` for ``scope`` (this terminal by default)."""

@@ -18,6 +18,7 @@ The store database is reached from a worker thread (the driver blocks); nothing 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from pos_terminal.store.tokens import TokenStore, open_token_store
 if TYPE_CHECKING:
     from pos_terminal.config import Settings
     from pos_terminal.paths import Paths
-    from pos_terminal.store.database import ChangeListener, StoreDatabase
+    from pos_terminal.store.database import ChangeListener, StoreDatabase, StoreDayRecords
 
 log = logging.getLogger(__name__)
 
@@ -275,6 +276,13 @@ class StoreSync:
             state = self._state()
             if await asyncio.to_thread(listener.wait, state.last_seq, IDLE_WAIT) is not None:
                 return
+
+    async def day(self, start: datetime, end: datetime) -> StoreDayRecords:
+        """Every till's records of ``[start, end)`` from the store database (after sending this till's own)."""
+        state = self._state()
+        with contextlib.suppress(UserError):
+            await self.sync()  # this till's latest records are part of the day; the read below says if it is away
+        return await asyncio.to_thread(self._connected(state.address).day, start, end)
 
     async def require_online(self, what: str) -> None:
         """Before something only the store may decide (a new person): one pass, or :class:`StoreOffline`."""

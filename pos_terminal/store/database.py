@@ -270,6 +270,17 @@ class Lockout:
 
 
 @dataclass(frozen=True)
+class StoreDayRecords:
+    """The rows of one range of the store's day (:meth:`StoreDatabase.day`), as records."""
+
+    info: dict[str, Any] | None  # the store's details, when they were ever written
+    tills: tuple[dict[str, Any], ...]
+    shifts: tuple[dict[str, Any], ...]
+    cash_sales: tuple[dict[str, Any], ...]
+    audit: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
 class Change:
     """One row of ``change_log`` and the record it names, as the record is now."""
 
@@ -736,6 +747,38 @@ class StoreDatabase:
         with self._reading() as conn:
             row = _one(conn, kind, key)
         return None if row is None else self._record(kind, key, row)
+
+    def day(self, start: datetime, end: datetime) -> StoreDayRecords:
+        """What the store's day report needs from ``[start, end)``: every till, the shifts open in the range (opened
+        before its end and not closed before its start), the cash sales and the audit entries in it."""
+        self._require_current()
+        if start.tzinfo is None or end.tzinfo is None:
+            raise ValueError("a store day's range must be timezone-aware")
+        shifts, sales, entries, tills = schema.shift, schema.cash_sale, schema.audit, schema.till
+        with self._reading() as conn:
+            till_rows = conn.execute(sa.select(tills).order_by(tills.c.terminal_id)).mappings().all()
+            shift_rows = conn.execute(
+                sa.select(shifts)
+                .where(shifts.c.opened_at < end, sa.or_(shifts.c.closed_at.is_(None), shifts.c.closed_at >= start))
+                .order_by(shifts.c.opened_at, shifts.c.id)
+            ).mappings()
+            sale_rows = conn.execute(
+                sa.select(sales).where(sales.c.at >= start, sales.c.at < end).order_by(sales.c.at, sales.c.id)
+            ).mappings()
+            audit_rows = conn.execute(
+                sa.select(entries).where(entries.c.at >= start, entries.c.at < end).order_by(entries.c.at, entries.c.id)
+            ).mappings()
+            return StoreDayRecords(
+                info=self._info(conn),
+                tills=tuple(dict(row) for row in till_rows),
+                shifts=tuple(self._record(Kind.SHIFT, str(row["id"]), dict(row)) for row in shift_rows),
+                cash_sales=tuple(self._record(Kind.CASH_SALE, str(row["id"]), dict(row)) for row in sale_rows),
+                audit=tuple(self._record(Kind.AUDIT, str(row["id"]), dict(row)) for row in audit_rows),
+            )
+
+    def _info(self, conn: Connection) -> dict[str, Any] | None:
+        row = _one(conn, Kind.STORE_INFO, "1")
+        return None if row is None else dict(row)
 
     def latest_seq(self) -> int:
         """The newest change's number; 0 when nothing has been written."""

@@ -90,7 +90,7 @@ def test_report_and_receipt_pdf_files_are_audited(
 
 def test_usage_mistakes_are_one_sentence(day: Day, cli: Callable[..., tuple[int, str, str]]) -> None:
     code, _, err = cli("report", "--for-terminal", "LANE-2", "--all")
-    assert code == 1 and "Choose one of --for-terminal, --all or --merge." in err
+    assert code == 1 and "Choose one of --for-terminal, --all, --merge or --store." in err
     code, _, err = cli("receipt", day.ids["B9"])
     assert code == 1 and "has no receipt" in err and "Traceback" not in err
 
