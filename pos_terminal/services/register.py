@@ -354,9 +354,22 @@ class Register:
         pending = bool(self._pending_for(state.transaction_id))
         # "kept and will be sent again" says nothing true any more once the kept change went through
         message = None if state.pending and not pending else state.message
-        if phase is Phase.CANCELED and state.phase is Phase.AUTHORIZED:
+        canceled_here = state.pending and not pending and str(TxState.CANCELED) in self._asked_for(state)
+        if phase is Phase.CANCELED and state.phase is Phase.AUTHORIZED and not canceled_here:
             message = "The transaction was canceled (it was left open too long, or canceled elsewhere)."
         return self._keep(replace(state, transaction=transaction, phase=phase, pending=pending, message=message))
+
+    def _asked_for(self, state: OpenCheck) -> set[str]:
+        """The states this terminal asked the check's transaction to move to (its outbox, sent or not)."""
+        if not state.transaction_id:
+            return set()
+        return set(self.journal.asked_states(state.transaction_id))
+
+    def charge_accepted(self) -> bool:
+        """The charge being verified was taken by the service (only its transaction's id is still sought)."""
+        state = self.current
+        intent = self.journal.intent(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
+        return intent is not None and intent.create_answer == "accepted"
 
     def verify_window(self) -> tuple[datetime, datetime] | None:
         """For a charge being verified: when it was sent, and when the terminal gives up looking for it (from

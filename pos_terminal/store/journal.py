@@ -732,6 +732,15 @@ class Journal:
         assert entry_id is not None
         return self._entry(entry_id)
 
+    def asked_states(self, transaction_id: str) -> list[str]:
+        """The states this terminal asked ``transaction_id`` to move to, sent or still waiting, oldest first."""
+        rows = self._read(
+            "SELECT target_state FROM outbox WHERE transaction_id = ? AND (outcome IS NULL OR outcome = 'confirmed')"
+            " ORDER BY id",
+            (transaction_id,),
+        )
+        return [str(row[0]) for row in rows]
+
     def pending_state_changes(self) -> list[OutboxEntry]:
         """Changes not yet confirmed or dropped, in the order they were queued."""
         rows = self._read("SELECT * FROM outbox WHERE outcome IS NULL ORDER BY id")

@@ -680,14 +680,19 @@ class CashierView(QWidget):
         if self._next_verify_at is not None:
             seconds = max(0, round(self._next_verify_at - time.monotonic()))
             again = f"The terminal asks the service again in {seconds} s (Check now asks at once). "
-        if now < gives_up:
+        if self.register.charge_accepted():
+            after = "The service took the charge; the terminal is finding its transaction."
+        elif now < gives_up:
             until = gives_up.astimezone().strftime("%H:%M:%S")
             after = (
-                f"If the service has no record of it by {until}, nothing was charged and the check can be "
-                "charged again."
+                f"If the service still has no record of it at {until}, the check can be charged again, and the "
+                "terminal cancels this charge should it turn up."
             )
         else:
-            after = "If the service has no record of it at the next look, nothing was charged."
+            after = (
+                "If the service has no record of it at the next look, the check can be charged again, and the "
+                "terminal cancels this charge should it turn up."
+            )
         return wait, f"{again}{after} No second charge is sent meanwhile."
 
     def _render_countdown(self) -> None:

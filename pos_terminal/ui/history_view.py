@@ -303,7 +303,16 @@ class HistoryView(QWidget):
         return self.model.transaction(index.row()) if index.isValid() else None
 
     def _enable_actions(self, transaction: Listed | None) -> None:
-        allowed = allowed_actions(transaction.state) if transaction else frozenset()
+        """What the transaction's state allows, less what this terminal already asked for and waits to be sent (a
+        refund kept in the outbox is not offered again: the cash would be handed back twice)."""
+        allowed = set(allowed_actions(transaction.state)) if transaction else set()
+        if transaction is not None and self.terminal is not None:
+            waiting = {
+                e.target_state
+                for e in self.terminal.journal.pending_state_changes()
+                if e.transaction_id == transaction.transaction_id
+            }
+            allowed = {action for action in allowed if str(action.target) not in waiting}
         self.complete_button.setEnabled(Action.COMPLETE in allowed)
         self.cancel_button.setEnabled(Action.CANCEL in allowed)
         self.refund_button.setEnabled(Action.REFUND in allowed)
@@ -424,9 +433,24 @@ class HistoryView(QWidget):
         elif transaction is None:
             self._enable_actions(self.current())  # as the list last showed it
         if outcome.status is ChangeStatus.DONE and transaction is not None:
-            cash = cash_paid(p.model_dump() for p in transaction.payments) if action is Action.REFUND else 0
-            back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
-            self.messages.show_info(f"Transaction {transaction_id} is {transaction.state.value}.{back}")
+            self._done(transaction)
         else:
             self.messages.show_error(outcome.message or f"The {action.value} was not confirmed.")
+        self.changed.emit()
+
+    def _done(self, transaction: Transaction) -> None:
+        """Say that a change went through; a refund says how much cash goes back, once."""
+        assert self.terminal is not None
+        cash = cash_paid(p.model_dump() for p in transaction.payments) if transaction.state is TxState.REFUNDED else 0
+        back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
+        self.messages.show_info(f"Transaction {transaction.transaction_id} is {transaction.state.value}.{back}")
+
+    def confirmed_later(self, transaction: Transaction) -> None:
+        """A change kept in the outbox went through when it was sent again: the list shows the transaction as it is
+        now, and the change is announced (a refund's cash back with it) as it would have been at once."""
+        if (row := self.model.replace(transaction)) is not None:
+            chosen = self.current()
+            if chosen is not None and chosen.transaction_id == transaction.transaction_id:
+                self.show_row(row)
+        self._done(transaction)
         self.changed.emit()

@@ -232,6 +232,8 @@ class MainWindow(QMainWindow):
             view.saved.connect(self.on_settings_saved)
             view.disconnect_confirmed.connect(self.on_disconnect)
             view.about_requested.connect(self.on_about_requested)
+            view.join_store_requested.connect(self.on_join_store)
+            view.leave_store_confirmed.connect(self.on_leave_store)
             self._fill_tab(Tab.SETTINGS, view)
         return self.built_settings
 
@@ -722,6 +724,52 @@ class MainWindow(QMainWindow):
 
         self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Save the new settings?", save)
 
+    def on_join_store(self, address: str, password: str | None) -> None:
+        """Join the store at ``address`` once a manager approves (it shares this till's people and records)."""
+        terminal = self.terminal
+        if terminal is None:
+            return
+
+        def join(approval: Approval | None) -> None:
+            try:
+                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "store join asked", {"store": address})
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self.tasks.run(self._join_store(terminal, address, password), key="store join")
+
+        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, f"Join the store at {address}?", join)
+
+    async def _join_store(self, terminal: Terminal, address: str, password: str | None) -> None:
+        status = await terminal.store.join(address, password)
+        self.messages.show_info(f"This till is part of the store at {address} now.")
+        self.settings_view.show_store(status)
+        self.status.show_store(status)
+        self._start_store(terminal)
+        self.till.refresh_people()
+
+    def on_leave_store(self) -> None:
+        terminal = self.terminal
+        if terminal is None:
+            return
+
+        def leave(approval: Approval | None) -> None:
+            try:
+                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "store leave asked", {})
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self.tasks.cancel("store")
+            self.tasks.run(self._leave_store(terminal), key="store leave")
+
+        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Leave the store?", leave)
+
+    async def _leave_store(self, terminal: Terminal) -> None:
+        status = await terminal.store.leave()
+        self.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
+        self.settings_view.show_store(status)
+        self.status.show_store(status)
+
     def _save_settings(self, settings: Settings) -> None:
         try:
             self.host.save_settings(settings)
@@ -958,10 +1006,20 @@ class MainWindow(QMainWindow):
             )
 
     async def _resend(self, terminal: Terminal) -> None:
+        from pos_terminal.domain.lifecycle import TxState
+        from pos_terminal.services.checkout import ChangeStatus  # loaded with the terminal
+
         async for outcomes in terminal.checkout.resend_until_confirmed():
             self.status.show_pending(terminal.pending_changes())
-            if any(o.transaction_id == terminal.register.current.transaction_id for o in outcomes):
+            open_check = terminal.register.current.transaction_id
+            if any(o.transaction_id == open_check for o in outcomes):
                 self.cashier.refresh_transaction()
+            for outcome in outcomes:
+                # History's own changes (a refund always; anything of a transaction not on the cashier's screen)
+                history = outcome.target is TxState.REFUNDED or outcome.transaction_id != open_check
+                if self.built_history is not None and history and outcome.status is ChangeStatus.DONE:
+                    assert outcome.transaction is not None
+                    self.built_history.confirmed_later(outcome.transaction)
 
     # --- Qt events -------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from typing import Any
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
 from pos_terminal.domain.shift import Shift, drawer_verdict
+from pos_terminal.domain.store_day import StoreDay
 from pos_terminal.domain.summary import FIGURES
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
@@ -223,6 +224,7 @@ class ReportsView(QWidget):
         self.scope.addItem("Another terminal…", "other")
         self.scope.addItem("All terminals", "all")
         self.scope.addItem("All terminals merged", "merged")
+        self.scope.addItem("The whole store (every till)", "store")
         self.other = QLineEdit()
         self.other.setPlaceholderText("Terminal id")
         self.other.setAccessibleName("Other terminal id")
@@ -371,6 +373,10 @@ class ReportsView(QWidget):
 
     async def _show(self, terminal: Terminal, reports: Reports) -> None:
         period = self.selected_range(reports)
+        if self.scope.currentData() == "store":
+            asking = "Asking the store database and the service for the store's day…"
+            await self._make(terminal, reports.store_day(period, terminal.store), asking)
+            return
         scope = self.selected_scope(terminal)
         await self._make(terminal, reports.end_of_day(period, scope), "Asking the service for the figures…")
 
@@ -454,10 +460,13 @@ class ReportsView(QWidget):
         self.counts.setText(
             f"Open authorized: {len(report.open_authorized)} · Refunds: {len(report.refunds)} · "
             f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)} · "
-            f"Cash sales on this terminal: {cash}"
+            f"Cash sales {'at every till' if report.store is not None else 'on this terminal'}: {cash}"
         )
 
     def _show_drawer(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+        if report.store is not None:
+            self._show_store(report.store, money)
+            return
         section = report.shift
         if section is None:
             self.drawer.hide()
@@ -475,6 +484,28 @@ class ReportsView(QWidget):
             style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
         else:
             text += " (so far; nothing was changed)"
+        self.drawer.setText(text)
+        self.drawer.setStyleSheet(style)
+        self.drawer.show()
+
+    def _show_store(self, day: StoreDay, money: MoneyFormat) -> None:
+        """The store's drawers in one line: each till's shifts, and the closed drawers' verdict."""
+        tills = ", ".join(day.tills) or "no till yet"
+        text = f"Store: {escape(day.name or 'no name set')} · tills {escape(tills)} · {len(day.shifts)} shifts"
+        style = RECONCILED_STYLE
+        if day.open_shifts:
+            text += f", {day.open_shifts} still open"
+        if any(s.over_short is not None for s in day.shifts):
+            over_short = day.counted - day.expected
+            verdict = drawer_verdict(over_short, money.format, loud=True)
+            text += (
+                f" · closed drawers: expected <b>{money.format(day.expected)}</b>, counted "
+                f"<b>{money.format(day.counted)}</b>: <b>{escape(verdict)}</b>"
+            )
+            style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
+        people = ", ".join(f"{p.person} {p.checks}" for p in day.people)
+        if people:
+            text += f"<br>Checks per person: {escape(people)}"
         self.drawer.setText(text)
         self.drawer.setStyleSheet(style)
         self.drawer.show()

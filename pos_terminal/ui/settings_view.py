@@ -11,6 +11,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.counter import check_devices
 from pos_terminal.services.setup import check_custom_urls
+from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
@@ -32,13 +33,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+MAX_ADDRESS = 500  # a database address, with its options
+MAX_PASSWORD = 200
+
 
 class SettingsView(QWidget):
-    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``; ``about_requested()``."""
+    """Signals: ``saved(object)`` new Settings; ``disconnect_confirmed()``; ``about_requested()``;
+    ``join_store_requested(str, object)`` the store database's address and its password (or None);
+    ``leave_store_confirmed()``."""
 
     saved = Signal(object)
     disconnect_confirmed = Signal()
     about_requested = Signal()
+    join_store_requested = Signal(str, object)
+    leave_store_confirmed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,6 +102,7 @@ class SettingsView(QWidget):
         self.insecure = QCheckBox("Keep the sign-in in a file when no keychain exists (insecure)")
         self.token_store = label(role="hint", wrap=True)
         self._device_fields()
+        self._store_fields()
 
         form = widgets.form()
         form.addRow("&Region", self.region)
@@ -122,6 +131,11 @@ class SettingsView(QWidget):
         form.addRow("Shortest code", self.scanner_min_length)
         form.addRow("", self.customer_display)
         form.addRow("Customer display on", self.display_screen)
+        form.addRow(label("Store of several tills", role="heading"))
+        form.addRow("This till", self.store_state)
+        form.addRow("Store database", self.store_address)
+        form.addRow("Its password", self.store_password)
+        form.addRow("", self.store_buttons)
         widgets.level_labels(form)
         self.error = label(role="reason", wrap=True)
         self.save_button = button("&Save settings", role="primary", name="Save settings")
@@ -149,6 +163,68 @@ class SettingsView(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
+
+    def _store_fields(self) -> None:
+        self.store_state = label(wrap=True)
+        self.store_state.setAccessibleName("Whether this till is part of a store")
+        self.store_address = QLineEdit()
+        self.store_address.setMaxLength(MAX_ADDRESS)
+        self.store_address.setPlaceholderText("postgresql://pos@shop-server:5432/store?sslmode=require")
+        self.store_address.setAccessibleName("Store database address")
+        self.store_password = QLineEdit()
+        self.store_password.setMaxLength(MAX_PASSWORD)
+        self.store_password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.store_password.setPlaceholderText("Kept in the keychain, never in the settings")
+        self.store_password.setAccessibleName("Store database password")
+        self.join_store_button = button("&Join the store", name="Join the store")
+        self.leave_store_button = button("Lea&ve the store…", name="Leave the store")
+        self.join_store_button.clicked.connect(self.on_join_store_clicked)
+        self.leave_store_button.clicked.connect(self.ask_leave_store)
+        self.store_buttons = QWidget()
+        row = QHBoxLayout(self.store_buttons)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.join_store_button)
+        row.addWidget(self.leave_store_button)
+        row.addStretch(1)
+
+    def show_store(self, status: StoreStatus | None) -> None:
+        """How this till stands with its store: the address and the link, or how to join one."""
+        linked = status is not None and status.linked
+        if status is not None and status.linked:
+            self.store_state.setText(
+                f"Part of the store at {status.address}. "
+                f"{status.sentence(lambda moment: moment.astimezone().strftime('%H:%M'))}."
+            )
+            self.store_address.setText(status.address or "")
+        else:
+            self.store_state.setText(
+                "Stands alone: its people, shifts and cash sales are its own. Join a store to share them with "
+                "the other tills (the store database is set up once with “pos-terminal store init URL”)."
+            )
+        self.store_address.setEnabled(not linked)
+        self.store_password.setEnabled(not linked)
+        self.join_store_button.setVisible(not linked)
+        self.leave_store_button.setVisible(linked)
+        self.store_password.clear()
+
+    def on_join_store_clicked(self) -> None:
+        address = self.store_address.text().strip()
+        if not address:
+            self.error.setText("The store database's address is empty. Type the address the store's owner gave.")
+            self.store_address.setFocus()
+            return
+        self.error.clear()
+        self.join_store_requested.emit(address, self.store_password.text() or None)
+
+    def ask_leave_store(self) -> None:
+        self.confirm = confirm(
+            self,
+            "Leave the store",
+            "Leave the store?",
+            "This till stands alone again; everything it recorded stays in its journal, and what it has not sent "
+            "yet goes if it joins the store again.",
+            self.leave_store_confirmed.emit,
+        )
 
     def _device_fields(self) -> None:
         self.receipt_printer = QLineEdit()
@@ -249,6 +325,8 @@ class SettingsView(QWidget):
             store = terminal.session.store
             self.token_store.setText(store.description + (" — INSECURE" if store.insecure else ""))
         self.disconnect_button.setEnabled(terminal is not None)
+        self.show_store(terminal.store.status() if terminal is not None else None)
+        self.join_store_button.setEnabled(terminal is not None)
         self.error.clear()
         self._custom_visible()
 
