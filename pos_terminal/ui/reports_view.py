@@ -491,7 +491,9 @@ class ReportsView(QWidget):
     def _show_store(self, day: StoreDay, money: MoneyFormat) -> None:
         """The store's drawers in one line: each till's shifts, and the closed drawers' verdict."""
         tills = ", ".join(day.tills) or "no till yet"
-        text = f"Store: {escape(day.name or 'no name set')} · tills {escape(tills)} · {len(day.shifts)} shifts"
+        text = (
+            f"Store: {escape(day.name or 'no name set')} · tills {escape(tills)} · {counted(len(day.shifts), 'shift')}"
+        )
         style = RECONCILED_STYLE
         if day.open_shifts:
             text += f", {day.open_shifts} still open"

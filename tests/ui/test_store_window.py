@@ -71,3 +71,58 @@ async def test_the_store_offline_shows_in_the_status_bar_and_the_till_catches_up
         [count] = conn.execute("SELECT count(*) FROM cash_sale WHERE terminal_id = 'LANE-1'").fetchone() or (0,)
     assert count == 1
     await finish(window, host, wait=False)
+
+
+async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    from pos_terminal.store.database import StoreDatabase
+    from pos_terminal.ui.main_window import Tab
+    from pos_terminal.ui.reports_view import ReportsView
+    from pos_terminal.ui.settings_view import SettingsView
+
+    address = f"sqlite:///{tmp_path / 'shop' / 'store.sqlite3'}"
+    with StoreDatabase(address) as database:
+        database.init_schema()
+    customer = new_checked_in_customer(client, firstName="Dee", lastName="Day", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = host.terminal
+    assert terminal is not None
+    cash_sale(window, "Dee Day")  # made before the till joined: it goes to the store with the join
+
+    window.show_tab(Tab.SETTINGS)
+    settings = window.settings_view
+    assert isinstance(settings, SettingsView)
+    assert settings.store_state.text().startswith("Stands alone")
+    assert settings.join_store_button.isVisible() and not settings.leave_store_button.isVisible()
+    QTest.mouseClick(settings.join_store_button, Qt.MouseButton.LeftButton)
+    assert "address is empty" in settings.error.text()
+    settings.store_address.setText(address)
+    QTest.mouseClick(settings.join_store_button, Qt.MouseButton.LeftButton)  # the manager at the till approves
+    await until(lambda: terminal.store.linked and settings.leave_store_button.isVisible(), what="joined")
+    assert settings.store_state.text().startswith(f"Part of the store at {address}.")
+    assert not settings.store_address.isEnabled()
+    await until(lambda: window.status.store.text() == "Store online", what="online")
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        settings.store_address.setFocus()  # the store's part of the settings in sight
+        screenshot(window, f"store-settings-{width}x{height}", tmp_path)
+
+    window.show_tab(Tab.REPORTS)
+    reports = window.reports
+    assert isinstance(reports, ReportsView)
+    reports.scope.setCurrentIndex(reports.scope.findData("store"))
+    QTest.mouseClick(reports.show_button, Qt.MouseButton.LeftButton)
+    await until(lambda: reports.report is not None and reports.report.store is not None, what="the store's day")
+    await until(lambda: len(reports.pages) >= 1, what="its preview")
+    report = reports.report
+    assert report is not None and report.store is not None
+    assert report.store.tills == ("LANE-1",)
+    assert [(c.terminal_id, c.total) for c in report.cash_sales] == [("LANE-1", 400)]
+    assert reports.drawer.isVisible() and "tills LANE-1" in reports.drawer.text()
+    assert "Cash sales at every till: 1" in reports.counts.text()
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        screenshot(window, f"store-day-{width}x{height}", tmp_path)
+    window.resize(1280, 800)
+    await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
