@@ -914,13 +914,19 @@ class NotifyListener(ChangeListener):
         with database._errors():
             self._conn = psycopg.connect(**database._connect_args, autocommit=True)
             self._conn.execute(f"LISTEN {CHANNEL}")
+        self._caught_up = False
 
     def wait(self, after_seq: int, timeout: float) -> int | None:
         deadline = time.monotonic() + timeout
         with self._database._errors():
-            cursor = self._conn.execute("SELECT coalesce(max(seq), 0) FROM change_log")
-            row = cursor.fetchone()
-            latest = int(row[0]) if row is not None else 0
+            latest = 0
+            if not self._caught_up:
+                # once, right after LISTEN: a change committed before it sent no notification this connection saw;
+                # from then on every one is queued on the connection, even while nobody waits
+                cursor = self._conn.execute("SELECT coalesce(max(seq), 0) FROM change_log")
+                row = cursor.fetchone()
+                latest = int(row[0]) if row is not None else 0
+                self._caught_up = True
             while latest <= after_seq:
                 left = deadline - time.monotonic()
                 if left <= 0:
