@@ -480,22 +480,26 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
         handler = _HANDLERS[f"{args.command} {getattr(args, sub)}" if sub else args.command]
         if args.command not in ("login", "logout", "status") and terminal.session.state.value == "connected":
             await _resume(terminal, out)
-        await _store_pass(terminal.store, out)
+        reached = await _store_pass(terminal.store, out)
         code = await handler(terminal, args, out)
-        await _store_pass(terminal.store, out, quiet=True)  # what the command wrote, sent now if the store is there
+        if reached:  # what the command wrote goes now (a store found away a moment ago is not waited for twice)
+            await _store_pass(terminal.store, out, quiet=True)
         return code
 
 
-async def _store_pass(store: Any, out: Output, *, quiet: bool = False) -> None:
-    """One exchange with the store database, for a till that is part of a store: a command never fails for it."""
+async def _store_pass(store: Any, out: Output, *, quiet: bool = False) -> bool:
+    """One exchange with the store database, for a till that is part of a store: a command never fails for it.
+    Whether the store was reached (False for a till that stands alone)."""
     if not store.linked:
-        return
+        return False
     try:
         await store.sync()
     except UserError as exc:
         if not quiet:
             status = store.status()
             out.note(f"{status.sentence(_local)}: {exc.sentence}")
+        return False
+    return True
 
 
 async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:

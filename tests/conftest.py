@@ -121,6 +121,28 @@ def check_body(customer: dict[str, Any], amount: int = 1_000, **overrides: Any) 
     return body
 
 
+def transactions_of(http: httpx.Client, customer_id: str) -> list[dict[str, Any]]:
+    """Every transaction that ever touched the customer's money, from the sandbox's ledger (a duplicate the terminal
+    canceled included): what the service holds for one check of that customer."""
+    seen: dict[str, dict[str, Any]] = {}
+    for entry in http.get(f"/sandbox/customers/{customer_id}/ledger").json():
+        reference = entry["reference"]
+        if (
+            entry["kind"] != "topup"
+            and reference
+            and reference not in seen
+            and reference not in ("sandbox", "demo data")
+        ):
+            seen[reference] = http.get(f"/sandbox/transactions/{reference}").json()
+    return list(seen.values())
+
+
+def ledger_kinds(http: httpx.Client, customer_id: str) -> list[str]:
+    """How the customer's money moved (reserve, charge, release, refund), oldest first; top-ups left out."""
+    entries = http.get(f"/sandbox/customers/{customer_id}/ledger").json()
+    return [str(e["kind"]) for e in entries if e["kind"] != "topup"]
+
+
 def create_transaction(pos: httpx.Client, body: dict[str, Any]) -> str:
     """Create and return the new transaction's id (taken from ``Location``)."""
     response = pos.post("/transactions", json=body)

@@ -31,7 +31,7 @@ from pos_terminal.cli import main
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from pos_terminal.store.journal import Journal
 from tests.cli.conftest import Run, write_config
-from tests.conftest import mint_token, new_checked_in_customer
+from tests.conftest import ledger_kinds, mint_token, new_checked_in_customer, transactions_of
 from tests.keyrings import MemoryKeyring
 
 TIMEOUT = 1.5  # the profile's request deadline, seconds
@@ -83,17 +83,10 @@ class Lane:
         self.http.delete("/sandbox/faults").raise_for_status()
 
     def held_for(self, customer_id: str) -> list[dict[str, Any]]:
-        """Every transaction that ever touched the customer's money, from the sandbox's ledger."""
-        seen: dict[str, dict[str, Any]] = {}
-        for entry in self.http.get(f"/sandbox/customers/{customer_id}/ledger").json():
-            reference = entry["reference"]
-            if entry["kind"] != "topup" and reference and reference not in seen:
-                seen[reference] = self.http.get(f"/sandbox/transactions/{reference}").json()
-        return list(seen.values())
+        return transactions_of(self.http, customer_id)
 
     def ledger(self, customer_id: str) -> list[str]:
-        entries = self.http.get(f"/sandbox/customers/{customer_id}/ledger").json()
-        return [e["kind"] for e in entries if e["kind"] != "topup"]
+        return ledger_kinds(self.http, customer_id)
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from pos_terminal.services.checkout import (
 )
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import IntentStatus
-from tests.conftest import new_checked_in_customer
+from tests.conftest import ledger_kinds, new_checked_in_customer, transactions_of
 from tests.services.conftest import FakeClock
 
 
@@ -47,20 +47,6 @@ def coffee_check() -> Check:
 def arm(http: httpx.Client, method: str, path: str, mode: str, **extra: Any) -> None:
     response = http.post("/sandbox/faults", json={"method": method, "path": path, "mode": mode, **extra})
     assert response.status_code == 201, response.text
-
-
-def transactions_of(http: httpx.Client, customer_id: str) -> list[dict[str, Any]]:
-    """Every transaction that ever touched the customer's money, from the sandbox's ledger."""
-    seen: dict[str, dict[str, Any]] = {}
-    for entry in http.get(f"/sandbox/customers/{customer_id}/ledger").json():
-        reference = entry["reference"]
-        if reference and reference not in seen and reference not in ("sandbox", "demo data"):
-            seen[reference] = http.get(f"/sandbox/transactions/{reference}").json()
-    return list(seen.values())
-
-
-def ledger_kinds(http: httpx.Client, customer_id: str) -> list[str]:
-    return [e["kind"] for e in http.get(f"/sandbox/customers/{customer_id}/ledger").json() if e["kind"] != "topup"]
 
 
 async def customer_model(terminal: Terminal, customer_id: str) -> Any:

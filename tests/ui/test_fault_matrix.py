@@ -45,7 +45,7 @@ from pos_terminal.paths import Paths
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.main_window import MainWindow, Tab
-from tests.conftest import new_checked_in_customer
+from tests.conftest import ledger_kinds, new_checked_in_customer, transactions_of
 from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, signed_in_window, until
 from tests.ui.test_cashier_flow import choose, type_item
 
@@ -166,17 +166,10 @@ class Lane:
         self.client.delete("/sandbox/faults").raise_for_status()
 
     def held_for(self, customer_id: str) -> list[dict[str, Any]]:
-        """Every transaction that ever touched the customer's money, from the sandbox's ledger."""
-        seen: dict[str, dict[str, Any]] = {}
-        for entry in self.client.get(f"/sandbox/customers/{customer_id}/ledger").json():
-            reference = entry["reference"]
-            if entry["kind"] != "topup" and reference and reference not in seen:
-                seen[reference] = self.client.get(f"/sandbox/transactions/{reference}").json()
-        return list(seen.values())
+        return transactions_of(self.client, customer_id)
 
     def ledger(self, customer_id: str) -> list[str]:
-        entries = self.client.get(f"/sandbox/customers/{customer_id}/ledger").json()
-        return [str(e["kind"]) for e in entries if e["kind"] != "topup"]
+        return ledger_kinds(self.client, customer_id)
 
     def state_of(self, transaction_id: str) -> str:
         return str(self.client.get(f"/sandbox/transactions/{transaction_id}").json()["state"])
