@@ -165,7 +165,7 @@ class SettingsView(QWidget):
         layout.addLayout(buttons)
 
     def _store_fields(self) -> None:
-        self.store_state = label(wrap=True)
+        self.store_state = label()
         self.store_state.setAccessibleName("Whether this till is part of a store")
         self.store_address = QLineEdit()
         self.store_address.setMaxLength(MAX_ADDRESS)
@@ -192,14 +192,15 @@ class SettingsView(QWidget):
         linked = status is not None and status.linked
         if status is not None and status.linked:
             self.store_state.setText(
-                f"Part of the store at {status.address}. "
-                f"{status.sentence(lambda moment: moment.astimezone().strftime('%H:%M'))}."
+                f"Part of a store · {status.sentence(lambda moment: moment.astimezone().strftime('%H:%M'))}"
             )
+            self.store_state.setToolTip(f"The store database at {status.address}")
             self.store_address.setText(status.address or "")
         else:
-            self.store_state.setText(
-                "Stands alone: its people, shifts and cash sales are its own. Join a store to share them with "
-                "the other tills (the store database is set up once with “pos-terminal store init URL”)."
+            self.store_state.setText("Stands alone: its people and shifts are its own")
+            self.store_state.setToolTip(
+                "Join a store to share people, shifts, cash sales and the audit log with its other tills; the "
+                "store database is set up once with “pos-terminal store init URL”."
             )
         self.store_address.setEnabled(not linked)
         self.store_password.setEnabled(not linked)

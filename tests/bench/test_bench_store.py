@@ -5,11 +5,15 @@ Briefly by default (a smoke run of SMOKE_SECONDS); for real::
 
     POS_BENCH_STORE_SECONDS=120 .venv/bin/python -m pytest tests/bench/test_bench_store.py -s
 
-Skips, as the other PostgreSQL tests do, without the server's binaries.
+Every record arriving once is held in every run. The two timing goals are held in a measuring run (one that sets
+POS_BENCH_STORE_SECONDS), as the other benchmarks hold theirs: in the ordinary suite ten seconds give a p99 of a
+few hundred sales, beside whatever else the machine is doing. Skips, as the other PostgreSQL tests do, without
+the server's binaries.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +23,7 @@ from pos_terminal.store.database import StoreDatabase
 from tests.bench.bench_store import (
     ADDED_P99_GOAL_MS,
     LAG_P99_GOAL_S,
+    SECONDS_VARIABLE,
     ServerProbe,
     run,
     seconds_from_environment,
@@ -26,6 +31,7 @@ from tests.bench.bench_store import (
 from tests.store.postgres import StoreTarget
 
 SECONDS = seconds_from_environment()
+MEASURING = bool(os.environ.get(SECONDS_VARIABLE))
 
 
 @pytest.mark.timeout(int(SECONDS) + 420)
@@ -47,5 +53,6 @@ def test_a_store_of_twenty_tills(
     for key, value in figures.properties().items():
         record_property(key, value)
     assert figures.exactly_once, figures.problems
-    assert figures.added_p99_ms < ADDED_P99_GOAL_MS, "the store adds too much to a sale at the till"
-    assert figures.lag_p99_s < LAG_P99_GOAL_S, "the other tills see a record too late"
+    if MEASURING:
+        assert figures.added_p99_ms < ADDED_P99_GOAL_MS, "the store adds too much to a sale at the till"
+        assert figures.lag_p99_s < LAG_P99_GOAL_S, "the other tills see a record too late"
