@@ -28,14 +28,14 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
-from pos_terminal.store.link import LinkBook, LinkState, Refused
+from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
 from pos_terminal.store.staff import PeopleBook, ShiftBook
 from pos_terminal.store.tokens import TokenStore, open_token_store
 
 if TYPE_CHECKING:
     from pos_terminal.config import Settings
     from pos_terminal.paths import Paths
-    from pos_terminal.store.database import ChangeListener, StoreDatabase, StoreDayRecords
+    from pos_terminal.store.database import Change, ChangeListener, StoreDatabase, StoreDayRecords
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,22 @@ class StoreSync:
     # --- one pass ----------------------------------------------------------------------------------------------
 
     async def sync(self) -> SyncReport:
-        """Send what waits, then apply what the store changed; a store out of reach is recorded, and raised."""
+        """Send everything that waits and apply what the store changed, a batch at a time; a store out of reach is
+        recorded, and raised."""
+        report = await self._sync_once()
+        while report.sent and self.link.waiting_count():  # each pass sends one batch; stop if one sends nothing
+            more = await self._sync_once()
+            report.sent += more.sent
+            report.applied += more.applied
+            report.refused += more.refused
+            report.people_changed = report.people_changed or more.people_changed
+            if not more.sent:
+                break
+        return report
+
+    async def _sync_once(self) -> SyncReport:
+        """Send one batch of what waits, then apply what the store changed (the run loop's step: between two
+        batches the changes of the other tills are applied, however busy this till is)."""
         state = self._state()
         async with self._pass:
             report = SyncReport()
@@ -199,7 +214,8 @@ class StoreSync:
                 await self._send(database, report)
                 await self._apply(database, state, report)
                 self._online = True
-                self.link.reached()
+                if state.offline_since is not None or state.last_contact_at is None or report.sent or report.applied:
+                    await asyncio.to_thread(self.link.reached)
             except UserError as exc:
                 if _out_of_reach(exc):
                     self._online = False
@@ -211,38 +227,64 @@ class StoreSync:
             return report
 
     async def _send(self, database: StoreDatabase, report: SyncReport) -> None:
-        while waiting := self.link.waiting(BATCH):
-            for entry in waiting:
-                try:
-                    await asyncio.to_thread(_write, database, entry.kind, entry.body, self.terminal_id)
-                except UserError as exc:
-                    if _out_of_reach(exc):
-                        raise
-                    log.warning("the store refused %s %s: %s", entry.kind, entry.key, exc.sentence)
-                    self.link.refuse(entry.id, exc.sentence)
-                    report.refused.append(exc.sentence)
-                    continue
-                except ValueError as exc:  # a record the store's schema cannot take: a bug, never accepted
-                    log.error("the store cannot take %s %s: %s", entry.kind, entry.key, exc)
-                    self.link.refuse(entry.id, f"The store cannot take this record ({exc}).")
-                    report.refused.append(str(exc))
-                    continue
-                self.link.sent(entry.id)
-                report.sent += 1
+        """Send what waited when the pass began, in one transaction of the store (one lock, one commit); a pass
+        that also sent what was queued meanwhile would apply nothing for as long as the till keeps writing. When
+        the store refuses one record of the batch, the records go one by one, and the refused one leaves the queue
+        with the store's sentence."""
+        waiting = await asyncio.to_thread(self.link.waiting, BATCH)
+        if not waiting:
+            return
+        records = [(entry.kind, entry.body) for entry in waiting]
+        try:
+            await asyncio.to_thread(database.put_many, records, terminal_id=self.terminal_id)
+        except (UserError, ValueError) as exc:
+            if isinstance(exc, UserError) and _out_of_reach(exc):
+                raise
+            await self._send_one_by_one(database, waiting, report)
+            return
+        await asyncio.to_thread(self.link.sent_many, [entry.id for entry in waiting])
+        report.sent += len(waiting)
+
+    async def _send_one_by_one(self, database: StoreDatabase, waiting: list[Waiting], report: SyncReport) -> None:
+        for entry in waiting:
+            try:
+                await asyncio.to_thread(database.put_many, [(entry.kind, entry.body)], terminal_id=self.terminal_id)
+            except UserError as exc:
+                if _out_of_reach(exc):
+                    raise
+                log.warning("the store refused %s %s: %s", entry.kind, entry.key, exc.sentence)
+                await asyncio.to_thread(self.link.refuse, entry.id, exc.sentence)
+                report.refused.append(exc.sentence)
+                continue
+            except ValueError as exc:  # a record the store's schema cannot take: a bug, never accepted
+                log.error("the store cannot take %s %s: %s", entry.kind, entry.key, exc)
+                await asyncio.to_thread(self.link.refuse, entry.id, f"The store cannot take this record ({exc}).")
+                report.refused.append(str(exc))
+                continue
+            await asyncio.to_thread(self.link.sent_many, [entry.id])
+            report.sent += 1
 
     async def _apply(self, database: StoreDatabase, state: LinkState, report: SyncReport) -> None:
+        """Apply the store's changes after the last one applied here (only people's records are read: the rest of
+        what other tills write is read by the store's day report, from the store)."""
+        from pos_terminal.store.schema import Kind
+
         seq = state.last_seq
-        while changes := await asyncio.to_thread(database.changes_since, seq, BATCH):
-            editing = self.link.waiting_keys("person")
-            from_others = False
-            for change in changes:
-                seq = change.seq
-                from_others = from_others or change.terminal_id != self.terminal_id
-                if str(change.kind) == "person" and change.record is not None:
-                    changed = self.people.take_from_store(change.record, keep_edits=change.key in editing)
-                    report.people_changed = report.people_changed or changed
-                report.applied += 1
-            self.link.applied(seq, changed=from_others)
+        while changes := await asyncio.to_thread(database.changes_since, seq, BATCH, records_of={Kind.PERSON}):
+            await asyncio.to_thread(self._take, changes, report)
+            seq = changes[-1].seq
+
+    def _take(self, changes: list[Change], report: SyncReport) -> None:
+        """The journal's part of applying ``changes`` (on a worker thread: each write waits for the disk)."""
+        editing = self.link.waiting_keys("person")
+        from_others = False
+        for change in changes:
+            from_others = from_others or change.terminal_id != self.terminal_id
+            if str(change.kind) == "person" and change.record is not None:
+                changed = self.people.take_from_store(change.record, keep_edits=change.key in editing)
+                report.people_changed = report.people_changed or changed
+            report.applied += 1
+        self.link.applied(changes[-1].seq, changed=from_others)
 
     # --- all day -----------------------------------------------------------------------------------------------
 
@@ -253,7 +295,7 @@ class StoreSync:
         try:
             while self.linked:
                 try:
-                    await self.sync()
+                    await self._sync_once()
                     if listener is None:
                         listener = await asyncio.to_thread(self._connected(self._state().address).listen)
                     await self._wait_for_news(listener)
@@ -373,23 +415,11 @@ def _all_people(database: StoreDatabase) -> list[dict[str, Any]]:
     """Every person the store has, as it has them now."""
     people: dict[str, dict[str, Any]] = {}
     seq = 0
-    while changes := database.changes_since(seq, BATCH):
+    from pos_terminal.store.schema import Kind
+
+    while changes := database.changes_since(seq, BATCH, records_of={Kind.PERSON}):
         for change in changes:
             seq = change.seq
             if str(change.kind) == "person" and change.record is not None:
                 people[change.key] = change.record
     return list(people.values())
-
-
-def _write(database: StoreDatabase, kind: str, body: dict[str, Any], terminal_id: str) -> None:
-    if kind == "pin_tries":
-        locked = body.get("locked_until")
-        database.report_pin_tries(
-            str(body["person_id"]),
-            wrong_pins=int(body["wrong_pins"] or 0),
-            locked_until=None if locked is None else datetime.fromisoformat(str(locked)),
-            lock_epoch=int(body["lock_epoch"] or 0),
-            terminal_id=terminal_id,
-        )
-    else:
-        database.put(kind, body, terminal_id=terminal_id)

@@ -132,7 +132,7 @@ import logging
 import sqlite3
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -163,6 +163,7 @@ from pos_terminal.store.sqlite import _ENVIRONMENT
 log = logging.getLogger(__name__)
 
 CHANNEL = "pos_store_changes"
+PIN_TRIES = "pin_tries"  # a till's PIN tries, as put_many takes them: person_id, wrong_pins, locked_until, lock_epoch
 DEFAULT_CONNECT_TIMEOUT = 5  # seconds; libpq counts whole seconds, and at least 2
 BUSY_TIMEOUT_MS = 5_000
 # pg_advisory_xact_lock keys ("pos" and a number): one for every write, one for setting up the schema.
@@ -431,8 +432,23 @@ class StoreDatabase:
 
         ``kind`` is one of cash_sale, audit, shift, person, category, product, store_info.
         """
-        kind = Kind(kind)
+        writer = self._writer(kind)
         _check_id(terminal_id, "terminal_id")
+        with self._writing() as conn:
+            return writer(conn, record, terminal_id)
+
+    def put_many(self, records: Sequence[tuple[str, Mapping[str, Any]]], *, terminal_id: str) -> list[bool]:
+        """Write ``records`` (kind, record) in order, in one transaction: all of them, or none (the first refused
+        raises as :meth:`put` does). ``kind`` may also be ``pin_tries`` (:meth:`report_pin_tries`'s arguments as a
+        record). A till sends its queue this way: one lock and one commit for a batch, not one per record."""
+        _check_id(terminal_id, "terminal_id")
+        writers = [
+            (self._pin_tries_writer if kind == PIN_TRIES else self._writer(kind), record) for kind, record in records
+        ]
+        with self._writing() as conn:
+            return [writer(conn, record, terminal_id) for writer, record in writers]
+
+    def _writer(self, kind: Kind | str) -> Callable[[Connection, Mapping[str, Any], str], bool]:
         writers: dict[Kind, Callable[[Connection, Mapping[str, Any], str], bool]] = {
             Kind.CASH_SALE: self._put_cash_sale,
             Kind.AUDIT: self._put_audit,
@@ -442,11 +458,22 @@ class StoreDatabase:
             Kind.PRODUCT: self._put_product,
             Kind.STORE_INFO: self._put_store_info,
         }
-        writer = writers.get(kind)
+        writer = writers.get(Kind(kind))
         if writer is None:
             raise ValueError(f"{kind} records are not written with put (a till announces itself with hello)")
-        with self._writing() as conn:
-            return writer(conn, record, terminal_id)
+        return writer
+
+    def _pin_tries_writer(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
+        locked = record.get("locked_until")
+        moment = locked if isinstance(locked, datetime) or locked is None else datetime.fromisoformat(str(locked))
+        return self._pin_tries(
+            conn,
+            str(record["person_id"]),
+            wrong_pins=int(record.get("wrong_pins") or 0),
+            locked_until=moment,
+            lock_epoch=int(record.get("lock_epoch") or 0),
+            terminal_id=terminal_id,
+        )
 
     def report_pin_tries(
         self,
@@ -462,17 +489,36 @@ class StoreDatabase:
         False when it changes nothing, and when the store has no such person (yet).
         """
         _check_id(terminal_id, "terminal_id")
+        with self._writing() as conn:
+            return self._pin_tries(
+                conn,
+                person_id,
+                wrong_pins=wrong_pins,
+                locked_until=locked_until,
+                lock_epoch=lock_epoch,
+                terminal_id=terminal_id,
+            )
+
+    def _pin_tries(
+        self,
+        conn: Connection,
+        person_id: str,
+        *,
+        wrong_pins: int,
+        locked_until: datetime | None,
+        lock_epoch: int,
+        terminal_id: str,
+    ) -> bool:
         _check_id(person_id, "person_id")
         fields = _Fields(
             Kind.PERSON, {"wrong_pins": wrong_pins, "locked_until": locked_until, "lock_epoch": lock_epoch}
         )
         incoming = Lockout(fields.count("wrong_pins"), fields.optional_time("locked_until"), fields.count("lock_epoch"))
-        with self._writing() as conn:
-            stored = _one(conn, Kind.PERSON, person_id)
-            if stored is None or not self._merge_lockout(conn, person_id, stored, incoming):
-                return False
-            self._log(conn, Kind.PERSON, person_id, terminal_id)
-            return True
+        stored = _one(conn, Kind.PERSON, person_id)
+        if stored is None or not self._merge_lockout(conn, person_id, stored, incoming):
+            return False
+        self._log(conn, Kind.PERSON, person_id, terminal_id)
+        return True
 
     def hello(self, terminal_id: str, name: str | None = None) -> bool:
         """A till announces itself: joins the store the first time, else is seen now (and renamed, given a name).
@@ -786,8 +832,10 @@ class StoreDatabase:
         with self._reading() as conn:
             return _latest_seq(conn)
 
-    def changes_since(self, seq: int, limit: int = 500) -> list[Change]:
-        """Up to ``limit`` changes numbered after ``seq``, oldest first, each with its record as it is now."""
+    def changes_since(self, seq: int, limit: int = 500, *, records_of: Collection[Kind] | None = None) -> list[Change]:
+        """Up to ``limit`` changes numbered after ``seq``, oldest first, each with its record as it is now; with
+        ``records_of``, only the changes of those kinds carry their record (a till that uses only people does not
+        read every till's cash sales back)."""
         if limit < 1:
             raise ValueError("limit must be at least 1")
         self._require_current()
@@ -798,7 +846,9 @@ class StoreDatabase:
             ).all()
             wanted: dict[Kind, set[str]] = {}
             for row in rows:
-                wanted.setdefault(self._kind(row.kind, row.seq), set()).add(row.key)
+                kind = self._kind(row.kind, row.seq)
+                if records_of is None or kind in records_of:
+                    wanted.setdefault(kind, set()).add(row.key)
             records: dict[tuple[Kind, str], dict[str, Any]] = {}
             for kind, keys in wanted.items():
                 table = schema.TABLES[kind]

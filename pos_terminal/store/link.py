@@ -131,11 +131,15 @@ class LinkBook:
         )
         return {str(row[0]) for row in rows}
 
-    def sent(self, entry_id: int) -> None:
-        self.journal._write(
-            "UPDATE store_outbox SET sent_at = ?, attempts = attempts + 1 WHERE id = ?",
-            (self.journal._stamp(), entry_id),
-        )
+    def sent_many(self, entry_ids: list[int]) -> None:
+        """The store has these records (one transaction for them all)."""
+        journal = self.journal
+        stamp = journal._stamp()
+        with journal._lock, transaction(journal.conn):
+            journal.conn.executemany(
+                "UPDATE store_outbox SET sent_at = ?, attempts = attempts + 1 WHERE id = ?",
+                [(stamp, entry_id) for entry_id in entry_ids],
+            )
 
     def refuse(self, entry_id: int, reason: str) -> None:
         self.journal._write(

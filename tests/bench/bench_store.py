@@ -181,7 +181,7 @@ class ObservedDatabase(StoreDatabase):
 
 
 class TimedLinkBook(LinkBook):
-    """The journal's store link, timing the writes StoreSync makes on the event loop's thread: a record sent, the
+    """The journal's store link, timing the journal writes StoreSync makes (on worker threads): a record sent, the
     changes applied, the store reached (each a durable SQLite commit)."""
 
     def __init__(self, journal: Journal) -> None:
@@ -193,9 +193,9 @@ class TimedLinkBook(LinkBook):
         if self.observing:
             self.writes_ms.append((time.perf_counter() - began) * 1000)
 
-    def sent(self, entry_id: int) -> None:
+    def sent_many(self, entry_ids: list[int]) -> None:
         began = time.perf_counter()
-        super().sent(entry_id)
+        super().sent_many(entry_ids)
         self._timed(began)
 
     def applied(self, seq: int, *, changed: bool) -> None:
@@ -298,7 +298,7 @@ class Raw:
     listeners: int = 0
     put_ms: list[float] = field(default_factory=list)
     changes_ms: list[float] = field(default_factory=list)
-    link_ms: list[float] = field(default_factory=list)  # StoreSync's journal writes, on the event loop's thread
+    link_ms: list[float] = field(default_factory=list)  # StoreSync's journal writes, on worker threads
     passes_ms: list[float] = field(default_factory=list)  # each pass of StoreSync.sync
     sent_per_pass: list[int] = field(default_factory=list)
     cpu_s: float = 0.0  # this process's CPU over the writing and draining
@@ -695,7 +695,7 @@ class Figures:
     pass_p99_ms: float
     pass_max_ms: float
     sent_per_pass_max: int  # the most records one pass sent before it applied anything
-    link_writes_per_s: float  # StoreSync's journal writes on the event loop's thread, each till
+    link_writes_per_s: float  # StoreSync's journal writes (worker threads), each till
     link_ms_per_s: float  # the time they took, each till
     link_p99_ms: float
     connections: int  # opened by the tills' pools
@@ -755,7 +755,7 @@ class Figures:
             f"    per record written: {self.transactions_per_record:.1f} transactions of the tills,"
             f" {self.fetched_per_record:.1f} fetches of it; opened: {self.connections} pool connections +"
             f" {self.listeners} listeners, {self.sessions} server sessions; {self.max_backends} backends at most",
-            f"  on each till's event loop, StoreSync's journal writes (sent, applied, reached):"
+            f"  StoreSync's journal writes, each till (sent, applied, reached):"
             f" {self.link_writes_per_s:.1f}/s taking {self.link_ms_per_s:.1f} ms/s, p99 {self.link_p99_ms:.1f} ms",
             f"  tills: outbox backlog at most {self.backlog_max}; writers behind their timetable p99"
             f" {self.behind_p99_ms:.1f} ms (max {self.behind_max_ms:.1f}); event loop lag p99"

@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
+from pos_terminal.services.store_sync import BATCH
 from pos_terminal.store.journal import Journal
 from tests.conftest import StoreTarget
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")]
 
-SALES = 120
+SALES = 450  # more than one batch (services.store_sync.BATCH): some are committed when the kill comes
 SLOW_INSERT = """
-CREATE FUNCTION slow_insert() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.02); RETURN NEW; END $$ LANGUAGE plpgsql;
+CREATE FUNCTION slow_insert() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.005); RETURN NEW; END $$ LANGUAGE plpgsql;
 CREATE TRIGGER slow_cash_sale BEFORE INSERT ON cash_sale FOR EACH ROW EXECUTE FUNCTION slow_insert();
 """
 
@@ -77,13 +78,13 @@ def test_killed_while_sending_it_sends_the_rest_once(postgres_target: StoreTarge
     assert postgres_target.server is not None
     database = postgres_target.url.rsplit("/", 1)[-1].split("?")[0]
     with postgres_target.server.admin(database) as conn:
-        conn.execute(SLOW_INSERT)  # 20 ms a sale: the sending takes seconds, and is cut in the middle
+        conn.execute(SLOW_INSERT)  # 5 ms a sale: the sending takes seconds, and is cut in the middle
     env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
     process = subprocess.Popen(
         store_command(profile, "status"), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     deadline = time.monotonic() + 60
-    while len(stored_sales(postgres_target)) < SALES // 4:
+    while len(stored_sales(postgres_target)) < BATCH:  # the first batch is in
         assert time.monotonic() < deadline, "the till never started sending"
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
