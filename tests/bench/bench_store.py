@@ -61,7 +61,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -148,7 +148,7 @@ class ObservedDatabase(StoreDatabase):
         self.connections = 0
         self.transactions = 0
         self.listeners = 0
-        self.put_ms: list[float] = []  # each write of a record, from asking to committed
+        self.put_ms: list[float] = []  # each write of a batch of records, from asking to committed
         self.changes_ms: list[float] = []  # each changes_since
         event.listen(self._engine, "connect", self._connected)
         event.listen(self._engine, "begin", self._began)
@@ -159,17 +159,17 @@ class ObservedDatabase(StoreDatabase):
     def _began(self, _conn: Any) -> None:
         self.transactions += 1
 
-    def put(self, kind: Kind | str, record: Mapping[str, Any], *, terminal_id: str) -> bool:
+    def put_many(self, records: Sequence[tuple[str, Mapping[str, Any]]], *, terminal_id: str) -> list[bool]:
         began = time.perf_counter()
         try:
-            return super().put(kind, record, terminal_id=terminal_id)
+            return super().put_many(records, terminal_id=terminal_id)
         finally:
             if self.observing:
                 self.put_ms.append((time.perf_counter() - began) * 1000)
 
-    def changes_since(self, seq: int, limit: int = 500) -> list[Change]:
+    def changes_since(self, seq: int, limit: int = 500, *, records_of: Collection[Kind] | None = None) -> list[Change]:
         began = time.perf_counter()
-        changes = super().changes_since(seq, limit)
+        changes = super().changes_since(seq, limit, records_of=records_of)
         if self.observing:
             self.changes_ms.append((time.perf_counter() - began) * 1000)
             self.fetched.extend(changes)
@@ -214,9 +214,9 @@ class TimedStoreSync(StoreSync):
 
     began = 0.0
 
-    async def sync(self) -> SyncReport:
+    async def _sync_once(self) -> SyncReport:
         self.began = time.perf_counter()
-        return await super().sync()
+        return await super()._sync_once()
 
 
 @dataclass
@@ -685,7 +685,7 @@ class Figures:
     changes_per_pass: float
     fetched_per_record: float  # changes the tills fetched (with their records) per record written
     transactions_per_record: float  # the tills' transactions on the store per record written
-    put_p50_ms: float  # StoreDatabase.put, the write lock's wait included
+    put_p50_ms: float  # StoreDatabase.put_many (a batch), the write lock's wait included
     put_p99_ms: float
     changes_p50_ms: float  # StoreDatabase.changes_since
     changes_p99_ms: float
@@ -746,7 +746,8 @@ class Figures:
             f"  CPU: PostgreSQL {self.pg_cpu_share:.0%} of one core (by quarter {cpu_quarters});"
             f" the tills' process{plural} {self.tills_cpu_share:.0%} of one core;"
             f" the machine {self.machine_busy_share:.0%} busy on {self.cores} cores",
-            f"  store I/O: put p50 {self.put_p50_ms:.1f} ms p99 {self.put_p99_ms:.1f} ms, backends waiting for the"
+            f"  store I/O: put_many (a batch) p50 {self.put_p50_ms:.1f} ms p99 {self.put_p99_ms:.1f} ms,"
+            " backends waiting for the"
             f" write lock {self.lock_waiters_mean:.1f} on average ({self.lock_waiters_max} at most);"
             f" changes_since p50 {self.changes_p50_ms:.1f} ms p99 {self.changes_p99_ms:.1f} ms",
             f"    passes: {self.passes_per_s:.0f}/s over all tills, {self.changes_per_pass:.1f} changes each, taking"
