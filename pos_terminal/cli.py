@@ -143,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument("--locale", help="locale of amounts and dates, like en_AU (default: as set, else en_AU)")
     setup.add_argument("--currency", help="ISO 4217 code, like AUD (default: as set, else AUD)")
     setup.add_argument("--printer", help="the printer for reports and receipts (a system printer, or pdf:FILE)")
+    setup.add_argument(
+        "--store", dest="url", metavar="URL", help="also join the store whose database is at URL (as store join)"
+    )
+    setup.add_argument(
+        "--password-fd", dest="password_fd", metavar="N", type=int, help="with --store: read its password from fd N"
+    )
 
     config = commands.add_parser("config", help="show or change single settings")
     config_commands = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
@@ -527,9 +533,8 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
         store = StoreSync(journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
         try:
             if args.store_command == "join":
-                address, password = _store_address(args, split_password)
-                status = await store.join(address, password)
-                out.line(f"This till ({settings.terminal_id}) is part of the store {address}.")
+                await store.close()
+                status = await _join_store(paths, settings, args, out)
             elif args.store_command == "leave":
                 status = await store.leave()
                 out.line("This till is no longer part of a store; everything it recorded stays in its journal.")
@@ -1293,11 +1298,31 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
         from pos_terminal.ui.printing import check_printer
 
         check_printer(chosen.printer)
+    if args.url is not None:  # joined first: a store that cannot be joined leaves the settings as they were
+        import asyncio
+
+        asyncio.run(_join_store(paths, chosen, args, out))
     _save_settings(paths, chosen)
     out.data(chosen.model_dump(mode="json"))
     out.line(f"Terminal {chosen.terminal_id} in region {chosen.region}, {chosen.locale} {chosen.currency}.")
     out.line(f"Settings written to {paths.config_file}.")
     return EXIT_OK
+
+
+async def _join_store(paths: Paths, settings: Any, args: argparse.Namespace, out: Output) -> Any:
+    """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
+    from pos_terminal.services.store_sync import StoreSync, secrets_for, split_password
+    from pos_terminal.store.journal import Journal
+
+    address, password = _store_address(args, split_password)
+    with Journal(paths.ensure().journal_file) as journal:
+        store = StoreSync(journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
+        try:
+            status = await store.join(address, password)
+        finally:
+            await store.close()
+    out.line(f"This till ({settings.terminal_id}) is part of the store {address}.")
+    return status
 
 
 def _shown(value: Any) -> str:

@@ -170,7 +170,7 @@ class StoreSync:
         records += [("audit", entry.uid, audit_record(entry)) for entry in self.journal.all_audit_entries()]
         self._use(address, database)
         self.link.join(address, self.terminal_id, records)
-        self.journal.audit("store joined", terminal_id=self.terminal_id, detail={"store": address})
+        self.journal.audit("store joined", terminal_id=self.terminal_id, detail={"store": address})  # queued too
         await self.sync()
         return self.status()
 
@@ -178,11 +178,11 @@ class StoreSync:
         """Stop being part of the store, after sending what waits if the store can be reached. Nothing is lost:
         the journal keeps every record, and what is still queued goes if the till joins a store again."""
         state = self._state()
+        self.journal.audit("store left", terminal_id=self.terminal_id, detail={"store": state.address})  # sent too
         try:
             await self.sync()
         except UserError as exc:
             log.info("leaving the store without sending what waits: %s", exc.sentence)
-        self.journal.audit("store left", terminal_id=self.terminal_id, detail={"store": state.address})
         self.link.leave()
         await self.close()
         return self.status()

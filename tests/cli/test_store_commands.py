@@ -159,3 +159,23 @@ def test_a_wrong_password_is_one_sentence_and_a_right_one_is_kept_in_the_keychai
     with Journal(tmp_path / "lane" / "data" / "journal.sqlite3") as journal:
         assert postgres_target.password not in str(journal.conn.execute("SELECT * FROM store_link").fetchall())
     assert store(tmp_path / "lane", capsys, "status").data["online"] is True
+
+
+def test_setup_joins_the_store_too_and_writes_nothing_when_it_cannot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pos_terminal.store.database import StoreDatabase
+
+    profile = tmp_path / "new-till"
+    address = f"sqlite:///{tmp_path / 'shop' / 'store.sqlite3'}"
+    argv = ["setup", "--region", "sandbox", "--terminal", "LANE-S", "--profile", str(profile), "--store", address]
+    assert main(argv) == 1, "the store is not set up yet"
+    assert "has not been set up yet" in capsys.readouterr().err
+    assert not (profile / "config" / "config.toml").exists(), "nothing is written when the store cannot be joined"
+    with StoreDatabase(address) as database:
+        database.init_schema()
+    assert main(argv) == 0
+    assert "This till (LANE-S) is part of the store" in capsys.readouterr().out
+    assert (profile / "config" / "config.toml").exists()
+    status = store(profile, capsys, "status")
+    assert (status.data["linked"], status.data["address"], status.data["online"]) == (True, address, True)
