@@ -156,10 +156,14 @@ class StoreSync:
         try:
             await asyncio.to_thread(_check_ready, database, self.terminal_id)
             changes = await asyncio.to_thread(_all_people, database)
+            secrets = self._secrets(address)
+            if password:
+                secrets.save({"password": password})  # no keychain, no opt-in to the file: one sentence, no join
+            else:
+                secrets.clear()
         except BaseException:
             await asyncio.to_thread(database.close)
             raise
-        self._secrets(address).save({"password": password} if password else {})
         adopted = {str(c["id"]) for c in changes}
         for record in changes:
             self.people.take_from_store(record, keep_edits=False)
