@@ -156,11 +156,8 @@ class StoreSync:
         try:
             await asyncio.to_thread(_check_ready, database, self.terminal_id)
             changes = await asyncio.to_thread(_all_people, database)
-            secrets = self._secrets(address)
-            if password:
-                secrets.save({"password": password})  # no keychain, no opt-in to the file: one sentence, no join
-            else:
-                secrets.clear()
+            if password:  # no keychain and no opt-in to the file: one sentence, and nothing is joined
+                self._secrets(address).save({"password": password})
         except BaseException:
             await asyncio.to_thread(database.close)
             raise
@@ -360,7 +357,8 @@ class StoreSync:
 
     def _connected(self, address: str) -> StoreDatabase:
         if self._database is None or self._database_for != address:
-            secret = self._secrets(address).load() or {}
+            # a file has no password: the keychain is asked only for a server's (a locked one must not stop a till)
+            secret = {} if address.startswith("sqlite") else self._secrets(address).load() or {}
             self._use(address, self._open_database(address, secret.get("password")))
         assert self._database is not None
         return self._database

@@ -132,7 +132,7 @@ def test_two_tills_share_people_and_the_store_day_reports_both(
     ],
 )
 def test_a_store_address_that_cannot_be_used_is_one_sentence(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], address: str, says: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], memory_keyring: Any, address: str, says: str
 ) -> None:
     write_config(tmp_path / "lane", terminal_id="LANE-Z")
     refused = store(tmp_path / "lane", capsys, "join", address)
@@ -162,7 +162,7 @@ def test_a_wrong_password_is_one_sentence_and_a_right_one_is_kept_in_the_keychai
 
 
 def test_setup_joins_the_store_too_and_writes_nothing_when_it_cannot(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], memory_keyring: Any
 ) -> None:
     from pos_terminal.store.database import StoreDatabase
 

@@ -241,3 +241,26 @@ async def test_tills_keep_selling_while_postgresql_is_down_and_every_record_arri
     assert len(stored) == 153
     assert sorted(s["id"] for s in stored) == sorted(uid for till in tills for uid in till.sales)
     assert len(rows(pg_store, "audit")) == len({a["id"] for a in rows(pg_store, "audit")})
+
+
+async def test_a_store_in_a_file_never_asks_the_keychain(tmp_path: Path) -> None:
+    """A locked keychain stops nothing when the store has no password (a file): it is never asked."""
+    from pos_terminal.store.tokens import KeychainError
+
+    store_target = StoreTarget("sqlite", f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    store_target.open().init_schema()
+
+    class Locked(Secrets):
+        def load(self) -> dict[str, Any] | None:
+            raise KeychainError("The system keychain could not read the sign-in (KeyringLocked).")
+
+    journal = Journal(tmp_path / "lane.sqlite3")
+    try:
+        store = StoreSync(journal, terminal_id="LANE-9", secrets=lambda _: Locked())
+        await store.join(store_target.url, None)
+        journal.record_cash_sale(terminal_id="LANE-9", customer=None, total=100, tax=9, paid=100, check={})
+        await store.close()  # a new connection, as a restart makes
+        assert (await store.sync()).sent == 1
+    finally:
+        journal.close()
+        store_target.close_all()
