@@ -201,14 +201,20 @@ async def test_delayed_create_is_verified_once_it_lands(
     assert [t["transactionId"] for t in transactions_of(client, who["customerId"])] == [settled.transaction_id]
 
 
-async def test_late_landing_after_a_declared_failure_is_canceled_on_resume(
-    terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
-) -> None:
+async def landing_after_its_window(terminal: Terminal, client: httpx.Client, clock: FakeClock) -> dict[str, Any]:
+    """A charge whose create lands after the verify window: declared not found first (the customer, returned)."""
     who = new_checked_in_customer(client)
     arm(client, "POST", "/v4/transactions", "delay", delayMs=3000)
     outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
-    terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
+    clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
     assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.NOT_FOUND
+    return who
+
+
+async def test_late_landing_after_a_declared_failure_is_canceled_on_resume(
+    terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
+) -> None:
+    who = await landing_after_its_window(terminal, client, terminal_clock)
     wait_for(lambda: len(transactions_of(client, who["customerId"])) == 1, timeout=15)
     report = await terminal.checkout.resume()
     [late] = transactions_of(client, who["customerId"])
@@ -486,11 +492,7 @@ async def test_a_late_landing_is_canceled_while_the_terminal_runs(
     terminal: Terminal, client: httpx.Client, terminal_clock: FakeClock
 ) -> None:
     """The window watches for it every few seconds: a cashier told to charge again must not wait for a restart."""
-    who = new_checked_in_customer(client)
-    arm(client, "POST", "/v4/transactions", "delay", delayMs=3000)
-    outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
-    terminal_clock.advance(terminal.checkout.verify_window.total_seconds() + 1)
-    assert (await terminal.checkout.verify(outcome.ref_id)).status is ChargeStatus.NOT_FOUND
+    who = await landing_after_its_window(terminal, client, terminal_clock)
     watch = terminal.checkout.watch_late_landings(every=0.1)
     canceled: list[str] = []
     while not canceled:
