@@ -46,7 +46,7 @@ from pos_terminal.services.checkout import (
     new_ref_id,
 )
 from pos_terminal.services.directory import History
-from pos_terminal.store.journal import Journal
+from pos_terminal.store.journal import CreateAnswer, Journal
 
 log = logging.getLogger(__name__)
 
@@ -369,7 +369,7 @@ class Register:
         """The charge being verified was taken by the service (only its transaction's id is still sought)."""
         state = self.current
         intent = self.journal.intent(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
-        return intent is not None and intent.create_answer == "accepted"
+        return intent is not None and intent.create_answer is CreateAnswer.ACCEPTED
 
     def verify_window(self) -> tuple[datetime, datetime] | None:
         """For a charge being verified: when it was sent, and when the terminal gives up looking for it (from

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
 from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
@@ -72,7 +73,7 @@ class StoreStatus:
         """One line: "Store online", "Store offline since 14:02 · 12 changes waiting"."""
         if not self.linked:
             return "Not part of a store"
-        waiting = f" · {self.waiting} change{'s' if self.waiting != 1 else ''} waiting" if self.waiting else ""
+        waiting = f" · {counted(self.waiting, 'change')} waiting" if self.waiting else ""
         if self.offline_since is not None:
             return f"Store offline since {local_time(self.offline_since)}{waiting}"
         if self.online is None:
@@ -112,7 +113,6 @@ class StoreSync:
         self.now = now
         self._database: StoreDatabase | None = None
         self._database_for: str | None = None
-        self._online: bool | None = None
         self._pass = asyncio.Lock()
         self._listeners: list[Callable[[SyncReport], None]] = []
 
@@ -130,11 +130,12 @@ class StoreSync:
         state = self.link.state()
         if state is None:
             return StoreStatus(linked=False, waiting=self.link.waiting_count())
+        contacted = state.last_contact_at is not None or state.offline_since is not None  # answered, or failed to
         return StoreStatus(
             linked=True,
             address=state.address,
             joined_at=state.joined_at,
-            online=None if self._online is None and state.last_contact_at is None else state.offline_since is None,
+            online=state.offline_since is None if contacted else None,
             offline_since=state.offline_since,
             last_change_at=state.last_change_at,
             last_contact_at=state.last_contact_at,
@@ -214,12 +215,10 @@ class StoreSync:
                 database = self._connected(state.address)
                 await self._send(database, report)
                 await self._apply(database, state, report)
-                self._online = True
                 if state.offline_since is not None or state.last_contact_at is None or report.sent or report.applied:
                     await asyncio.to_thread(self.link.reached)
             except UserError as exc:
                 if _out_of_reach(exc):
-                    self._online = False
                     self.link.unreachable(exc.sentence)
                 raise
             finally:

@@ -157,6 +157,7 @@ from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.people import Role, name_key
 from pos_terminal.errors import UserError
 from pos_terminal.store import schema
+from pos_terminal.store.locks import exclusive
 from pos_terminal.store.schema import Kind
 from pos_terminal.store.sqlite import _ENVIRONMENT
 
@@ -207,11 +208,11 @@ class StoreDatabaseMissing(StoreDatabaseError):
 
 
 class StoreSchemaMissing(StoreDatabaseError):
-    hint = "Set it up from one till first."
+    hint = "Set it up once, from any till: pos-terminal store init URL."
 
 
 class StoreSchemaBehind(StoreDatabaseError):
-    hint = "Bring it up to date from this till."
+    hint = "Bring it up to date, from any till: pos-terminal store init URL."
 
 
 class StoreSchemaTooNew(StoreDatabaseError):
@@ -1235,13 +1236,24 @@ def _libpq_args(url: sa.URL, connect_timeout: int) -> dict[str, Any]:
 def _sqlite_connected(dbapi_connection: Any, _record: Any) -> None:
     # pysqlite's own transaction handling would begin late and commit DDL on its own: "begin" below does it.
     dbapi_connection.isolation_level = None
-    for pragma in (
-        f"busy_timeout = {BUSY_TIMEOUT_MS}",
-        "journal_mode = WAL",
-        "synchronous = FULL",
-        "foreign_keys = ON",
-    ):
-        dbapi_connection.execute(f"PRAGMA {pragma}")
+    dbapi_connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    _write_ahead_log(dbapi_connection)
+    dbapi_connection.execute("PRAGMA synchronous = FULL")
+    dbapi_connection.execute("PRAGMA foreign_keys = ON")
+
+
+def _write_ahead_log(dbapi_connection: Any) -> None:
+    """The file in WAL mode. Switching a file to WAL needs it to itself, and SQLite answers "locked" at once, without
+    waiting, to a switch that meets any other connection's lock, a moment's read included: two tills setting up a new
+    store at the same moment failed so (one time in seven). Every connection of the file therefore looks at its mode,
+    and sets it when it is not WAL yet, under one lock beside the file, taken in turn."""
+    file = str(dbapi_connection.execute("PRAGMA database_list").fetchone()[2])
+    if not file:  # in memory: one connection, and no WAL to have
+        return
+    path = Path(file)
+    with exclusive(path.with_name(path.name + ".lock")):
+        if str(dbapi_connection.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            dbapi_connection.execute("PRAGMA journal_mode = WAL")
 
 
 def _sqlite_begin(conn: Connection) -> None:

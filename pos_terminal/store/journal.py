@@ -635,13 +635,6 @@ class Journal:
         )
         return [self._intent(row) for row in rows]
 
-    def intents_since(self, since: datetime) -> list[ChargeIntent]:
-        """Every intent recorded at or after ``since``, oldest first."""
-        rows = self._read(
-            "SELECT * FROM charge_intent WHERE created_at >= ? ORDER BY created_at, ref_id", (_when(since),)
-        )
-        return [self._intent(row) for row in rows]
-
     def charged_checks(self, customer_id: str, *, since: datetime) -> list[tuple[str, JsonObject]]:
         """The transaction id and the check of each charge of ``customer_id`` since ``since`` that the service
         created, oldest first (only what a check's comparison needs is read)."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from pos_terminal.errors import UserError
@@ -37,6 +37,18 @@ def _lock(fd: int) -> None:
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Exclusive, between processes and threads (each call opens the file anew), on ``path``; waits for it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _lock(fd)
+        yield
+    finally:
+        os.close(fd)  # closing the file lets go of the lock
 
 
 class ProfileLock:

@@ -483,7 +483,7 @@ async def test_a_refused_create_is_not_looked_for_as_a_late_landing(terminal: Te
     who = new_checked_in_customer(client, card="declined")
     with pytest.raises(ChargeFailed):
         await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
-    [intent] = terminal.journal.intents_since(datetime.now(UTC) - timedelta(minutes=1))
+    [intent] = terminal.journal.failed_intents(since=datetime.now(UTC) - timedelta(minutes=1))
     assert intent.nothing_created
     assert not terminal.checkout.watching_for_late_landings()
 
