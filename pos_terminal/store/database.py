@@ -152,6 +152,7 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 
+from pos_terminal.domain.barcode import BadCheckDigit, gtin_key
 from pos_terminal.domain.decode import decode_json
 from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.people import Role, name_key
@@ -687,28 +688,41 @@ class StoreDatabase:
     def _put_product(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
         fields = _Fields(Kind.PRODUCT, record)
         product_id = fields.key("id")
-        barcode = fields.optional_text("barcode")
+        codes = fields.codes("barcodes")
         fields.ignore("updated_by_till")
         details = {
             "name": fields.text("name"),
             "price": fields.count("price"),
-            "tax_rate_bp": fields.count("tax_rate_bp"),
+            "tax_rate_bp": fields.optional_count("tax_rate_bp"),
             "category_id": fields.optional_text("category_id"),
-            "barcode": barcode,
             "position": fields.count("position", default=0),
             "colour": fields.optional_text("colour"),
             "active": fields.flag("active", default=True),
         }
         stamp = fields.stamp(terminal_id)
         fields.done()
-        table = schema.product
+        table = schema.product_code
 
         def unique() -> None:
-            if barcode is not None:
-                taken = f"Another product already has the barcode {barcode}."
-                self._unique(conn, Kind.PRODUCT, product_id, table.c.barcode, barcode, taken)
+            for gtin, code in codes:
+                other = conn.execute(
+                    sa.select(table.c.product_id).where(table.c.gtin == gtin, table.c.product_id != product_id)
+                ).scalar()
+                if other is not None:
+                    raise StoreConflict(f"Another product already has the barcode {code}.")
 
-        return self._edit(conn, Kind.PRODUCT, product_id, details, stamp, unique)
+        if not self._edit(conn, Kind.PRODUCT, product_id, details, stamp, unique):
+            return False
+        conn.execute(sa.delete(table).where(table.c.product_id == product_id))
+        if codes:
+            conn.execute(
+                sa.insert(table),
+                [
+                    {"gtin": gtin, "code": code, "product_id": product_id, "position": position}
+                    for position, (gtin, code) in enumerate(codes)
+                ],
+            )
+        return True
 
     def _put_store_info(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
         fields = _Fields(Kind.STORE_INFO, record)
@@ -793,7 +807,10 @@ class StoreDatabase:
         self._require_current()
         with self._reading() as conn:
             row = _one(conn, kind, key)
-        return None if row is None else self._record(kind, key, row)
+            record = None if row is None else self._record(kind, key, row)
+            if record is not None and kind is Kind.PRODUCT:
+                _attach_codes(conn, [record])
+        return record
 
     def day(self, start: datetime, end: datetime) -> StoreDayRecords:
         """What the store's day report needs from ``[start, end)``: every till, the shifts open in the range (opened
@@ -859,6 +876,7 @@ class StoreDatabase:
                 ).mappings():
                     key = str(found[column.name])
                     records[kind, key] = self._record(kind, key, dict(found))
+            _attach_codes(conn, [record for (kind, _), record in records.items() if kind is Kind.PRODUCT])
         return [
             Change(
                 seq=int(row.seq),
@@ -1013,6 +1031,24 @@ class PollingListener(ChangeListener):
         pass
 
 
+def _attach_codes(conn: Connection, products: list[dict[str, Any]]) -> None:
+    """Give each product record its ``barcodes``, in the order it lists them."""
+    if not products:
+        return
+    table = schema.product_code
+    codes: dict[str, list[str]] = {}
+    for start in range(0, len(products), 500):
+        ids = [product["id"] for product in products[start : start + 500]]
+        for row in conn.execute(
+            sa.select(table.c.product_id, table.c.code)
+            .where(table.c.product_id.in_(ids))
+            .order_by(table.c.product_id, table.c.position)
+        ):
+            codes.setdefault(row.product_id, []).append(row.code)
+    for product in products:
+        product["barcodes"] = codes.get(product["id"], [])
+
+
 # --- records in -----------------------------------------------------------------------------------------------
 
 _NAMES = {
@@ -1102,6 +1138,20 @@ class _Fields:
 
     def optional_json(self, column: str, shape: type[dict[str, Any]] | type[list[Any]]) -> str | None:
         return None if self._get(column, None) is None else self.json(column, shape)
+
+    def codes(self, column: str) -> list[tuple[str, str]]:
+        """Barcodes (a JSON array of text, each a GTIN with a right check digit) as (14-digit GTIN, as given),
+        each code once."""
+        value = self._get(column, [])
+        if not isinstance(value, list) or not all(isinstance(code, str) for code in value):
+            raise self._wrong(column, "a list of barcodes")
+        codes: dict[str, str] = {}
+        for code in value:
+            try:
+                codes.setdefault(gtin_key(code), code.strip())
+            except BadCheckDigit as exc:
+                raise self._wrong(column, f"barcodes with their check digit ({exc.sentence})") from None
+        return list(codes.items())
 
     def choice(self, column: str, choices: type[StrEnum]) -> StrEnum:
         try:

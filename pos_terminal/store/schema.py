@@ -152,9 +152,8 @@ product = sa.Table(
     sa.Column("id", sa.Text, primary_key=True),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("price", sa.Integer, nullable=False),  # cents
-    sa.Column("tax_rate_bp", sa.Integer, nullable=False),  # basis points: 1000 is 10 %
+    sa.Column("tax_rate_bp", sa.Integer),  # basis points: 1000 is 10 %; NULL: no rate given (not 0 %)
     sa.Column("category_id", sa.Text, sa.ForeignKey("category.id"), index=True),
-    sa.Column("barcode", sa.Text, unique=True),  # NULLs are not equal: many products have none
     sa.Column("position", sa.Integer, nullable=False),
     sa.Column("colour", sa.Text),
     sa.Column("active", sa.Boolean, nullable=False),
@@ -162,6 +161,16 @@ product = sa.Table(
     sa.CheckConstraint("price >= 0", name="price"),
     sa.CheckConstraint("tax_rate_bp >= 0 AND tax_rate_bp <= 10000", name="tax_rate_bp"),
     sa.CheckConstraint("version >= 1", name="version"),
+)
+
+product_code = sa.Table(
+    "product_code",
+    metadata,
+    # a code in its 14-digit GTIN form: one code, however it is spelled, is on one product
+    sa.Column("gtin", sa.Text, primary_key=True),
+    sa.Column("code", sa.Text, nullable=False),  # as printed on the packaging
+    sa.Column("product_id", sa.Text, sa.ForeignKey("product.id"), nullable=False, index=True),
+    sa.Column("position", sa.Integer, nullable=False),  # the order the product lists its codes in
 )
 
 shift = sa.Table(

@@ -17,6 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
@@ -36,7 +37,9 @@ from pos_terminal.store.database import (
     StoreSchemaTooNew,
     StoreUnavailable,
     WrongTill,
+    alembic_config,
 )
+from pos_terminal.store.schema import Kind
 from tests.store.postgres import PASSWORD, PostgresServer, StoreTarget, free_port
 
 T1, T2 = "LANE-1", "LANE-2"
@@ -129,7 +132,7 @@ def test_init_creates_the_schema_and_again_changes_nothing(store_target: StoreTa
     assert again.init_schema() is SchemaState.CURRENT
     assert again.latest_seq() == 0
     with engine(again).connect() as conn:
-        assert MigrationContext.configure(conn).get_current_heads() == ("0001",)
+        assert MigrationContext.configure(conn).get_current_heads() == ("0002",)
 
 
 def test_the_migration_builds_the_tables_the_code_describes(store: StoreDatabase) -> None:
@@ -149,7 +152,7 @@ def test_a_schema_from_a_newer_version_is_refused_in_one_sentence(store_target: 
     with pytest.raises(StoreSchemaTooNew) as refused:
         later.init_schema()
     assert refused.value.sentence.startswith("The store database was set up by a newer pos-terminal")
-    assert_one_sentence(refused.value, "9999", "0001")
+    assert_one_sentence(refused.value, "9999", "0002")
     with pytest.raises(StoreSchemaTooNew):
         later.put("audit", {"id": "a-1", "at": AT, "action": "sign-in"}, terminal_id=T1)
     with engine(later).connect() as conn:
@@ -495,23 +498,66 @@ def test_names_and_barcodes_are_the_store_s_to_share(store: StoreDatabase) -> No
         "price": 450,
         "tax_rate_bp": 1000,
         "category_id": "c-drinks",
-        "barcode": "9300000000001",
+        "barcodes": ["9300000000019", "036000291452"],
         "version": 0,
         "updated_at": AT,
     }
     assert store.put("product", coffee, terminal_id=T1) is True
-    assert store.put("product", coffee | {"id": "prod-tea", "barcode": None}, terminal_id=T1) is True
-    assert store.put("product", coffee | {"id": "prod-chai", "barcode": None}, terminal_id=T1) is True
+    assert store.put("product", coffee | {"id": "prod-tea", "barcodes": []}, terminal_id=T1) is True
+    assert store.put("product", coffee | {"id": "prod-chai", "barcodes": [], "tax_rate_bp": None}, terminal_id=T1)
+    # the EAN-13 spelling of the UPC-A code on the coffee is the same code
     with pytest.raises(StoreConflict) as barcode:
-        store.put("product", coffee | {"id": "prod-latte"}, terminal_id=T2)
-    assert_one_sentence(barcode.value, "9300000000001")
-    # An edit sent back with the row as pulled (version and updated_by_till included) is an edit like any other.
+        store.put("product", coffee | {"id": "prod-latte", "barcodes": ["0036000291452"]}, terminal_id=T2)
+    assert_one_sentence(barcode.value, "0036000291452")
+    with pytest.raises(ValueError, match="check digit"):
+        store.put("product", coffee | {"id": "prod-latte", "barcodes": ["9300000000011"]}, terminal_id=T2)
+    chai = store.get("product", "prod-chai")
+    assert chai is not None
+    assert (chai["tax_rate_bp"], chai["barcodes"]) == (None, [])
+    # An edit sent back with the row as pulled (version and updated_by_till included) is an edit like any other;
+    # its codes replace the product's.
     pulled = store.get("product", "prod-coffee")
     assert pulled is not None
-    assert store.put("product", pulled | {"price": 480, "updated_at": AT + timedelta(1)}, terminal_id=T2) is True
+    assert pulled["barcodes"] == ["9300000000019", "036000291452"]
+    moved = pulled | {"price": 480, "barcodes": ["9300000000026"], "updated_at": AT + timedelta(1)}
+    assert store.put("product", moved, terminal_id=T2) is True
     edited = store.get("product", "prod-coffee")
     assert edited is not None
     assert (edited["price"], edited["version"], edited["updated_by_till"]) == (480, 2, T2)
+    assert edited["barcodes"] == ["9300000000026"]
+    # the code the coffee gave up is free for another product, and the change log carries the codes
+    latte = coffee | {"id": "prod-latte", "barcodes": ["036000291452"]}
+    assert store.put("product", latte, terminal_id=T2) is True
+    changes = {change.key: change.record for change in store.changes_since(0) if change.kind is Kind.PRODUCT}
+    assert changes["prod-latte"] is not None and changes["prod-latte"]["barcodes"] == ["036000291452"]
+    assert changes["prod-coffee"] is not None and changes["prod-coffee"]["barcodes"] == ["9300000000026"]
+
+
+def test_a_store_of_the_first_schema_keeps_its_barcodes_when_upgraded(store_target: StoreTarget) -> None:
+    database = store_target.open()
+    with engine(database).begin() as conn:
+        command.upgrade(alembic_config(conn), "0001")
+        conn.execute(
+            sa.text(
+                "INSERT INTO category (id, name, position, active, version, updated_at, updated_by_till)"
+                " VALUES ('c-1', 'Drinks', 0, true, 1, :at, 'LANE-1')"
+            ),
+            {"at": AT},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO product (id, name, price, tax_rate_bp, category_id, barcode, position, active, version,"
+                " updated_at, updated_by_till) VALUES ('p-1', 'Tea', 300, 1000, 'c-1', '036000291452', 0, true, 1,"
+                " :at, 'LANE-1')"
+            ),
+            {"at": AT},
+        )
+    assert database.schema_state() is SchemaState.BEHIND
+    assert database.init_schema() is SchemaState.CURRENT
+    tea = database.get("product", "p-1")
+    assert tea is not None
+    assert (tea["name"], tea["barcodes"]) == ("Tea", ["036000291452"])
+    assert "barcode" not in tea
 
 
 def test_the_store_s_details_are_one_record(store: StoreDatabase) -> None:
