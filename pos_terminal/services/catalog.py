@@ -21,7 +21,7 @@ GTIN-14; a wrong check digit, or a code two entries share, is refused with a sen
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -33,6 +33,7 @@ from pos_terminal.domain.check import MAX_RATE_BP, Item
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.domain.money import in_int32
 from pos_terminal.errors import UserError
+from pos_terminal.store.catalog import CategoryRow, ProductDraft, ProductRow
 
 
 class CatalogError(UserError):
@@ -177,3 +178,31 @@ def load_catalog(path: str | Path | None) -> Catalog:
             f"The catalog file {path} cannot be read ({getattr(exc, 'strerror', None) or exc})."
         ) from exc
     return parse_catalog(raw, f"file {path}")
+
+
+def catalog_of(categories: Sequence[CategoryRow], products: Sequence[ProductRow]) -> Catalog:
+    """The catalog a till that is part of a store sells from: its copy of the store's active products, in their
+    grid order, and the tabs of the active categories they use, in the store's order."""
+    names = {row.uid: row.name for row in categories if row.active}
+    entries = tuple(
+        CatalogEntry(
+            row.name,
+            row.price,
+            row.tax_rate_bp,
+            names.get(row.category_uid) if row.category_uid else None,
+            row.barcodes,
+        )
+        for row in products
+        if row.active
+    )
+    used = {entry.category for entry in entries}
+    order = tuple(row.name for row in categories if row.active and row.name in used)
+    return Catalog.of(entries, order, "of the store")
+
+
+def drafts_of(catalog: Catalog) -> tuple[list[str], list[ProductDraft]]:
+    """``catalog`` as the categories and products :meth:`CatalogBook.publish` takes."""
+    products = [
+        ProductDraft(entry.name, entry.price, entry.tax_rate_bp, entry.category, entry.barcodes) for entry in catalog
+    ]
+    return list(catalog.categories), products

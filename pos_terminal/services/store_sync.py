@@ -28,6 +28,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
+from pos_terminal.services.catalog import Catalog, drafts_of
+from pos_terminal.store.catalog import CatalogBook, DetailsBook
 from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
 from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
 from pos_terminal.store.staff import PeopleBook, ShiftBook
@@ -89,6 +91,16 @@ class SyncReport:
     refused: list[str] = field(default_factory=list)  # the store's sentences for records it will never take
     applied: int = 0  # changes of the store applied here
     people_changed: bool = False  # the local copy of people moved (the till's list of names must be read again)
+    catalog_changed: bool = False  # the copy of the store's catalog moved (the product grid must be built again)
+    details_changed: bool = False  # the store's name, address, receipt header or footer changed
+
+    def add(self, other: SyncReport) -> None:
+        self.sent += other.sent
+        self.applied += other.applied
+        self.refused += other.refused
+        self.people_changed = self.people_changed or other.people_changed
+        self.catalog_changed = self.catalog_changed or other.catalog_changed
+        self.details_changed = self.details_changed or other.details_changed
 
 
 class StoreSync:
@@ -102,12 +114,18 @@ class StoreSync:
         secrets: Callable[[str], TokenStore],
         open_database: Callable[[str, str | None], StoreDatabase] | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        own_catalog: Callable[[], Catalog] | None = None,
     ) -> None:
+        """``own_catalog``: the till's catalog while it stands alone (its file), which it offers, when it joins, to
+        a store that has no catalog yet."""
         self.journal = journal
         self.terminal_id = terminal_id
         self.link = LinkBook(journal)
         self.people = PeopleBook(journal)
         self.shifts = ShiftBook(journal)
+        self.catalog = CatalogBook(journal)
+        self.details = DetailsBook(journal)
+        self._own_catalog = own_catalog
         self._secrets = secrets
         self._open_database = open_database or _open_database
         self.now = now
@@ -151,12 +169,15 @@ class StoreSync:
 
         The store must be set up (``store init``). People the store has by the same name become the store's
         (its record wins: it is the store's person); the till's other people, its shifts, cash sales and audit
-        log are queued and sent, once each.
+        log are queued and sent, once each. The till sells from the store's catalog from then on; a store with
+        no catalog yet gets this till's, and one with no details yet this till's details.
         """
         database = self._open_database(address, password)
         try:
             await asyncio.to_thread(_check_ready, database, self.terminal_id)
             changes = await asyncio.to_thread(_all_people, database)
+            has_catalog, has_details = await asyncio.to_thread(_store_has, database)
+            own = self._own_catalog() if self._own_catalog is not None and not has_catalog else None
             if password:  # no keychain and no opt-in to the file: one sentence, and nothing is joined
                 self._secrets(address).save({"password": password})
         except BaseException:
@@ -165,7 +186,13 @@ class StoreSync:
         adopted = {str(c["id"]) for c in changes}
         for record in changes:
             self.people.take_from_store(record, keep_edits=False)
+        await asyncio.to_thread(self.catalog.clear)  # the store's catalog, not one from a store joined before
+        if own is not None:
+            await asyncio.to_thread(self.catalog.publish, *drafts_of(own))
         records: list[tuple[str, str, dict[str, Any]]] = []
+        records += self.catalog.records()
+        if not has_details and (details := self.details.record()) is not None:
+            records.append(("store_info", "1", details))
         records += [("person", str(p["id"]), p) for p in self.people.records() if str(p["id"]) not in adopted]
         records += [("shift", str(s["id"]), s) for s in self.shifts.records()]
         records += [("cash_sale", sale.uid, cash_sale_record(sale)) for sale in self.journal.all_cash_sales()]
@@ -197,10 +224,7 @@ class StoreSync:
         report = await self._sync_once()
         while report.sent and self.link.waiting_count():  # each pass sends one batch; stop if one sends nothing
             more = await self._sync_once()
-            report.sent += more.sent
-            report.applied += more.applied
-            report.refused += more.refused
-            report.people_changed = report.people_changed or more.people_changed
+            report.add(more)
             if not more.sent:
                 break
         return report
@@ -265,25 +289,39 @@ class StoreSync:
             report.sent += 1
 
     async def _apply(self, database: StoreDatabase, state: LinkState, report: SyncReport) -> None:
-        """Apply the store's changes after the last one applied here (only people's records are read: the rest of
-        what other tills write is read by the store's day report, from the store)."""
+        """Apply the store's changes after the last one applied here (only the records a till keeps a copy of are
+        read: the rest of what other tills write is read by the store's day report, from the store)."""
         from pos_terminal.store.schema import Kind
 
         seq = state.last_seq
-        while changes := await asyncio.to_thread(database.changes_since, seq, BATCH, records_of={Kind.PERSON}):
+        kept = {Kind.PERSON, Kind.CATEGORY, Kind.PRODUCT, Kind.STORE_INFO}
+        while changes := await asyncio.to_thread(database.changes_since, seq, BATCH, records_of=kept):
             await asyncio.to_thread(self._take, changes, report)
             seq = changes[-1].seq
 
     def _take(self, changes: list[Change], report: SyncReport) -> None:
         """The journal's part of applying ``changes`` (on a worker thread: each write waits for the disk)."""
-        editing = self.link.waiting_keys("person")
+        editing = {kind: self.link.waiting_keys(kind) for kind in ("person", "category", "product", "store_info")}
         from_others = False
+        catalog: list[tuple[str, dict[str, Any]]] = []
         for change in changes:
             from_others = from_others or change.terminal_id != self.terminal_id
-            if str(change.kind) == "person" and change.record is not None:
-                changed = self.people.take_from_store(change.record, keep_edits=change.key in editing)
-                report.people_changed = report.people_changed or changed
+            kind, record = str(change.kind), change.record
             report.applied += 1
+            if record is None or kind not in editing:
+                continue
+            keep = change.key in editing[kind]
+            if kind == "person":
+                changed = self.people.take_from_store(record, keep_edits=keep)
+                report.people_changed = report.people_changed or changed
+            elif kind == "store_info":
+                changed = self.details.take_from_store(record, keep_edits=keep)
+                report.details_changed = report.details_changed or changed
+            else:
+                catalog.append((kind, record))
+        if catalog:  # a whole catalog's changes in one write, not one per product
+            changed = self.catalog.take_from_store(catalog, keep=editing["category"] | editing["product"])
+            report.catalog_changed = report.catalog_changed or changed
         self.link.applied(changes[-1].seq, changed=from_others)
 
     # --- all day -----------------------------------------------------------------------------------------------
@@ -410,6 +448,13 @@ def _out_of_reach(error: UserError) -> bool:
 def _check_ready(database: StoreDatabase, terminal_id: str) -> None:
     """This till is known to the store (which needs its schema set up and current, else one sentence)."""
     database.hello(terminal_id)
+
+
+def _store_has(database: StoreDatabase) -> tuple[bool, bool]:
+    """Whether the store has a catalog (a product, active or not), and its details."""
+    from pos_terminal.store.schema import Kind
+
+    return database.has(Kind.PRODUCT), database.get(Kind.STORE_INFO, "1") is not None
 
 
 def _all_people(database: StoreDatabase) -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
+from pos_terminal.services.catalog import Catalog, catalog_of, load_catalog
 from pos_terminal.services.checkout import Checkout
 from pos_terminal.services.counter import Counter, printer_of
 from pos_terminal.services.directory import Customers, History, Summaries
@@ -227,7 +228,12 @@ class Terminal:
             actor=self.actor,
         )
         self.register.on_change(self.counter.on_register_change)
-        self.store = StoreSync(self.journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
+        self.store = StoreSync(
+            self.journal,
+            terminal_id=settings.terminal_id,
+            secrets=secrets_for(paths, settings),
+            own_catalog=lambda: load_catalog(self.settings.catalog_file),
+        )
         self.staff = Staff(self.journal, terminal_id=settings.terminal_id, store=self.store)
         self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
         self.till = Till(
@@ -245,6 +251,13 @@ class Terminal:
     def _person_changed(self, person: Person | None) -> None:
         """Charges, state changes and the drawer's openings are written with the person at the till."""
         self.checkout.actor = self.counter.actor = person.name if person else self.actor
+
+    def catalog(self) -> Catalog:
+        """The catalog this till sells from: its copy of the store's while it is part of a store, else its catalog
+        file (or the one shipped); CatalogError with one sentence when that cannot be read."""
+        if self.store.linked:
+            return catalog_of(self.store.catalog.categories(), self.store.catalog.products())
+        return load_catalog(self.settings.catalog_file)
 
     @property
     def is_sandbox(self) -> bool:

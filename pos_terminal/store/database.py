@@ -844,6 +844,13 @@ class StoreDatabase:
         row = _one(conn, Kind.STORE_INFO, "1")
         return None if row is None else dict(row)
 
+    def has(self, kind: Kind | str) -> bool:
+        """Whether the store has any record of ``kind``."""
+        table = schema.TABLES[Kind(kind)]
+        self._require_current()
+        with self._reading() as conn:
+            return conn.execute(sa.select(sa.literal(1)).select_from(table).limit(1)).first() is not None
+
     def latest_seq(self) -> int:
         """The newest change's number; 0 when nothing has been written."""
         self._require_current()

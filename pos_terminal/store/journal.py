@@ -211,6 +211,43 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX store_outbox_waiting ON store_outbox (id) WHERE sent_at IS NULL AND refused IS NULL;
     """,
+    # 7: the catalog and the store's details as the till keeps them: its copy of the store's, while it is part of
+    # a store (the store checks names and codes: the copy takes its changes in the store's order, so it has no
+    # unique keys of its own); the details are the till's own while it stands alone.
+    """
+    CREATE TABLE catalog_category (
+        uid TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        active INTEGER NOT NULL DEFAULT 1,
+        version INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE catalog_product (
+        uid TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        price INTEGER NOT NULL CHECK (price >= 0),
+        tax_rate_bp INTEGER,
+        category_uid TEXT,
+        barcodes TEXT NOT NULL DEFAULT '[]',
+        position INTEGER NOT NULL DEFAULT 0,
+        colour TEXT,
+        active INTEGER NOT NULL DEFAULT 1,
+        version INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE store_details (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        name TEXT NOT NULL,
+        address TEXT,
+        tax_number TEXT,
+        receipt_header TEXT,
+        receipt_footer TEXT,
+        updated_by TEXT,
+        version INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+    );
+    """,
 ]
 
 
@@ -251,6 +288,9 @@ TABLES = (
     "print_job",
     "store_link",
     "store_outbox",
+    "catalog_category",
+    "catalog_product",
+    "store_details",
 )
 
 

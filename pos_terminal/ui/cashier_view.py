@@ -466,7 +466,7 @@ class CashierView(QWidget):
     def attach(self, terminal: Terminal) -> str | None:
         """Show this terminal's open check (restored from the journal); returns what to tell the cashier."""
         self.terminal = terminal
-        self.load_catalog(terminal.settings.catalog_file)
+        self.load_catalog()
         restored = terminal.register.restore()
         terminal.register.on_change(self._on_register_changed)
         self.customers.attach(terminal.customers)
@@ -485,12 +485,15 @@ class CashierView(QWidget):
         self.customers.detach()
         self.terminal = None
 
-    def load_catalog(self, path: str | None) -> None:
-        from pos_terminal.services.catalog import Catalog, CatalogError, load_catalog
+    def load_catalog(self) -> None:
+        """Show the terminal's catalog (again: the store's may have changed)."""
+        from pos_terminal.services.catalog import Catalog, CatalogError
 
+        if self.terminal is None:
+            return
         problem = None
         try:
-            catalog = load_catalog(path)
+            catalog = self.terminal.catalog()
         except CatalogError as exc:
             # said in the banner, and kept where the products would be: a later message must not hide it
             self.messages.show_error(exc)

@@ -507,6 +507,8 @@ class MainWindow(QMainWindow):
         if report.people_changed:
             self.till.refresh_people()
             self.show_till_status()
+        if report.catalog_changed:
+            self.cashier.load_catalog()
 
     async def _resume(self, terminal: Terminal) -> None:
         report = await terminal.checkout.resume()

@@ -117,6 +117,7 @@ class ProductPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.catalog: Catalog | None = None  # the terminal's, given when it attaches
+        self._money: MoneyFormat | None = None
         self.tiles: list[ProductTile] = []
         self.entries: dict[QPushButton, CatalogEntry] = {}
         self._keys: dict[QPushButton, str] = {}
@@ -176,7 +177,14 @@ class ProductPanel(QWidget):
     # --- the catalog ---------------------------------------------------------------------------------
 
     def set_catalog(self, catalog: Catalog, money: MoneyFormat, *, problem: str | None = None) -> None:
-        """Show ``catalog``'s products; ``problem`` says why there are none (a catalog file that cannot be read)."""
+        """Show ``catalog``'s products; ``problem`` says why there are none (a catalog file that cannot be read).
+
+        The category chosen stays chosen while the catalog still has it (the store's catalog changes under a
+        cashier's hands); the same catalog again changes nothing."""
+        if problem is None and catalog == self.catalog and money is self._money and not self.problem.text():
+            return
+        chosen = self.category
+        self._money = money
         self.problem.setText(problem or "")
         self.problem.setVisible(problem is not None)
         for tile in self.tiles:
@@ -220,7 +228,10 @@ class ProductPanel(QWidget):
             first[0].setChecked(True)
         self.category = None
         self._flow_categories()
-        self.refilter()
+        if chosen in catalog.categories:
+            self.choose_category(chosen)
+        else:
+            self.refilter()
 
     def _flow_categories(self) -> None:
         """The category buttons in as many rows as the width needs: every one in sight, none clipped."""

@@ -1,0 +1,207 @@
+"""The catalog and the store's details, shared by the tills of a store (a SQLite file, and a real PostgreSQL).
+
+The first till to join a store with no catalog gives it its own; every till then sells from its copy of the
+store's, which follows every change the tills publish, and keeps selling from it while the store is away.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pos_terminal.errors import UserError
+from pos_terminal.services.catalog import Catalog, CatalogEntry, catalog_of, drafts_of, load_catalog
+from pos_terminal.services.store_sync import StoreSync
+from pos_terminal.store.catalog import StoreDetails
+from pos_terminal.store.journal import Journal
+from tests.conftest import StoreTarget
+from tests.services.test_store_sync import Secrets, rows
+
+
+@dataclass
+class Till:
+    journal: Journal
+    store: StoreSync
+    catalog_file: Path
+
+    def catalog(self) -> Catalog:
+        """What the terminal's ``catalog()`` gives: the store's copy while linked, else the file."""
+        if self.store.linked:
+            return catalog_of(self.store.catalog.categories(), self.store.catalog.products())
+        return load_catalog(self.catalog_file)
+
+    def publish(self, catalog: Catalog) -> None:
+        self.store.catalog.publish(*drafts_of(catalog))
+
+
+def write_catalog(path: Path, items: list[dict[str, object]], categories: list[str] | None = None) -> Path:
+    path.write_text(json.dumps({"version": 2, "categories": categories or [], "items": items}), encoding="utf-8")
+    return path
+
+
+HOUSE = [
+    {"name": "Flat white", "price": 480, "taxRate": 10, "category": "Coffee", "barcodes": ["9300000000019"]},
+    {"name": "Long black", "price": 420, "taxRate": 10, "category": "Coffee"},
+    {"name": "Croissant", "price": 550, "taxRate": 10, "category": "Food", "barcode": "036000291452"},
+    {"name": "Water", "price": 300, "category": "Drinks"},
+]
+
+
+@pytest.fixture
+def make_till(tmp_path: Path) -> Iterator[Callable[..., Till]]:
+    opened: list[Till] = []
+    secrets: dict[str, Secrets] = {}
+
+    def make(terminal_id: str, items: list[dict[str, object]] | None = None) -> Till:
+        journal = Journal(tmp_path / f"{terminal_id}.sqlite3")
+        catalog_file = write_catalog(tmp_path / f"{terminal_id}.json", items if items is not None else HOUSE)
+        store = StoreSync(
+            journal,
+            terminal_id=terminal_id,
+            secrets=lambda address: secrets.setdefault(address, Secrets()),
+            own_catalog=lambda: load_catalog(catalog_file),
+        )
+        till = Till(journal, store, catalog_file)
+        opened.append(till)
+        return till
+
+    yield make
+    for till in opened:
+        till.journal.close()
+
+
+@pytest.fixture
+def store(store_target: StoreTarget) -> StoreTarget:
+    store_target.open().init_schema()
+    return store_target
+
+
+def prices(catalog: Catalog) -> dict[str, int]:
+    return {entry.name: entry.price for entry in catalog}
+
+
+async def test_the_first_till_gives_an_empty_store_its_catalog_and_the_next_takes_the_store_s(
+    make_till: Callable[..., Till], store: StoreTarget
+) -> None:
+    first = make_till("LANE-1")
+    own = first.catalog()
+    await first.store.join(store.url, store.password)
+    assert first.catalog() == own  # the same products, tabs and codes, now the store's
+    assert {row["name"] for row in rows(store, "product")} == {entry.name for entry in own}
+    assert {row["gtin"] for row in rows(store, "product_code")} == {"09300000000019", "00036000291452"}
+
+    # a till with a catalog file of its own takes the store's when it joins: one catalog for the store
+    second = make_till("LANE-2", [{"name": "Tea", "price": 350}])
+    await second.store.join(store.url, store.password)
+    assert second.catalog() == own
+    assert second.catalog().categories == ("Coffee", "Food", "Drinks")
+    assert second.catalog().by_code("0036000291452") == CatalogEntry("Croissant", 550, 1000, "Food", ("036000291452",))
+    assert "Tea" not in {row["name"] for row in rows(store, "product")}
+
+
+async def test_a_price_changed_on_one_till_is_the_price_on_the_other(
+    make_till: Callable[..., Till], store: StoreTarget
+) -> None:
+    first, second = make_till("LANE-1"), make_till("LANE-2")
+    await first.store.join(store.url, store.password)
+    await second.store.join(store.url, store.password)
+    ids = {row.name: row.uid for row in second.store.catalog.products()}
+
+    edited = [dict(item) for item in HOUSE if item["name"] != "Water"]
+    edited[0]["price"] = 520
+    edited.append({"name": "Muffin", "price": 450, "taxRate": 10, "category": "Food"})
+    first.publish(load_catalog(write_catalog(first.catalog_file.with_name("new.json"), edited)))
+    await first.store.sync()
+    report = await second.store.sync()
+
+    assert report.catalog_changed
+    assert prices(second.catalog()) == {"Flat white": 520, "Long black": 420, "Croissant": 550, "Muffin": 450}
+    assert second.catalog().categories == ("Coffee", "Food")  # Drinks has no active product left
+    # a product keeps its id, and one that leaves the catalog is kept inactive: reports still name it
+    kept = {row.name: row for row in second.store.catalog.products()}
+    assert kept["Flat white"].uid == ids["Flat white"]
+    assert not kept["Water"].active
+    stored = {row["name"]: row for row in rows(store, "product")}
+    assert (stored["Flat white"]["price"], stored["Flat white"]["version"]) == (520, 2)
+    assert stored["Water"]["active"] in (False, 0)
+    # the same catalog published again changes nothing, and sends nothing
+    first.publish(first.catalog())
+    assert first.store.status().waiting == 0
+    assert not (await second.store.sync()).catalog_changed
+
+
+async def test_a_till_apart_from_the_store_sells_from_its_copy_and_its_change_goes_when_the_store_is_back(
+    make_till: Callable[..., Till], store: StoreTarget, tmp_path: Path
+) -> None:
+    first, second = make_till("LANE-1"), make_till("LANE-2")
+    await first.store.join(store.url, store.password)
+    await second.store.join(store.url, store.password)
+    away = tmp_path / "nowhere.sqlite3"
+    first.journal._write("UPDATE store_link SET address = ?", (f"sqlite:///{away}",))
+    await first.store.close()
+    cheaper = [dict(item, price=int(item["price"]) - 10) for item in HOUSE]  # type: ignore[call-overload]
+    first.publish(load_catalog(write_catalog(tmp_path / "cheaper.json", cheaper)))
+    assert prices(first.catalog())["Water"] == 290  # the till sells at the price it set, store or not
+    with pytest.raises(UserError):
+        await first.store.sync()
+    assert first.store.status().waiting == 4
+
+    first.journal._write("UPDATE store_link SET address = ?", (store.url,))
+    await first.store.close()
+    await first.store.sync()
+    await second.store.sync()
+    assert (
+        prices(second.catalog())
+        == prices(first.catalog())
+        == {
+            "Flat white": 470,
+            "Long black": 410,
+            "Croissant": 540,
+            "Water": 290,
+        }
+    )
+
+
+async def test_a_till_that_joins_another_store_forgets_the_catalog_of_the_first(
+    make_till: Callable[..., Till], store: StoreTarget, tmp_path: Path
+) -> None:
+    till = make_till("LANE-1")
+    await till.store.join(store.url, store.password)
+    await till.store.leave()
+    other = f"sqlite:///{tmp_path / 'other-store.sqlite3'}"
+    from pos_terminal.store.database import StoreDatabase
+
+    StoreDatabase(other).init_schema()
+    seeded = make_till("LANE-9", [{"name": "Tea", "price": 350}])
+    await seeded.store.join(other, None)
+    await till.store.join(other, None)
+    assert prices(till.catalog()) == {"Tea": 350}
+
+
+async def test_the_store_s_details_travel_like_the_rest(make_till: Callable[..., Till], store: StoreTarget) -> None:
+    first = make_till("LANE-1")
+    # a till standing alone has details of its own; a store with none takes them when it joins
+    assert first.store.details.set(StoreDetails("Café Nord", address="1 Quay St", receipt_footer="Thank you!"))
+    assert not first.store.details.set(StoreDetails("Café Nord", address="1 Quay St", receipt_footer="Thank you!"))
+    await first.store.join(store.url, store.password)
+    [info] = rows(store, "store_info")
+    assert (info["name"], info["address"], info["receipt_footer"]) == ("Café Nord", "1 Quay St", "Thank you!")
+
+    second = make_till("LANE-2")
+    second.store.details.set(StoreDetails("A name of its own"))
+    await second.store.join(store.url, store.password)  # the store has details: the till takes them
+    details = second.store.details.get()
+    assert details is not None and (details.name, details.address) == ("Café Nord", "1 Quay St")
+
+    second.store.details.set(StoreDetails("Café Nord", address="2 Quay St", tax_number="12 345 678"))
+    await second.store.sync()
+    report = await first.store.sync()
+    assert report.details_changed
+    details = first.store.details.get()
+    assert details is not None and (details.address, details.tax_number) == ("2 Quay St", "12 345 678")
+    [info] = rows(store, "store_info")
+    assert (info["version"], info["updated_by_till"]) == (2, "LANE-2")
