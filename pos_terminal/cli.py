@@ -251,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     _shift_commands(commands)
     _people_commands(commands)
     _store_commands(commands)
+    _catalog_commands(commands)
 
     receipt = commands.add_parser("receipt", help="receipt of a completed or refunded transaction (80 mm)")
     _common(receipt)
@@ -335,6 +336,37 @@ def _people_commands(commands: Any) -> None:
         action.add_argument("name")
         if name == "reset-pin":
             action.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the PIN from fd N")
+
+
+def _catalog_commands(commands: Any) -> None:
+    catalog = commands.add_parser(
+        "catalog", help="the products this till sells (in a store: the store's, for every till)"
+    )
+    catalog_commands = catalog.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
+    listing = catalog_commands.add_parser("list", help="the catalog in use, tab by tab")
+    _common(listing)
+    importing = catalog_commands.add_parser(
+        "import", help="make a catalog file the catalog (a manager's PIN); it is checked whole first"
+    )
+    _common(importing)
+    _person(importing, manager=True)
+    importing.add_argument("file", help="a catalog file (JSON, the format of resources/catalog.json)")
+    exporting = catalog_commands.add_parser("export", help="write the catalog in use to a file (- for standard output)")
+    _common(exporting)
+    exporting.add_argument("file")
+    details = commands.add_parser(
+        "details", help="the store's name, address, tax number, receipt header and footer (printed on slips)"
+    )
+    _common(details)
+    _person(details, manager=True)
+    for flag, text in (
+        ("--name", "the store's name"),
+        ("--address", "its address"),
+        ("--tax-number", "its tax number"),
+        ("--header", "lines printed at the top of every receipt"),
+        ("--footer", "lines printed at the foot of every receipt"),
+    ):
+        details.add_argument(flag, metavar="TEXT", help=f"{text} (an empty TEXT removes it)")
 
 
 def _store_commands(commands: Any) -> None:
@@ -482,7 +514,12 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
         service = resolve_service(settings, paths, service_url=args.service, embedded_root=embedded_root)
         terminal = Terminal(paths, settings, service)
         stack.push_async_callback(terminal.aclose)
-        sub = {"tx": "tx_command", "shift": "shift_command", "people": "people_command"}.get(args.command)
+        sub = {
+            "tx": "tx_command",
+            "shift": "shift_command",
+            "people": "people_command",
+            "catalog": "catalog_command",
+        }.get(args.command)
         handler = _HANDLERS[f"{args.command} {getattr(args, sub)}" if sub else args.command]
         if args.command not in ("login", "logout", "status") and terminal.session.state.value == "connected":
             await _resume(terminal, out)
@@ -511,7 +548,7 @@ async def _store_pass(store: Any, out: Output, *, quiet: bool = False) -> bool:
 async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     """``store init|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
     from pos_terminal.config import load_settings
-    from pos_terminal.services.store_sync import StoreSync, secrets_for, split_password
+    from pos_terminal.services.store_sync import split_password, store_sync_for
 
     paths = paths.ensure()
     configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
@@ -530,7 +567,7 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.store.journal import Journal
 
     with Journal(paths.journal_file) as journal:
-        store = StoreSync(journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
+        store = store_sync_for(journal, paths, lambda: settings)
         try:
             if args.store_command == "join":
                 await store.close()
@@ -1311,12 +1348,12 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
 
 async def _join_store(paths: Paths, settings: Any, args: argparse.Namespace, out: Output) -> Any:
     """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
-    from pos_terminal.services.store_sync import StoreSync, secrets_for, split_password
+    from pos_terminal.services.store_sync import split_password, store_sync_for
     from pos_terminal.store.journal import Journal
 
     address, password = _store_address(args, split_password)
     with Journal(paths.ensure().journal_file) as journal:
-        store = StoreSync(journal, terminal_id=settings.terminal_id, secrets=secrets_for(paths, settings))
+        store = store_sync_for(journal, paths, lambda: settings)
         try:
             status = await store.join(address, password)
         finally:
@@ -1355,6 +1392,99 @@ def _config(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+# --- the catalog and the store's details -------------------------------------------------------------------
+
+
+async def _catalog_list(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.catalog import catalog_json
+
+    catalog = terminal.catalog()
+    out.data(catalog_json(catalog))
+    where = "the store's" if terminal.store.linked else "this till's"
+    out.line(f"{counted(len(catalog), 'product')} in {where} catalog.")
+    for category in (*catalog.categories, None):
+        entries = [e for e in catalog if e.category == category]
+        if not entries:
+            continue
+        out.line(f"{category or 'No category'}:")
+        for entry in entries:
+            rate = "" if entry.tax_rate_bp is None else f"  tax {entry.tax_rate_bp / 100:g} %"
+            codes = f"  {', '.join(entry.barcodes)}" if entry.barcodes else ""
+            out.line(f"  {entry.name:<32} {terminal.money.format(entry.price):>12}{rate}{codes}")
+    return EXIT_OK
+
+
+async def _catalog_import(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.catalog import load_catalog
+
+    catalog = load_catalog(args.file)  # the whole file is checked before anything changes
+    person = await _act_as(terminal, args, manager=True)
+    published = terminal.publish_catalog(catalog, source=str(args.file), by=person.name if person else None)
+    out.data(
+        {
+            "products": len(catalog),
+            "added": published.added,
+            "changed": published.changed,
+            "retired": published.retired,
+            "store": terminal.store.linked,
+        }
+    )
+    if not published.any:
+        out.line("The catalog is already this one: nothing changed.")
+        return EXIT_OK
+    whose = "The store's catalog" if terminal.store.linked else "This till's catalog"
+    out.line(
+        f"{whose} now has {counted(len(catalog), 'product')}: {len(published.added)} added,"
+        f" {len(published.changed)} changed, {len(published.retired)} taken off."
+    )
+    return EXIT_OK
+
+
+async def _catalog_export(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.services.catalog import catalog_json, write_catalog
+
+    catalog = terminal.catalog()
+    if args.file == "-":
+        sys.stdout.write(json.dumps(catalog_json(catalog), ensure_ascii=False, indent=2) + "\n")
+        return EXIT_OK
+    path = Path(args.file)
+    write_catalog(path, catalog)
+    out.data({"file": str(path), "products": len(catalog)})
+    out.line(f"{counted(len(catalog), 'product')} written to {path}.")
+    return EXIT_OK
+
+
+async def _details(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.domain.details import LIMITS, details_of
+
+    given = {
+        "name": args.name,
+        "address": args.address,
+        "tax_number": args.tax_number,
+        "receipt_header": args.header,
+        "receipt_footer": args.footer,
+    }
+    current = terminal.store.details.get()
+    values = {field: getattr(current, field, None) for field in LIMITS}
+    if all(value is None for value in given.values()):
+        out.data(values)
+        if current is None:
+            out.line("The store has no details yet: set them with pos-terminal details --name NAME.")
+        for field, value in values.items():
+            if value:
+                out.line(f"{field.replace('_', ' ').capitalize():<16} {value}")
+        return EXIT_OK
+    details = details_of(values | {field: value for field, value in given.items() if value is not None})
+    person = await _act_as(terminal, args, manager=True)
+    by = person.name if person else None
+    if terminal.set_store_details(details, by=by):
+        out.line("The store's details are changed" + (" for every till." if terminal.store.linked else "."))
+    else:
+        out.line("The store's details are already these: nothing changed.")
+    out.data({field: getattr(details, field) for field in LIMITS})
+    return EXIT_OK
+
+
 _SETTINGS_HANDLERS: dict[str, SettingsHandler] = {"setup": _setup, "config": _config}
 
 _HANDLERS: dict[str, Handler] = {
@@ -1380,6 +1510,10 @@ _HANDLERS: dict[str, Handler] = {
     "people disable": _people_change("disable"),
     "people reset-pin": _people_change("reset-pin"),
     "people unlock": _people_change("unlock"),
+    "catalog list": _catalog_list,
+    "catalog import": _catalog_import,
+    "catalog export": _catalog_export,
+    "details": _details,
 }
 
 

@@ -21,6 +21,8 @@ GTIN-14; a wrong check digit, or a code two entries share, is refused with a sen
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -206,3 +208,36 @@ def drafts_of(catalog: Catalog) -> tuple[list[str], list[ProductDraft]]:
         ProductDraft(entry.name, entry.price, entry.tax_rate_bp, entry.category, entry.barcodes) for entry in catalog
     ]
     return list(catalog.categories), products
+
+
+def catalog_json(catalog: Catalog) -> dict[str, Any]:
+    """``catalog`` in the file format :func:`parse_catalog` reads (version 2)."""
+    items: list[dict[str, Any]] = []
+    for entry in catalog:
+        item: dict[str, Any] = {"name": entry.name, "price": entry.price}
+        if entry.tax_rate_bp is not None:
+            rate = Decimal(entry.tax_rate_bp) / 100
+            item["taxRate"] = int(rate) if rate == rate.to_integral_value() else float(rate)
+        if entry.category is not None:
+            item["category"] = entry.category
+        if entry.barcodes:
+            item["barcodes"] = list(entry.barcodes)
+        items.append(item)
+    return {"version": 2, "categories": list(catalog.categories), "items": items}
+
+
+def write_catalog(path: Path, catalog: Catalog) -> None:
+    """Write ``catalog`` to ``path`` as a catalog file, whole or not at all (a temporary file renamed over it)."""
+    text = json.dumps(catalog_json(catalog), ensure_ascii=False, indent=2) + "\n"
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temporary.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise CatalogError(
+            f"The catalog file {path} cannot be written ({exc.strerror or exc}).", hint="Choose another place."
+        ) from exc

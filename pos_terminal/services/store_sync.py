@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.catalog import Catalog, drafts_of
+from pos_terminal.services.catalog import Catalog, drafts_of, load_catalog
 from pos_terminal.store.catalog import CatalogBook, DetailsBook
 from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
 from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
@@ -404,6 +404,17 @@ class StoreSync:
         if self._database is not None and self._database is not database:
             self._database.close()
         self._database, self._database_for = database, address
+
+
+def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settings]) -> StoreSync:
+    """The link to the store of the till whose settings ``settings()`` gives (read again when they change)."""
+    current = settings()
+    return StoreSync(
+        journal,
+        terminal_id=current.terminal_id,
+        secrets=secrets_for(paths, current),
+        own_catalog=lambda: load_catalog(settings().catalog_file),
+    )
 
 
 def secrets_for(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -20,12 +20,13 @@ from pos_terminal.api.discovery import EndpointChoice
 from pos_terminal.api.regions import EMBEDDED, Region, address_problem, load_regions
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
-from pos_terminal.config import Settings
+from pos_terminal.config import Settings, save_settings
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
-from pos_terminal.services.catalog import Catalog, catalog_of, load_catalog
+from pos_terminal.services.catalog import Catalog, catalog_of, drafts_of, load_catalog, write_catalog
 from pos_terminal.services.checkout import Checkout
 from pos_terminal.services.counter import Counter, printer_of
 from pos_terminal.services.directory import Customers, History, Summaries
@@ -34,8 +35,9 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
-from pos_terminal.services.store_sync import StoreSync, secrets_for
+from pos_terminal.services.store_sync import store_sync_for
 from pos_terminal.services.till import Till
+from pos_terminal.store.catalog import Published
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import open_token_store
@@ -228,12 +230,7 @@ class Terminal:
             actor=self.actor,
         )
         self.register.on_change(self.counter.on_register_change)
-        self.store = StoreSync(
-            self.journal,
-            terminal_id=settings.terminal_id,
-            secrets=secrets_for(paths, settings),
-            own_catalog=lambda: load_catalog(self.settings.catalog_file),
-        )
+        self.store = store_sync_for(self.journal, paths, lambda: self.settings)
         self.staff = Staff(self.journal, terminal_id=settings.terminal_id, store=self.store)
         self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
         self.till = Till(
@@ -258,6 +255,48 @@ class Terminal:
         if self.store.linked:
             return catalog_of(self.store.catalog.categories(), self.store.catalog.products())
         return load_catalog(self.settings.catalog_file)
+
+    def publish_catalog(self, catalog: Catalog, *, source: str, by: str | None) -> Published:
+        """Make ``catalog`` the one this till sells from, written in the audit log: the store's, for every till,
+        while the till is part of a store (products keep their ids; what ``catalog`` drops is kept inactive);
+        else a copy of it in the profile becomes the till's catalog file."""
+        if self.store.linked:
+            published = self.store.catalog.publish(*drafts_of(catalog))
+        else:
+            before = {entry.name: entry for entry in self.catalog()}
+            copy = self.paths.data_dir / "catalog.json"
+            write_catalog(copy, catalog)
+            self.settings = self.settings.model_copy(update={"catalog_file": str(copy)})
+            save_settings(self.paths.config_file, self.settings)
+            published = Published(
+                added=[e.name for e in catalog if e.name not in before],
+                changed=[e.name for e in catalog if e.name in before and before[e.name] != e],
+                retired=[name for name in before if name not in {e.name for e in catalog}],
+            )
+        if published.any:
+            detail = {
+                "from": source,
+                "added": len(published.added),
+                "changed": len(published.changed),
+                "retired": len(published.retired),
+            }
+            self.journal.audit("catalog published", actor=by, terminal_id=self.settings.terminal_id, detail=detail)
+        return published
+
+    def set_store_details(self, details: StoreDetails, *, by: str | None) -> bool:
+        """Write the store's details (every till's, while this one is part of a store), with the old and new
+        values in the audit log; False when nothing changed."""
+        before = self.store.details.get()
+        if not self.store.details.set(replace(details, updated_by=by)):
+            return False
+        fields = ("name", "address", "tax_number", "receipt_header", "receipt_footer")
+        changes = {
+            field: [getattr(before, field, None), getattr(details, field)]
+            for field in fields
+            if getattr(before, field, None) != getattr(details, field)
+        }
+        self.journal.audit("store details changed", actor=by, terminal_id=self.settings.terminal_id, detail=changes)
+        return True
 
     @property
     def is_sandbox(self) -> bool:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.people import name_key
 from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
 from pos_terminal.store.sqlite import transaction
@@ -72,18 +73,6 @@ class Published:
     @property
     def any(self) -> bool:
         return bool(self.added or self.changed or self.retired)
-
-
-@dataclass(frozen=True)
-class StoreDetails:
-    """What receipts and reports print about the store."""
-
-    name: str
-    address: str | None = None
-    tax_number: str | None = None
-    receipt_header: str | None = None
-    receipt_footer: str | None = None
-    updated_by: str | None = None
 
 
 CATEGORY_FIELDS = ("id", "name", "position", "active", "version", "updated_at")

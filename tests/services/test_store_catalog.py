@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import Catalog, CatalogEntry, catalog_of, drafts_of, load_catalog
 from pos_terminal.services.store_sync import StoreSync
-from pos_terminal.store.catalog import StoreDetails
 from pos_terminal.store.journal import Journal
 from tests.conftest import StoreTarget
 from tests.services.test_store_sync import Secrets, rows
