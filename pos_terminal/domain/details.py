@@ -33,14 +33,17 @@ class StoreDetails:
     receipt_footer: str | None = None
     updated_by: str | None = None
 
-    def lines(self) -> list[str]:
-        """The store as a slip's head prints it: name, address lines, tax number, then the header's lines."""
-        result = [self.name]
-        result += (self.address or "").splitlines()
+    def head_lines(self) -> tuple[str, ...]:
+        """What a receipt prints under the store's name: its address, tax number, then the header's lines."""
+        result = (self.address or "").splitlines()
         if self.tax_number:
             result.append(f"Tax number {self.tax_number}")
         result += (self.receipt_header or "").splitlines()
-        return [line for line in result if line.strip()]
+        return tuple(line.strip() for line in result if line.strip())
+
+    def foot_lines(self) -> tuple[str, ...]:
+        """What a receipt prints at its foot."""
+        return tuple(line.strip() for line in (self.receipt_footer or "").splitlines() if line.strip())
 
 
 def checked_detail(field: str, text: str) -> str | None:

@@ -548,6 +548,8 @@ class Receipt:
     merchant: str | None = None
     printed_at: datetime | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
+    head: tuple[str, ...] = ()  # under the store's name: its address, tax number, receipt header
+    foot: tuple[str, ...] = ()  # the store's receipt footer
 
     @property
     def loyalty_adjustment(self) -> int:

@@ -121,6 +121,7 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     """The receipt of a completed or refunded transaction, as the PDF receipt shows it, with a QR code of its id."""
     r = receipt
     blocks: list[Block] = [Line(r.merchant or "Receipt", large=True, center=True)]
+    blocks += [Line(line, center=True) for line in r.head]
     if not r.production:
         blocks.append(Line("SANDBOX - not a real payment", bold=True, center=True))
     if r.state is TxState.REFUNDED:
@@ -159,6 +160,8 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     blocks.append(Line(f"{r.region}{sandbox}", center=True))
     if r.printed_at is not None:
         blocks.append(Line(f"printed {_local(r.printed_at, tz)}", center=True))
+    if r.foot:
+        blocks += [Feed(), *(Line(line, center=True) for line in r.foot)]
     return Slip(SlipKind.RECEIPT, f"Receipt {r.transaction_id}", tuple(blocks))
 
 

@@ -72,6 +72,7 @@ class _Receipt:
     def story(self) -> list[Flowable]:
         r, money = self.r, self.money
         story: list[Flowable] = [L.para(r.merchant or "Receipt", self.s.title)]
+        story += [L.para(line, self.s.small) for line in r.head]
         if not r.production:
             story.append(self._banner("SANDBOX — not a real payment", L.RED))
         if r.state is TxState.REFUNDED:
@@ -137,6 +138,9 @@ class _Receipt:
         story.append(
             L.para(f"{r.region}{'' if r.production or 'sandbox' in r.region.lower() else ' (sandbox)'}", self.s.small)
         )
+        if r.foot:
+            story.append(Spacer(1, 3 * mm))
+            story += [L.para(line, self.s.cell) for line in r.foot]
         return story
 
     def _banner(self, text: str, color: colors.Color) -> Table:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import (
     DEFAULT_LOOKBACK,
@@ -116,7 +117,10 @@ class Reports:
         lookback: timedelta = DEFAULT_LOOKBACK,
         now: Callable[[], datetime] = utcnow,
         money: Callable[[int], str] | None = None,
+        details: Callable[[], StoreDetails | None] = lambda: None,
     ) -> None:
+        """``merchant``: the name on paper; else the store's name from ``details`` (read at each copy: another
+        till may change it), else none."""
         self.client = client
         self.journal = journal
         self.terminal_id = terminal_id
@@ -127,6 +131,7 @@ class Reports:
         self.lookback = lookback
         self.now = now
         self.money = money
+        self.details = details
 
     @classmethod
     def for_terminal(cls, terminal: Terminal, *, actor: str | None = None, merchant: str | None = None) -> Reports:
@@ -145,7 +150,11 @@ class Reports:
             actor=actor,
             lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
             money=terminal.money.format,
+            details=lambda: terminal.store.details.get(),  # the Counter builds its Reports before the store
         )
+
+    def _merchant(self, details: StoreDetails | None) -> str | None:
+        return self.merchant or (details.name if details is not None else None)
 
     # --- ranges, from the terminal's clock ------------------------------------------------------------------
 
@@ -226,7 +235,7 @@ class Reports:
             reported=reported,
             listed=[tx_row(t) for t in listed],
             audit=[audit_row(e, self.money) for e in audit],
-            merchant=self.merchant,
+            merchant=self._merchant(self.details()),
             lookback=self.lookback,
             cash_sales=[cash_sale_row(c) for c in cash if scope.covers(c.terminal_id)],
         )
@@ -240,6 +249,7 @@ class Reports:
     def receipt_of(self, t: Transaction) -> Receipt:
         if t.state not in (TxState.COMPLETE, TxState.REFUNDED):
             raise NoReceipt(f"Transaction {t.transaction_id} is {t.state}, so it has no receipt.")
+        store = self.details()
         return Receipt(
             transaction_id=t.transaction_id,
             state=t.state,
@@ -261,8 +271,10 @@ class Reports:
             region=self.region,
             production=self.production,
             ref_id=t.ref_id,
-            merchant=self.merchant,
+            merchant=self._merchant(store),
             printed_at=self.now(),
+            head=store.head_lines() if store is not None else (),
+            foot=store.foot_lines() if store is not None else (),
         )
 
     # --- the audit of copies --------------------------------------------------------------------------------

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from pypdf import PdfReader
 
 from pos_terminal.cli import main
 from tests.cli.conftest import CLI, Run, write_config
+from tests.cli.test_cli import write_check
 from tests.cli.test_till_commands import MANAGER, MANAGER_PIN, pin_fd
-from tests.conftest import mint_token
+from tests.conftest import mint_token, new_checked_in_customer
 
 
 def store(profile: Path, capsys: pytest.CaptureFixture[str], *command: str) -> Run:
@@ -140,3 +142,25 @@ def test_the_store_s_details_are_set_once_for_every_till(
     cleared = cli("details", "--footer", "", base=lane_b)
     assert cleared.code == 0, cleared.err
     assert cli("details", json=True, base=lane_a).data["receipt_footer"] is None
+
+
+def test_a_receipt_names_the_store_and_prints_its_header_and_footer(
+    cli: CLI, tmp_path: Path, client: httpx.Client
+) -> None:
+    till = lane(cli, tmp_path, client, "LANE-A")
+    details = ("--name", "Café Nord", "--address", "1 Quay St", "--tax-number", "12-345-678", "--footer", "Ka kite!")
+    assert cli("details", *details, base=till).code == 0
+    customer = new_checked_in_customer(client)
+    charged = cli(
+        "charge", "--customer", customer["customerId"], "--check", str(write_check(tmp_path)), json=True, base=till
+    )
+    assert charged.code == 0, charged.err
+    transaction_id = charged.data["transactionId"]
+    assert cli("tx", "complete", transaction_id, base=till).code == 0
+    pdf = tmp_path / "receipt.pdf"
+    printed = cli("receipt", transaction_id, "--pdf", str(pdf), base=till)
+    assert printed.code == 0, printed.err
+    text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
+    head = text.index("Café Nord")
+    assert head < text.index("1 Quay St") < text.index("Tax number 12-345-678") < text.index(transaction_id)
+    assert text.index(transaction_id) < text.index("Ka kite!")
