@@ -127,3 +127,51 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
         screenshot(window, f"store-day-{width}x{height}", tmp_path)
     window.resize(1280, 800)
     await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
+
+
+async def test_a_price_changed_on_another_till_is_on_this_till_s_tile_and_the_next_sale(
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    postgres_target: StoreTarget,
+    tmp_path: Path,
+) -> None:
+    from pos_terminal.services.catalog import drafts_of, load_catalog
+    from pos_terminal.services.store_sync import StoreSync
+    from pos_terminal.store.journal import Journal
+    from tests.services.test_store_sync import Secrets
+
+    postgres_target.open().init_schema()
+    postgres_target.close_all()
+    await (await host.connect()).store.join(postgres_target.url, postgres_target.password)  # gives its catalog
+    customer = new_checked_in_customer(client, firstName="Pia", lastName="Price", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    products = window.cashier.products
+    products.choose_category("Coffee")
+    await until(lambda: window.status.store.text() == "Store online", what="the store online")
+
+    def flat_white() -> str:
+        return next(tile.text() for tile in products.tiles if products.entries[tile].name == "Flat white")
+
+    assert flat_white().endswith("$4.80")
+    other = Journal(tmp_path / "LANE-2.sqlite3")
+    lane_2 = StoreSync(other, terminal_id="LANE-2", secrets=lambda _: Secrets())
+    try:
+        await lane_2.join(postgres_target.url, postgres_target.password)
+        categories, drafts = drafts_of(load_catalog(None))
+        raised = [d if d.name != "Flat white" else type(d)(**{**d.__dict__, "price": 520}) for d in drafts]
+        lane_2.catalog.publish(categories, raised)
+        await lane_2.sync()
+    finally:
+        await lane_2.close()
+        other.close()
+
+    await until(lambda: flat_white().endswith("$5.20"), what="the new price on this till's tile")
+    assert products.category == "Coffee", "the cashier's tab stays chosen"
+    choose(window, "Pia Price")
+    tile = next(t for t in products.tiles if products.entries[t].name == "Flat white")
+    QTest.mouseClick(tile, Qt.MouseButton.LeftButton)
+    terminal = host.terminal
+    assert terminal is not None
+    assert terminal.register.current.totals.item_total == 520
+    await finish(window, host, wait=False)
