@@ -197,11 +197,22 @@ class SettingsView(QWidget):
             self.store_state.setToolTip(f"The store database at {status.address}")
             self.store_address.setText(status.address or "")
         else:
-            self.store_state.setText("Stands alone: its people and shifts are its own")
+            self.store_state.setText("Stands alone: its people, catalog and shifts are its own")
             self.store_state.setToolTip(
-                "Join a store to share people, shifts, cash sales and the audit log with its other tills; the "
-                "store database is set up once with “pos-terminal store init URL”."
+                "Join a store to share people, the catalog, the store's details, shifts, cash sales and the audit "
+                "log with its other tills; the store database is set up once with “pos-terminal store init URL”."
             )
+        # a till of a store sells from the store's catalog: its file is what it offers a store that has none
+        self.catalog_file.setEnabled(not linked)
+        self.catalog_file.setToolTip(
+            "This till sells from the store's catalog, the same on every till; change it with "
+            "“pos-terminal catalog import FILE”."
+            if linked
+            else ""
+        )
+        self.catalog_file.setPlaceholderText(
+            "The store's catalog" if linked else "The catalog shipped with the terminal"
+        )
         self.store_address.setEnabled(not linked)
         self.store_password.setEnabled(not linked)
         self.join_store_button.setVisible(not linked)
