@@ -205,3 +205,32 @@ async def test_the_store_s_details_travel_like_the_rest(make_till: Callable[...,
     assert details is not None and (details.address, details.tax_number) == ("2 Quay St", "12 345 678")
     [info] = rows(store, "store_info")
     assert (info["version"], info["updated_by_till"]) == (2, "LANE-2")
+
+
+async def test_two_tills_apart_from_the_store_changing_one_price_end_with_the_later_change(
+    make_till: Callable[..., Till], store: StoreTarget, tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    first, second = make_till("LANE-1"), make_till("LANE-2")
+    await first.store.join(store.url, store.password)
+    await second.store.join(store.url, store.password)
+    for till in (first, second):
+        till.journal._write("UPDATE store_link SET address = ?", (f"sqlite:///{tmp_path / 'away.sqlite3'}",))
+        await till.store.close()
+
+    start = datetime(2026, 11, 25, 14, 0, tzinfo=UTC)
+    for till, minutes, price in ((first, 0, 500), (second, 1, 510)):  # LANE-2 changes it a minute later
+        till.journal.now = lambda moment=start + timedelta(minutes=minutes): moment  # type: ignore[misc]
+        edited = [dict(item, price=price) if item["name"] == "Flat white" else item for item in HOUSE]
+        till.publish(load_catalog(write_catalog(tmp_path / f"{till.store.terminal_id}.new.json", edited)))
+        assert prices(till.catalog())["Flat white"] == price
+
+    for till in (second, first):  # the later change arrives first; the earlier one, sent after it, loses
+        till.journal._write("UPDATE store_link SET address = ?", (store.url,))
+        await till.store.close()
+        await till.store.sync()
+    await second.store.sync()
+    assert prices(first.catalog())["Flat white"] == prices(second.catalog())["Flat white"] == 510
+    [stored] = [row for row in rows(store, "product") if row["name"] == "Flat white"]
+    assert (stored["price"], stored["updated_by_till"]) == (510, "LANE-2")
