@@ -1348,16 +1348,10 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
 
 async def _join_store(paths: Paths, settings: Any, args: argparse.Namespace, out: Output) -> Any:
     """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
-    from pos_terminal.services.store_sync import split_password, store_sync_for
-    from pos_terminal.store.journal import Journal
+    from pos_terminal.services.store_sync import join_store, split_password
 
     address, password = _store_address(args, split_password)
-    with Journal(paths.ensure().journal_file) as journal:
-        store = store_sync_for(journal, paths, lambda: settings)
-        try:
-            status = await store.join(address, password)
-        finally:
-            await store.close()
+    status = await join_store(paths, settings, address, password)
     out.line(f"This till ({settings.terminal_id}) is part of the store {address}.")
     return status
 

@@ -172,7 +172,9 @@ class StoreSync:
         log are queued and sent, once each. The till sells from the store's catalog from then on; a store with
         no catalog yet gets this till's, and one with no details yet this till's details.
         """
-        database = self._open_database(address, password)
+        # on a worker thread: the first store of a process loads SQLAlchemy and the driver (the window's loop waits
+        # for nothing)
+        database = await asyncio.to_thread(self._open_database, address, password)
         try:
             await asyncio.to_thread(_check_ready, database, self.terminal_id)
             changes = await asyncio.to_thread(_all_people, database)
@@ -429,6 +431,23 @@ def secrets_for(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]
         )
 
     return open_for
+
+
+async def join_store(paths: Paths, settings: Settings, url: str, password: str | None = None) -> StoreStatus:
+    """``store join`` for a till whose terminal is not running: the command line's ``store join`` and
+    ``setup --store``, and the window's first-launch page, which joins before the settings are saved (a store that
+    cannot be joined leaves nothing behind). ``url`` may carry the password; it is taken out of it. The journal is
+    opened and closed on a worker thread, so a window's loop never waits on the disk."""
+    address, in_url = split_password(url)
+    journal = await asyncio.to_thread(lambda: Journal(paths.ensure().journal_file))
+    try:
+        store = store_sync_for(journal, paths, lambda: settings)
+        try:
+            return await store.join(address, in_url if in_url is not None else password)
+        finally:
+            await store.close()
+    finally:
+        await asyncio.to_thread(journal.close)
 
 
 def split_password(url: str) -> tuple[str, str | None]:

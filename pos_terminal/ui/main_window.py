@@ -351,7 +351,7 @@ class MainWindow(QMainWindow):
         if self.built_setup is None:
             from pos_terminal.ui.setup_view import SetupView
 
-            self.built_setup = SetupView(self.host.settings, self.host.region_choices())
+            self.built_setup = SetupView(self.host.settings, self.host.region_choices(), self.host.paths, self.messages)
             self.built_setup.done.connect(self.on_setup_done)
             self._add_page(Page.SETUP, self.built_setup)
         return self.built_setup
@@ -658,11 +658,17 @@ class MainWindow(QMainWindow):
     # --- slots -----------------------------------------------------------------------------------
 
     def on_setup_done(self, settings: Settings) -> None:
+        """Saved, then connected. A till that joined a store on the way has the store's people in its journal by
+        now: once signed in to the service, the till's page lists them (no first manager to make), and the status
+        bar shows the store from the terminal's link."""
         try:
             self.host.save_settings(settings)
         except UserError as exc:
             self.messages.show_error(exc)
             return
+        joined = self.setup.joined
+        if joined is not None:
+            self.messages.show_info(f"This till is part of the store at {joined.address} now.")
         self.connect_terminal()
 
     def on_signed_in(self) -> None:

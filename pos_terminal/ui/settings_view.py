@@ -14,7 +14,7 @@ from pos_terminal.services.setup import check_custom_urls
 from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
-from pos_terminal.ui.setup_view import CURRENCIES, LOCALES
+from pos_terminal.ui.setup_view import CURRENCIES, LOCALES, MAX_ADDRESS, MAX_PASSWORD
 from pos_terminal.ui.widgets import button, confirm, label
 
 from PySide6.QtCore import Signal
@@ -32,9 +32,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-MAX_ADDRESS = 500  # a database address, with its options
-MAX_PASSWORD = 200
 
 
 class SettingsView(QWidget):

@@ -1,30 +1,55 @@
-"""First launch: region (the embedded sandbox preselected), terminal id, locale and currency."""
+"""First launch: region (the embedded sandbox preselected), terminal id, locale and currency, and optionally the
+store this till joins (its database's address and password).
+
+With no store address the till stands alone, as ever. With one, Continue joins the store before the page is left
+(:func:`pos_terminal.services.store_sync.join_store`, as ``pos-terminal setup --store`` does): a store that cannot be
+joined says why in one sentence here, and nothing is saved, so the address can be mended or cleared."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from pos_terminal.config import Settings, suggested_terminal_id
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.services.setup import set_up
+from pos_terminal.services.store_sync import StoreStatus, join_store
 from pos_terminal.ui import widgets
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.widgets import Waiting, button, label
+
+if TYPE_CHECKING:
+    from pos_terminal.paths import Paths
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QLineEdit, QVBoxLayout, QWidget
 
 LOCALES = ("en_AU", "en_NZ", "en_GB", "en_SG", "en_US", "de_DE", "fr_FR")
 CURRENCIES = ("AUD", "NZD", "GBP", "SGD", "USD", "EUR")
+MAX_ADDRESS = 500  # a store database's address, with its options
+MAX_PASSWORD = 200
 
 
 class SetupView(QWidget):
-    """Signals: ``done(Settings)`` when the cashier confirms valid choices."""
+    """Signals: ``done(Settings)`` when the cashier confirms valid choices (and the till has joined the store
+    asked for, whose status is then :attr:`joined`)."""
 
     done = Signal(object)
 
-    def __init__(self, settings: Settings, regions: list[tuple[str, str]], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        regions: list[tuple[str, str]],
+        paths: Paths,
+        messages: Messages,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self._settings = settings
         self._regions = [key for key, _ in regions]
+        self._paths = paths
+        self.tasks = Tasks(messages, self)
+        self.joined: StoreStatus | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 32, 48, 32)
         layout.addWidget(label("Welcome to pos-terminal", role="heading"))
@@ -56,24 +81,61 @@ class SetupView(QWidget):
         self.currency_box.addItems(list(CURRENCIES))
         self.currency_box.setCurrentText(settings.currency)
         self.example = label(role="hint")
+        self.store_address = QLineEdit()
+        self.store_address.setMaxLength(MAX_ADDRESS)
+        self.store_address.setPlaceholderText("postgresql://till@host/shop or sqlite:///path")
+        self.store_address.setAccessibleName("Store database address")
+        self.store_address.setToolTip("Leave it empty for a till that stands alone, as most are.")
+        self.store_password = QLineEdit()
+        self.store_password.setMaxLength(MAX_PASSWORD)
+        self.store_password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.store_password.setPlaceholderText("PostgreSQL only; kept in the keychain, never in the settings")
+        self.store_password.setAccessibleName("Store database password")
         form.addRow("&Region", self.region)
         form.addRow("&Terminal id", self.terminal_id)
         form.addRow("&Locale", self.locale_box)
         form.addRow("C&urrency", self.currency_box)
         form.addRow("Amounts look like", self.example)
+        self.store_hint = label(
+            "Optional, for a shop with several tills: the store database they share (people, shifts, cash sales, "
+            "the audit log), set up once with “pos-terminal store init URL”. Left empty, this till stands alone.",
+            role="hint",
+            wrap=True,
+        )
+        self.store_hint.setContentsMargins(0, 12, 0, 0)  # a part of its own, apart from the till's own choices
+        form.addRow(self.store_hint)
+        form.addRow("&Store database", self.store_address)
+        form.addRow("Its pass&word", self.store_password)
         widgets.level_labels(form)
         layout.addLayout(form)
         self.error = label(role="reason", wrap=True)
+        self.error.setAccessibleName("Why not")
         layout.addWidget(self.error)
+        self.progress = label(role="hint")
+        self.progress.setAccessibleName("Joining the store")
+        self.progress.hide()
+        self.waiting = Waiting(self.progress.setText, self)
+        layout.addWidget(self.progress)
         self.continue_button = button("&Continue", role="primary", name="Continue")
         self.continue_button.setDefault(True)
         self.continue_button.clicked.connect(self.on_continue_clicked)
         layout.addWidget(self.continue_button)
         layout.addStretch(1)
+        self.inputs: tuple[QWidget, ...] = (
+            self.region,
+            self.terminal_id,
+            self.locale_box,
+            self.currency_box,
+            self.store_address,
+            self.store_password,
+        )
         self.locale_box.currentTextChanged.connect(self._preview)
         self.currency_box.currentTextChanged.connect(self._preview)
-        self.terminal_id.returnPressed.connect(self.on_continue_clicked)
+        self.store_address.textChanged.connect(self._password_wanted)
+        for edit in (self.terminal_id, self.store_address, self.store_password):
+            edit.returnPressed.connect(self.on_continue_clicked)
         self._preview()
+        self._password_wanted()
 
     def _preview(self) -> None:
         try:
@@ -82,6 +144,11 @@ class SetupView(QWidget):
             )
         except UserError as exc:
             self.example.setText(exc.sentence)
+
+    def _password_wanted(self) -> None:
+        """A password only for a store on a server: none with no store, nor for a file."""
+        address = self.store_address.text().strip()
+        self.store_password.setEnabled(bool(address) and not address.lower().startswith("sqlite"))
 
     def choices(self) -> Settings:
         """The settings as chosen; raises UserError with one sentence when a choice is invalid
@@ -95,11 +162,48 @@ class SetupView(QWidget):
             currency=self.currency_box.currentText(),
         )
 
+    @property
+    def joining(self) -> bool:
+        return self.tasks.is_running("join")
+
     def on_continue_clicked(self) -> None:
+        if self.joining:
+            return
         try:
             settings = self.choices()
         except UserError as exc:
             self.error.setText(exc.text())
             return
         self.error.clear()
+        address = self.store_address.text().strip()
+        if not address:
+            self.joined = None
+            self.done.emit(settings)
+            return
+        password = (self.store_password.text() or None) if self.store_password.isEnabled() else None
+        self._show_joining(True)
+        self.tasks.run(self._join(settings, address, password), key="join", on_error=self._join_failed)
+
+    async def _join(self, settings: Settings, address: str, password: str | None) -> None:
+        """No manager approves this join: at the first launch there is nobody yet (the store brings its people)."""
+        try:
+            self.joined = await join_store(self._paths, settings, address, password)
+        finally:
+            self._show_joining(False)
         self.done.emit(settings)
+
+    def _join_failed(self, error: UserError) -> None:
+        """One sentence; every field stays as typed, to mend the address or clear it and stand alone."""
+        self.error.setText(error.text())
+        self.store_address.setFocus()
+
+    def _show_joining(self, joining: bool) -> None:
+        for widget in self.inputs:
+            widget.setEnabled(not joining)
+        self.continue_button.setEnabled(not joining)
+        self.progress.setVisible(joining)
+        if joining:
+            self.waiting.start("Joining the store…")
+        else:
+            self.waiting.stop()
+            self._password_wanted()

@@ -1,4 +1,5 @@
-"""First launch: setup, device-code sign-in against the embedded sandbox, then the cashier; disconnect returns."""
+"""First launch: setup, device-code sign-in against the embedded sandbox, then the cashier; disconnect returns.
+Joining a store on the set-up page (a SQLite file and a real PostgreSQL), and what it says when it cannot."""
 
 from __future__ import annotations
 
@@ -14,12 +15,15 @@ from pos_terminal.paths import Paths
 from pos_terminal.services.session import SessionState
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
+from pos_terminal.ui.till_view import TillMode
+from tests.conftest import StoreTarget
 from tests.keyrings import MemoryKeyring
+from tests.store.postgres import free_port
 from tests.ui.conftest import finish, first_manager_and_shift, screenshot, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
 
 async def test_first_launch_to_signed_in_and_disconnect(
@@ -32,9 +36,12 @@ async def test_first_launch_to_signed_in_and_disconnect(
     assert window.page is Page.SETUP
     assert window.setup.region.currentData() == "sandbox", "the embedded sandbox is preselected"
     window.setup.terminal_id.setText("COUNTER-2")
+    assert window.setup.store_address.text() == "", "no store unless one is typed: the till stands alone"
+    assert not window.setup.store_password.isEnabled(), "no password without a store on a server"
     screenshot(window, "setup", tmp_path)
     QTest.mouseClick(window.setup.continue_button, Qt.MouseButton.LeftButton)
     assert (host.paths.config_file).exists()
+    assert window.setup.joined is None
 
     sign_in = window.sign_in
     await until(lambda: window.page is Page.SIGN_IN and sign_in.state is SignInState.PENDING, what="a code")
@@ -55,6 +62,7 @@ async def test_first_launch_to_signed_in_and_disconnect(
     assert window.terminal.session.state is SessionState.CONNECTED
     assert memory_keyring.secrets, "the tokens are in the keychain"
     assert window.status.badge.isVisible() and window.status.connection.text() == "Connected"
+    assert not window.terminal.store.linked and not window.status.store.isVisible(), "a till that stands alone"
     await until(lambda: window.cashier.customers.model.rowCount() > 0, what="the demo customers")
 
     window.show_tab(Tab.SETTINGS)
@@ -119,3 +127,133 @@ async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepte
     assert host.paths.insecure_token_file.exists()
     assert window.terminal is not None and window.terminal.session.store.insecure
     await finish(window, host)
+
+
+OWNER, OWNER_PIN = "Olga Owner", "736195028461"
+
+
+async def test_first_launch_joins_a_store_and_its_manager_signs_in_here(
+    tmp_path: Path,
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    store_target: StoreTarget,
+) -> None:
+    """Another till (its own profile) made the store's first manager; a new till joins the store on its set-up page
+    and goes from the service's sign-in straight to the till's, with that manager to choose (no first manager to
+    make here), whose PIN works."""
+    store_target.open().init_schema()
+    store_target.close_all()
+    other = await host.connect()  # LANE-1, through the real services, as its own window would
+    await other.store.join(store_target.url, store_target.password)
+    await other.till.create_first_manager(OWNER, OWNER_PIN)
+    await other.store.sync()
+    assert other.store.status().waiting == 0, "the manager reached the store"
+    await host.aclose()
+
+    fresh = AppHost(Paths.profile(tmp_path / "fresh"))
+    assert fresh.first_launch
+    window = make_window(fresh)
+    window.start()
+    setup = window.setup
+    setup.terminal_id.setText("LANE-2")
+    QTest.keyClicks(setup.store_address, store_target.url)
+    postgres = store_target.backend == "postgresql"
+    assert setup.store_password.isEnabled() is postgres, "a password only for a store on a server"
+    if postgres:
+        QTest.keyClicks(setup.store_password, store_target.password or "")
+        assert setup.store_password.echoMode() is QLineEdit.EchoMode.Password
+        for width, height in ((1024, 768), (1920, 1080)):
+            window.resize(width, height)
+            screenshot(window, f"setup-store-{width}x{height}", tmp_path)
+            for widget in (setup.store_address, setup.store_password, setup.continue_button):
+                assert widget.isVisible() and widget.width() >= widget.minimumSizeHint().width()
+        window.resize(1280, 800)
+    QTest.mouseClick(setup.continue_button, Qt.MouseButton.LeftButton)
+    assert not setup.continue_button.isEnabled() and not setup.store_address.isEnabled(), "one join at a time"
+    assert setup.progress.isVisible() and setup.progress.text().startswith("Joining the store…")
+    assert not fresh.paths.config_file.exists(), "nothing is saved before the store is joined"
+
+    sign_in = window.sign_in
+    await until(lambda: window.page is Page.SIGN_IN and sign_in.state is SignInState.PENDING, what="a code")
+    assert setup.error.text() == "", setup.error.text()
+    assert fresh.paths.config_file.exists() and fresh.settings.terminal_id == "LANE-2"
+    terminal = window.terminal
+    assert terminal is not None and terminal.store.linked
+    assert terminal.store.status().address == store_target.url
+    assert window.status.store.isVisible() and window.status.store.text() == "Store online"
+    assert f"part of the store at {store_target.url}" in window.banner.text.text()
+
+    QTest.mouseClick(sign_in.demo_button, Qt.MouseButton.LeftButton)
+    await until(lambda: window.page is Page.TILL, what="the till's page after the service's sign-in")
+    till = window.till
+    assert till.mode is TillMode.SIGN_IN, "the store has a manager: none is made here"
+    assert till.stack.currentWidget() is till.pages[TillMode.SIGN_IN]
+    assert [b.text() for b in till.person_buttons] == [f"{OWNER}\nmanager"]
+    assert till.chosen is not None and till.chosen.name == OWNER, "the one person is chosen"
+    QTest.keyClicks(till.pin, OWNER_PIN)
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    await until(lambda: till.mode is TillMode.OPEN_SHIFT, what="the store's manager signed in with her PIN")
+    assert terminal.till.actor == OWNER
+    assert [p.name for p in terminal.staff.people()] == [OWNER]
+    await finish(window, fresh, wait=False)  # the till exchanges with the store for as long as it runs
+
+
+async def test_a_store_that_cannot_be_joined_at_first_launch_says_why_and_the_till_can_stand_alone(
+    tmp_path: Path,
+    make_window: Callable[[AppHost], MainWindow],
+    postgres_target: StoreTarget,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    host = AppHost(Paths.profile(tmp_path / "fresh"))
+    window = make_window(host)
+    window.start()
+    setup = window.setup
+    setup.terminal_id.setText("LANE-3")
+    setup.currency_box.setCurrentText("NZD")
+
+    async def refused(address: str, password: str, why: str) -> str:
+        setup.error.clear()
+        setup.store_address.setText(address)
+        setup.store_password.setText(password)
+        QTest.mouseClick(setup.continue_button, Qt.MouseButton.LeftButton)
+        assert setup.joining and not setup.continue_button.isEnabled()
+        await until(lambda: not setup.joining, timeout=30, what=why)
+        sentence = setup.error.text()
+        assert why in sentence, sentence
+        assert "\n" not in sentence and "Traceback" not in sentence
+        assert window.page is Page.SETUP and setup.continue_button.isEnabled() and not setup.progress.isVisible()
+        assert setup.store_address.text() == address and setup.store_password.text() == password, "kept as typed"
+        assert setup.terminal_id.text() == "LANE-3" and setup.currency_box.currentText() == "NZD"
+        assert not host.paths.config_file.exists(), "nothing is saved"
+        assert not window.banner.isVisible(), "the sentence is on the page, not in the banner"
+        return sentence
+
+    right, password = postgres_target.url, postgres_target.password or ""
+    await refused("mysql://till@host/shop", "", "address")
+    await refused(right, password, "has not been set up")  # the database is there; its schema is not, yet
+    postgres_target.open().init_schema()
+    postgres_target.close_all()
+    await refused(right, "not-the-password", "password")
+    server = postgres_target.server
+    assert server is not None
+    port = free_port()
+    await refused(right.replace(f":{server.port}/", f":{port}/"), password, "cannot be reached")
+    keyring.set_keyring(fail.Keyring())  # a machine with no keychain, and no file allowed
+    window.resize(1024, 768)
+    await refused(right, password, "keychain")  # the longest sentence, at the smallest screen: nothing clipped
+    keyring.set_keyring(memory_keyring)
+    QApplication.processEvents()
+    assert setup.error.height() >= setup.error.heightForWidth(setup.error.width())
+    bottom = setup.continue_button.mapTo(window, setup.continue_button.rect().bottomLeft()).y()
+    assert bottom < window.status.mapTo(window, window.status.rect().topLeft()).y(), "Continue stays in sight"
+    window.resize(1280, 800)
+    assert not memory_keyring.secrets, "no password was kept for a store that was not joined"
+
+    setup.store_address.clear()  # the till stands alone after all
+    assert not setup.store_password.isEnabled()
+    QTest.mouseClick(setup.continue_button, Qt.MouseButton.LeftButton)
+    await until(lambda: window.page is Page.SIGN_IN, what="the sign-in, standing alone")
+    assert window.terminal is not None and not window.terminal.store.linked
+    assert not window.status.store.isVisible()
+    assert host.settings.terminal_id == "LANE-3" and host.settings.currency == "NZD"
+    await finish(window, host, wait=False)  # the code is still being polled
