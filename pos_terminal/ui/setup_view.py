@@ -97,8 +97,9 @@ class SetupView(QWidget):
         form.addRow("C&urrency", self.currency_box)
         form.addRow("Amounts look like", self.example)
         self.store_hint = label(
-            "Optional, for a shop with several tills: the store database they share (people, shifts, cash sales, "
-            "the audit log), set up once with “pos-terminal store init URL”. Left empty, this till stands alone.",
+            "Optional, for a shop with several tills: the store database they share (people, the catalog, shifts, "
+            "cash sales, the audit log), set up once with “pos-terminal store init URL”. Left empty, this till "
+            "stands alone.",
             role="hint",
             wrap=True,
         )
