@@ -329,11 +329,18 @@ def _people_commands(commands: Any) -> None:
         ("disable", "a person can no longer sign in"),
         ("reset-pin", "a new PIN for a person (it also unlocks and enables them)"),
         ("unlock", "lift the lock after five wrong PINs"),
+        ("enable", "a disabled person can sign in again"),
+        ("rename", "call a person by another name (history keeps the old one)"),
+        ("role", "make a person a cashier or a manager"),
     ):
         action = people_commands.add_parser(name, help=text)
         _common(action)
         _person(action, manager=True)
         action.add_argument("name")
+        if name == "rename":
+            action.add_argument("new_name", metavar="NEW_NAME")
+        if name == "role":
+            action.add_argument("role", choices=("cashier", "manager"))
         if name == "reset-pin":
             action.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the PIN from fd N")
 
@@ -1227,6 +1234,18 @@ def _people_change(change: str) -> Handler:
         elif change == "unlock":
             person = till.unlock(args.name)
             done = f"{person.name} can sign in again."
+        elif change == "enable":
+            person = till.enable(args.name)
+            done = f"{person.name} can sign in again."
+        elif change == "rename":
+            before = terminal.staff.find(args.name).name
+            person = await till.rename(args.name, args.new_name)
+            done = f"{before} is now called {person.name}."
+        elif change == "role":
+            from pos_terminal.domain.people import Role
+
+            person = till.set_role(args.name, Role(args.role))
+            done = f"{person.name} is now a {person.role}."
         else:
             person = till.disable(args.name)
             done = f"{person.name} can no longer sign in."
@@ -1504,6 +1523,9 @@ _HANDLERS: dict[str, Handler] = {
     "people disable": _people_change("disable"),
     "people reset-pin": _people_change("reset-pin"),
     "people unlock": _people_change("unlock"),
+    "people enable": _people_change("enable"),
+    "people rename": _people_change("rename"),
+    "people role": _people_change("role"),
     "catalog list": _catalog_list,
     "catalog import": _catalog_import,
     "catalog export": _catalog_export,

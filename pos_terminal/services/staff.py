@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pos_terminal.domain.people import MAX_WRONG_PINS, Person, Role, after_wrong_pin, check_name
+from pos_terminal.domain.people import MAX_WRONG_PINS, Person, Role, after_wrong_pin, check_name, name_key
 from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, utcnow
@@ -158,6 +158,42 @@ class Staff:
             raise UserError(f"{person.name} is the only manager left.", hint="Add another manager first.")
         self.book.set_active(person.id, False)
         self._audit("person disabled", by, {"person": person.name})
+        refreshed = self.book.get(person.id)
+        assert refreshed is not None
+        return refreshed
+
+    def enable(self, name: str, *, by: str | None) -> Person:
+        """Let a disabled person sign in again (their PIN as it was)."""
+        person = self.find(name)
+        if not person.active:
+            self.book.set_active(person.id, True)
+            self._audit("person enabled", by, {"person": person.name})
+        return self._again(person)
+
+    async def rename(self, name: str, new_name: str, *, by: str | None) -> Person:
+        """Call ``name`` ``new_name`` from now on (history keeps the name each record was written with)."""
+        person = self.find(name)
+        new_name = check_name(new_name)
+        if new_name == person.name:
+            return person
+        if self.store is not None and name_key(new_name) != name_key(person.name):
+            # a name is the store's to give, as for a new person
+            await self.store.require_online("People can be renamed")
+        self.book.rename(person.id, new_name)
+        self._audit("person renamed", by, {"person": new_name, "name": [person.name, new_name]})
+        return self._again(person)
+
+    def set_role(self, name: str, role: Role, *, by: str | None) -> Person:
+        person = self.find(name)
+        if person.role is role:
+            return person
+        if person.role is Role.MANAGER and person.active and len(self.managers()) == 1:
+            raise UserError(f"{person.name} is the only manager left.", hint="Make someone else a manager first.")
+        self.book.set_role(person.id, role)
+        self._audit("role changed", by, {"person": person.name, "role": [str(person.role), str(role)]})
+        return self._again(person)
+
+    def _again(self, person: Person) -> Person:
         refreshed = self.book.get(person.id)
         assert refreshed is not None
         return refreshed

@@ -277,6 +277,21 @@ class Till:
     def unlock(self, name: str, approval: Approval | None = None) -> Person:
         return self.staff.unlock(name, by=self._manager_for(approval))
 
+    def enable(self, name: str, approval: Approval | None = None) -> Person:
+        return self.staff.enable(name, by=self._manager_for(approval))
+
+    async def rename(self, name: str, new_name: str, approval: Approval | None = None) -> Person:
+        person = await self.staff.rename(name, new_name, by=self._manager_for(approval))
+        if self.current is not None and self.current.id == person.id:
+            self._set(person)
+        return person
+
+    def set_role(self, name: str, role: Role, approval: Approval | None = None) -> Person:
+        person = self.staff.set_role(name, role, by=self._manager_for(approval))
+        if self.current is not None and self.current.id == person.id:
+            self._set(person)  # what the person at the till may do changes at once
+        return person
+
     def disable(self, name: str, approval: Approval | None = None) -> Person:
         by = self._manager_for(approval)
         person = self.staff.disable(name, by=by)

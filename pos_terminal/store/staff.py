@@ -123,6 +123,15 @@ class PeopleBook:
     def set_active(self, person_id: int, active: bool) -> None:
         self._update(person_id, "active = ?", (int(active),))
 
+    def rename(self, person_id: int, name: str) -> None:
+        try:
+            self._update(person_id, "name = ?, name_key = ?", (name, name_key(name)))
+        except sqlite3.IntegrityError:
+            raise NameTaken(f"Someone called “{name}” is already on this terminal.") from None
+
+    def set_role(self, person_id: int, role: Role) -> None:
+        self._update(person_id, "role = ?", (str(role),))
+
     def _update(self, person_id: int, assignments: str, params: tuple[object, ...], *, edit: bool = True) -> None:
         journal = self.journal
         with journal._lock, transaction(journal.conn):

@@ -161,3 +161,39 @@ def test_a_locked_person_is_unlocked_by_a_manager(cli: CLI, pins: list[int]) -> 
     assert unlocked.code == 0 and not unlocked.data["locked"]
     disabled = cli("people", "disable", MANAGER, "--pin-fd", pin_fd(pins, MANAGER_PIN))
     assert disabled.code == 1 and "the only manager left" in disabled.err
+
+
+def test_a_person_is_renamed_made_a_manager_disabled_and_enabled_again(
+    cli: CLI, pins: list[int], profile: Path
+) -> None:
+    signed_in(cli)
+    staffed(cli, pins)
+    renamed = cli("people", "rename", CASHIER, "Ana Lee", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert renamed.code == 0, renamed.err
+    assert renamed.data["name"] == "Ana Lee"
+    taken = cli("people", "rename", "Ana Lee", MANAGER.upper(), "--pin-fd", pin_fd(pins, MANAGER_PIN))
+    assert taken.code == 1 and "already on this terminal" in taken.err
+    # her PIN is hers whatever she is called
+    assert cli("people", "list", "--as", "ana lee", "--pin-fd", pin_fd(pins, CASHIER_PIN)).code == 1  # a cashier
+
+    promoted = cli("people", "role", "Ana Lee", "manager", "--as", MANAGER, "--pin-fd", pin_fd(pins, MANAGER_PIN))
+    assert promoted.code == 0, promoted.err
+    listed = cli("people", "list", "--as", "Ana Lee", "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True)
+    assert listed.code == 0, listed.err  # now a manager: she may list the people
+    assert {p["name"]: p["role"] for p in listed.data} == {"Ana Lee": "manager", MANAGER: "manager"}
+
+    as_ana = ("--as", "Ana Lee", "--pin-fd")
+    assert cli("people", "disable", MANAGER, *as_ana, pin_fd(pins, CASHIER_PIN)).code == 0
+    demoted = cli("people", "role", "Ana Lee", "cashier", *as_ana, pin_fd(pins, CASHIER_PIN))
+    assert demoted.code == 1 and "the only manager left" in demoted.err
+    enabled = cli("people", "enable", MANAGER, *as_ana, pin_fd(pins, CASHIER_PIN), json=True)
+    assert enabled.code == 0 and enabled.data["active"] is True
+
+    with sqlite3.connect(profile / "data" / "journal.sqlite3") as db:
+        actions = [
+            json.loads(d)
+            for a, d in db.execute("SELECT action, detail FROM audit ORDER BY id")
+            if a in ("person renamed", "role changed", "person enabled")
+        ]
+    assert actions[0]["name"] == [CASHIER, "Ana Lee"]
+    assert actions[1]["role"] == ["cashier", "manager"]
