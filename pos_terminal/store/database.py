@@ -1309,6 +1309,11 @@ def _user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErr
         return StoreDatabaseMissing(f"The store database server at {server} has no database “{name}”.")
     if "does not support ssl" in message:
         return StoreTlsUnavailable(f"The store database server at {server} does not offer the encryption asked for.")
+    if sqlstate == "42501" and "row-level security" in message:  # a till's own user, for another till's records
+        return StoreAccessDenied(
+            f"The store database at {where} lets user “{user}” write only the records of till {user}.",
+            hint="Join the store as the user named after this till's terminal id.",
+        )
     if sqlstate == "42501":
         return StoreAccessDenied(f"The store database at {where} does not let user “{user}” do this.")
     if "invalid" in message and ("value" in message or "option" in message):
