@@ -19,8 +19,9 @@ not bound by the policies. ``pg_advisory_xact_lock``, ``NOTIFY`` and ``LISTEN`` 
 (``pos-terminal store add-till URL TERMINAL_ID``) run as the store's owner, who needs ``CREATEROLE``. Both may
 run again: the group's grants and policies are replaced, as one transaction, by exactly these; a till's role
 gets its new password. ``store init`` run by the tables' owner refreshes the grants whenever the group exists
-(:func:`can_refresh_till_roles`), so a table a later schema adds is granted as the upgrade lands. Roles are the server's, not one database's: a till role serves one store
-per server. SQLite has no roles: both refuse a file with one sentence (:class:`NoRolesInAFile`).
+(:func:`can_refresh_till_roles`), so a table a later schema adds is granted as the upgrade lands. Roles are the
+server's, not one database's: a till's role serves one store per server. SQLite has no roles: both refuse a file
+with one sentence (:class:`NoRolesInAFile`).
 
 Every name reaches the server through :mod:`psycopg.sql` (``Identifier``), never pasted into a statement; a
 till's password is hashed (SCRAM-SHA-256) by libpq before it is sent, so the server's log never holds it.
