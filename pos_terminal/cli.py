@@ -391,6 +391,29 @@ def _store_commands(commands: Any) -> None:
         action.add_argument(
             "--password-fd", dest="password_fd", metavar="N", type=int, help="read the password from file descriptor N"
         )
+        if name == "init":
+            action.add_argument(
+                "--till-roles",
+                dest="till_roles",
+                action="store_true",
+                help="PostgreSQL: also set up the role for tills, so each writes only its own records (docs/store.md)",
+            )
+    add_till = store_commands.add_parser(
+        "add-till", help="PostgreSQL: a database user of its own for the till TERMINAL_ID (as the store's owner)"
+    )
+    _profile(add_till)
+    add_till.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST:PORT/DB[?sslmode=require]")
+    add_till.add_argument("terminal_id", metavar="TERMINAL_ID", help="the till's terminal id, which is its user name")
+    add_till.add_argument(
+        "--password-fd", dest="password_fd", metavar="N", type=int, help="read the owner's password from fd N"
+    )
+    add_till.add_argument(
+        "--till-password-fd",
+        dest="till_password_fd",
+        metavar="N",
+        type=int,
+        help="read the till's new password from fd N",
+    )
     for name, text in (
         ("status", "whether the store database is reached, and what waits to be sent"),
         ("leave", "stop being part of the store (nothing is lost)"),
@@ -553,24 +576,15 @@ async def _store_pass(store: Any, out: Output, *, quiet: bool = False) -> bool:
 
 
 async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
-    """``store init|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
+    """``store init|add-till|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
     from pos_terminal.config import load_settings
-    from pos_terminal.services.store_sync import split_password, store_sync_for
+    from pos_terminal.services.store_sync import store_sync_for
 
     paths = paths.ensure()
     configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
     settings, _ = load_settings(paths.config_file)
-    if args.store_command == "init":
-        from pos_terminal.store.database import StoreDatabase
-
-        address, password = _store_address(args, split_password)
-        import asyncio
-
-        with StoreDatabase(address, password=password) as database:
-            await asyncio.to_thread(database.init_schema)
-        out.line(f"The store database {address} is set up.")
-        out.data({"address": address, "schema": "current"})
-        return EXIT_OK
+    if args.store_command in ("init", "add-till"):
+        return await _store_owner(args, out)
     from pos_terminal.store.journal import Journal
 
     with Journal(paths.journal_file) as journal:
@@ -600,11 +614,65 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
+async def _store_owner(args: argparse.Namespace, out: Output) -> int:
+    """``store init`` and ``store add-till``: the store's owner sets up the schema, the tills' role, a till's user."""
+    import asyncio
+
+    from pos_terminal.services.store_sync import split_password
+    from pos_terminal.store.database import StoreDatabase
+    from pos_terminal.store.roles import add_till, can_refresh_till_roles, require_roles, set_up_till_roles
+
+    address, password = _store_address(args, split_password)
+    with StoreDatabase(address, password=password) as database:
+        if args.store_command == "add-till":
+            require_roles(database)  # before the till's password is asked
+            till_password = _till_password(args.terminal_id, args.till_password_fd)
+            await asyncio.to_thread(add_till, database, args.terminal_id, till_password)
+            user = _with_user(address, args.terminal_id)
+            out.line(f"Till {args.terminal_id} logs in to the store database as “{args.terminal_id}”: on it, run")
+            out.line(f"  pos-terminal store join {user}")
+            out.data({"address": address, "till": args.terminal_id, "joinAddress": user})
+            return EXIT_OK
+        roles = bool(args.till_roles)
+        if roles:
+            require_roles(database)  # a file has none: said before anything is set up
+        await asyncio.to_thread(database.init_schema)
+        # a schema upgrade may bring a table: the tills' grants are refreshed whenever the tills have roles
+        roles = roles or await asyncio.to_thread(can_refresh_till_roles, database)
+        if roles:
+            await asyncio.to_thread(set_up_till_roles, database)
+    out.line(f"The store database {address} is set up" + (", with a role for its tills." if roles else "."))
+    out.data({"address": address, "schema": "current", "tillRoles": roles})
+    return EXIT_OK
+
+
+def _till_password(terminal_id: str, fd: int | None) -> str:
+    """A till's new password: from fd ``fd``, or typed twice without echo."""
+    if fd is not None:
+        return read_secret("", fd, what="password")
+    asked = {"what": "password", "option": "--till-password-fd"}
+    password = read_secret(f"New password of till {terminal_id} for the store database: ", None, **asked)
+    if read_secret("The same password again: ", None, **asked) != password:
+        raise UserError("The two passwords differ.", hint="Type the same password twice.")
+    return password
+
+
+def _with_user(address: str, user: str) -> str:
+    """``address`` with ``user`` as its user name (quoted as a URL needs)."""
+    from urllib.parse import quote, urlsplit, urlunsplit
+
+    parts = urlsplit(address)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    netloc = f"{quote(user, safe='')}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def _store_address(args: argparse.Namespace, split: Callable[[str], tuple[str, str | None]]) -> tuple[str, str | None]:
     """The address without its password, and the password: from the address, --password-fd, or typed."""
     address, password = split(args.url)
     if password is None and args.password_fd is not None:
-        password = read_secret("", args.password_fd)
+        password = read_secret("", args.password_fd, what="password")
     elif password is None and address.startswith("postgresql") and sys.stdin.isatty():
         import getpass
 
@@ -1045,8 +1113,9 @@ class NoPeople(UserError):
     hint = "Add the first manager: pos-terminal people add NAME --role manager."
 
 
-def read_secret(prompt: str, fd: int | None) -> str:
-    """A PIN: one line from file descriptor ``fd``, or typed at the terminal without echo; never an argument."""
+def read_secret(prompt: str, fd: int | None, *, what: str = "PIN", option: str = "--pin-fd") -> str:
+    """A PIN (or ``what``): one line from file descriptor ``fd``, or typed at the terminal without echo; never an
+    argument. ``option`` is the one that gives ``fd``, for the sentence when there is neither."""
     if fd is not None:
         data = bytearray()
         try:
@@ -1056,15 +1125,18 @@ def read_secret(prompt: str, fd: int | None) -> str:
                     break
                 data += chunk
         except OSError as exc:
-            raise UserError(f"The PIN cannot be read from file descriptor {fd} ({exc.strerror}).") from exc
+            raise UserError(f"The {what} cannot be read from file descriptor {fd} ({exc.strerror}).") from exc
         except OverflowError:
             raise UserError(f"{fd} is not a file descriptor.", hint="Give the number of an open one.") from None
         pin = data.decode("utf-8", errors="replace").strip()
         if not pin:
-            raise UserError(f"No PIN came on file descriptor {fd}.", hint="Write the PIN and a new line to it.")
+            raise UserError(f"No {what} came on file descriptor {fd}.", hint=f"Write the {what} and a new line to it.")
         return pin
     if not sys.stdin.isatty():
-        raise UserError("A PIN is needed.", hint="Type it at a terminal, or give --pin-fd N and write it to fd N.")
+        article = "An" if what[0].lower() in "aeiou" else "A"
+        raise UserError(
+            f"{article} {what} is needed.", hint=f"Type it at a terminal, or give {option} N and write it to fd N."
+        )
     import getpass
 
     return getpass.getpass(prompt)

@@ -105,24 +105,13 @@ are turned into them in one place (:func:`_user_error`)::
 
 Database roles (PostgreSQL)
 ---------------------------
-The API enforces that a till writes only its own shifts and cash sales. A shop
-that wants the server to enforce it too gives each till its own login role,
-named after its terminal id, and sets the schema up once as an owner::
-
-    CREATE ROLE pos_owner LOGIN PASSWORD '…';            -- runs init_schema; owns the tables
-    CREATE ROLE pos_till NOLOGIN;                        -- what every till may do
-    GRANT CONNECT ON DATABASE shop TO pos_till;
-    GRANT USAGE ON SCHEMA public TO pos_till;
-    GRANT SELECT ON ALL TABLES IN SCHEMA public TO pos_till;
-    GRANT INSERT, UPDATE ON store_info, till, person, category, product TO pos_till;
-    GRANT INSERT ON cash_sale, audit, change_log TO pos_till;
-    GRANT INSERT, UPDATE (closed_at, closed_by, counted_cash, counted_pieces, expected_cash) ON shift TO pos_till;
-    ALTER TABLE shift ENABLE ROW LEVEL SECURITY;          -- and the same for cash_sale and audit:
-    CREATE POLICY own_rows ON shift USING (true) WITH CHECK (terminal_id = current_user);
-    CREATE ROLE "LANE-1" LOGIN PASSWORD '…' IN ROLE pos_till;
-
-No till needs UPDATE on cash_sale or audit, DELETE anywhere, or DDL: only the
-owner migrates. The advisory locks and NOTIFY need no privilege.
+The API enforces that a till writes only its own shifts, cash sales and audit
+entries. A shop that wants the server to enforce it too gives each till its own
+login role, named after its terminal id, in a group role whose grants and
+row-level security policies :mod:`pos_terminal.store.roles` sets up as the
+store's owner (``store init URL --till-roles``, ``store add-till URL ID``). Every
+call here works under such a login; a write the policies refuse is
+:class:`StoreAccessDenied` with a sentence of its own.
 """
 
 from __future__ import annotations
@@ -1366,6 +1355,11 @@ def _user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErr
         return StoreDatabaseMissing(f"The store database server at {server} has no database “{name}”.")
     if "does not support ssl" in message:
         return StoreTlsUnavailable(f"The store database server at {server} does not offer the encryption asked for.")
+    if sqlstate == "42501" and "row-level security" in message:  # a till's own user, for another till's records
+        return StoreAccessDenied(
+            f"The store database at {where} lets user “{user}” write only the records of till {user}.",
+            hint="Join the store as the user named after this till's terminal id.",
+        )
     if sqlstate == "42501":
         return StoreAccessDenied(f"The store database at {where} does not let user “{user}” do this.")
     if "invalid" in message and ("value" in message or "option" in message):

@@ -19,6 +19,7 @@ from tests.cli.conftest import CLI, Run, write_config
 from tests.cli.test_cli import write_check
 from tests.cli.test_till_commands import MANAGER, MANAGER_PIN, pin_fd
 from tests.conftest import StoreTarget, mint_token, new_checked_in_customer
+from tests.store.postgres import USER
 
 
 def store(profile: Path, capsys: pytest.CaptureFixture[str], *command: str) -> Run:
@@ -64,7 +65,7 @@ def test_two_tills_share_people_and_the_store_day_reports_both(
     assert refused.code == 1 and "has not been set up yet" in refused.err, refused
     init = store(lane_a, capsys, "init", address)
     assert init.code == 0, init
-    assert init.data == {"address": address, "schema": "current"}
+    assert init.data == {"address": address, "schema": "current", "tillRoles": False}
     for lane in (lane_a, lane_b):
         joined = store(lane, capsys, "join", address)
         assert joined.code == 0, joined
@@ -179,3 +180,98 @@ def test_setup_joins_the_store_too_and_writes_nothing_when_it_cannot(
     assert (profile / "config" / "config.toml").exists()
     status = store(profile, capsys, "status")
     assert (status.data["linked"], status.data["address"], status.data["online"]) == (True, address, True)
+
+
+def test_the_owner_gives_each_till_a_user_of_its_own_and_the_till_joins_with_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    postgres_target: StoreTarget,
+    memory_keyring: Any,
+    pins: list[int],
+) -> None:
+    owner_password = postgres_target.password
+    assert owner_password is not None
+    lane = tmp_path / "lane"
+    write_config(lane, terminal_id="LANE-P")
+    for _ in range(2):  # running it again changes nothing
+        init = store(
+            lane, capsys, "init", postgres_target.url, "--till-roles", "--password-fd", pin_fd(pins, owner_password)
+        )
+        assert init.code == 0, init.err
+        assert init.data == {"address": postgres_target.url, "schema": "current", "tillRoles": True}
+    till_password = "lane-p password"
+    for _ in range(2):  # a second time gives the till its new password
+        added = store(
+            lane,
+            capsys,
+            "add-till",
+            postgres_target.url,
+            "LANE-P",
+            "--password-fd",
+            pin_fd(pins, owner_password),
+            "--till-password-fd",
+            pin_fd(pins, till_password),
+        )
+        assert added.code == 0, added.err
+    assert till_password not in added.out + added.err
+    till_url = added.data["joinAddress"]
+    assert till_url == postgres_target.url.replace(f"//{USER}@", "//LANE-P@")
+    joined = store(lane, capsys, "join", till_url, "--password-fd", pin_fd(pins, till_password))
+    assert joined.code == 0, joined.err
+    assert (joined.data["online"], joined.data["waiting"], joined.data["refused"]) == (True, 0, [])
+    # the store's owner upgrading later gives the tills their grants again, without being asked
+    again = store(lane, capsys, "init", postgres_target.url, "--password-fd", pin_fd(pins, owner_password))
+    assert again.code == 0 and again.data["tillRoles"] is True, again.err
+    # a till cannot set the roles up: one sentence
+    refused = store(lane, capsys, "init", till_url, "--till-roles", "--password-fd", pin_fd(pins, till_password))
+    assert refused.code == 1 and len(refused.err.strip().splitlines()) == 1, refused.err
+    assert "User “LANE-P” does not own the tables of the store database" in refused.err, refused.err
+
+
+def test_a_till_s_password_is_never_taken_from_nowhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_target: StoreTarget, pins: list[int]
+) -> None:
+    write_config(tmp_path / "lane", terminal_id="LANE-Q")
+    owner_password = postgres_target.password
+    assert owner_password is not None
+    assert (
+        store(
+            tmp_path / "lane",
+            capsys,
+            "init",
+            postgres_target.url,
+            "--till-roles",
+            "--password-fd",
+            pin_fd(pins, owner_password),
+        ).code
+        == 0
+    )
+    added = store(
+        tmp_path / "lane",
+        capsys,
+        "add-till",
+        postgres_target.url,
+        "LANE-Q",
+        "--password-fd",
+        pin_fd(pins, owner_password),
+    )
+    assert added.code == 1
+    assert added.err.strip().splitlines() == [
+        "A password is needed. Type it at a terminal, or give --till-password-fd N and write it to fd N."
+    ]
+
+
+@pytest.mark.parametrize("command", [("init", "--till-roles"), ("add-till", "LANE-1")], ids=["init", "add-till"])
+def test_a_store_in_a_file_has_no_roles_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: tuple[str, str]
+) -> None:
+    write_config(tmp_path / "lane", terminal_id="LANE-F")
+    file = tmp_path / "shop" / "store.sqlite3"
+    action, argument = command
+    refused = store(tmp_path / "lane", capsys, action, f"sqlite:///{file}", argument)
+    assert refused.code == 1
+    assert refused.err.strip().splitlines() == [
+        f"Database users for tills exist only on PostgreSQL: the store database file {file} has none."
+        " Keep the store in a file for tills on one computer, or move it to PostgreSQL for roles per till."
+    ]
+    assert not file.exists(), "nothing is set up"

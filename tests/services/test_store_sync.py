@@ -8,7 +8,7 @@ service: the store database holds what the service does not.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.people import Role
 from pos_terminal.domain.shift import DrawerCount
+from pos_terminal.services.catalog import drafts_of, load_catalog
 from pos_terminal.services.staff import PersonLocked, Staff, WrongPin
 from pos_terminal.services.store_sync import StoreOffline, StoreSync, split_password
 from pos_terminal.store.database import StoreUnavailable
@@ -264,3 +266,107 @@ async def test_a_store_in_a_file_never_asks_the_keychain(tmp_path: Path) -> None
     finally:
         journal.close()
         store_target.close_all()
+
+
+@pytest.fixture
+def shop_with_till_users(postgres_target: StoreTarget) -> Callable[[str], tuple[str, str]]:
+    """A store whose owner gave LANE-1 and LANE-2 database users of their own (``store add-till``): for a terminal
+    id, the address and password that till joins with."""
+    from pos_terminal.store.roles import add_till, set_up_till_roles
+
+    owner = postgres_target.open()
+    owner.init_schema()
+    set_up_till_roles(owner)
+    passwords = {"LANE-1": "lane-1-password", "LANE-2": "lane-2-password"}
+    for terminal_id, password in passwords.items():
+        add_till(owner, terminal_id, password)
+    server = postgres_target.server
+    assert server is not None
+    name = postgres_target.url.rsplit("/", 1)[-1]
+    return lambda terminal_id: (server.url(name, user=terminal_id), passwords[terminal_id])
+
+
+async def test_tills_logged_in_as_themselves_do_all_a_till_does(
+    make_till: Callable[[str], Till],
+    shop_with_till_users: Callable[[str], tuple[str, str]],
+    postgres_target: StoreTarget,
+) -> None:
+    """Each till with its own database user, bound by the server to its own shifts, cash sales and audit: joining,
+    people and their edits, PIN tries and lockouts, shifts opened and closed, cash sales, the change log and its
+    notifications, the till's row, the schema's version and the store's day all work, and everything arrives."""
+    one, two = make_till("LANE-1"), make_till("LANE-2")
+    for till in (one, two):
+        await till.store.join(*shop_with_till_users(till.terminal_id))
+    await one.staff.add("Maria Manager", Role.MANAGER, PIN, by=None)
+    await one.staff.add("Ana Cashier", Role.CASHIER, PIN, by="Maria Manager")
+    assert (await two.store.sync()).people_changed
+    with two.store._connected(
+        shop_with_till_users("LANE-2")[0]
+    ).listen() as listener:  # LISTEN as LANE-2; LANE-1's writes wake it
+        seq = listener.wait(0, timeout=5)
+        assert seq is not None
+        now = datetime.now(UTC)
+        shifts = {
+            till.terminal_id: till.shifts.open(till.terminal_id, "Maria Manager", 10_000, now) for till in (one, two)
+        }
+        for till in (one, two):
+            till.sell(450)
+            till.sell(1_200)
+        await one.store.sync()
+        woke = listener.wait(seq, timeout=5)
+        assert woke is not None and woke > seq
+    for _ in range(4):  # PIN tries on LANE-2 lock Ana out on LANE-1 too
+        with pytest.raises(WrongPin):
+            await two.staff.verify("Ana Cashier", "0000")
+    with pytest.raises(PersonLocked):
+        await two.staff.verify("Ana Cashier", "0000")
+    await two.store.sync()
+    await one.store.sync()
+    with pytest.raises(PersonLocked):
+        await one.staff.verify("Ana Cashier", PIN)
+    one.staff.unlock("Ana Cashier", by="Maria Manager")  # an edit of a person on LANE-1, a new PIN on LANE-2
+    await one.store.sync()
+    await two.store.sync()
+    await two.staff.reset_pin("Ana Cashier", "7777", by="Maria Manager")
+    later = datetime.now(UTC)
+    for till in (one, two):
+        till.shifts.close(shifts[till.terminal_id].id, "Maria Manager", DrawerCount(11_650), 11_650, later)
+    # the catalog and the store's details: a product's barcodes replaced by a later import on the other till
+    categories, products = drafts_of(load_catalog(None))
+    coded = next(index for index, product in enumerate(products) if product.barcodes)
+    one.store.catalog.publish(categories, products)
+    two.store.details.set(StoreDetails("Café Nord", address="1 Quay St"))
+    for till in (one, two):
+        assert (await till.store.sync()).refused == []
+    products[coded] = replace(products[coded], barcodes=(), price=products[coded].price + 10)
+    two.store.catalog.publish(categories, products)
+    for till in (one, two, one):
+        report = await till.store.sync()
+        assert report.refused == []
+    assert [p.barcodes for p in one.store.catalog.products() if p.name == products[coded].name] == [()]
+    [stored] = [p for p in rows(postgres_target, "product") if p["name"] == products[coded].name]
+    assert (stored["price"], stored["updated_by_till"]) == (products[coded].price, "LANE-2")
+    assert not [c for c in rows(postgres_target, "product_code") if c["product_id"] == stored["id"]]
+    assert [i["name"] for i in rows(postgres_target, "store_info")] == ["Café Nord"]
+    for till in (one, two):
+        status = till.store.status()
+        assert (status.waiting, status.last_error, status.refused) == (0, None, ())
+    assert (await one.staff.verify("Ana Cashier", "7777")).name == "Ana Cashier"
+
+    stored_shifts = {s["id"]: s for s in rows(postgres_target, "shift")}
+    assert {(s["terminal_id"], s["counted_cash"]) for s in stored_shifts.values()} == {
+        ("LANE-1", 11_650),
+        ("LANE-2", 11_650),
+    }
+    day = await two.store.day(now - timedelta(hours=1), datetime.now(UTC) + timedelta(hours=1))
+    assert sorted((s["terminal_id"], s["closed_by"]) for s in day.shifts) == [
+        ("LANE-1", "Maria Manager"),
+        ("LANE-2", "Maria Manager"),
+    ]
+    assert sorted(s["id"] for s in day.cash_sales) == sorted(one.sales + two.sales)
+    assert [t["terminal_id"] for t in day.tills] == ["LANE-1", "LANE-2"]
+    for till in (one, two):
+        local = {e.uid for e in till.journal.all_audit_entries()}
+        assert local and local <= {a["id"] for a in day.audit if a["terminal_id"] == till.terminal_id}
+    [ana] = [p for p in rows(postgres_target, "person") if p["name"] == "Ana Cashier"]
+    assert (ana["wrong_pins"], ana["locked_until"], ana["version"]) == (0, None, 3)

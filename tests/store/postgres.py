@@ -125,8 +125,11 @@ class PostgresServer:
             with server.admin() as admin:
                 from psycopg import sql
 
+                # the store's owner, as a shop sets it up: it runs store init and makes the tills' own users
                 admin.execute(
-                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(USER), sql.Literal(PASSWORD))
+                    sql.SQL("CREATE ROLE {} LOGIN CREATEROLE PASSWORD {}").format(
+                        sql.Identifier(USER), sql.Literal(PASSWORD)
+                    )
                 )
         except BaseException:
             server.destroy()
@@ -197,9 +200,9 @@ class PostgresServer:
         with self.admin() as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
-    def url(self, database: str, *, query: str = "") -> str:
-        """The address a till would be given (without the password, which goes apart)."""
-        return f"postgresql://{USER}@{self.host}:{self.port}/{database}" + (f"?{query}" if query else "")
+    def url(self, database: str, *, query: str = "", user: str = USER) -> str:
+        """The address a till would be given (without the password, which goes apart); as ``user``, a till's own."""
+        return f"postgresql://{user}@{self.host}:{self.port}/{database}" + (f"?{query}" if query else "")
 
 
 @dataclass
