@@ -357,10 +357,15 @@ def _catalog_commands(commands: Any) -> None:
     )
     _common(importing)
     _person(importing, manager=True)
-    importing.add_argument("file", help="a catalog file (JSON, the format of resources/catalog.json)")
-    exporting = catalog_commands.add_parser("export", help="write the catalog in use to a file (- for standard output)")
+    importing.add_argument(
+        "file", help="a catalog file: JSON (the format of resources/catalog.json), or CSV for a name ending .csv"
+    )
+    exporting = catalog_commands.add_parser(
+        "export", help="write the catalog in use to a file: JSON, or CSV for a name ending .csv (- for standard output)"
+    )
     _common(exporting)
     exporting.add_argument("file")
+    exporting.add_argument("--format", choices=("json", "csv"), default="json", help="for -: the format (default json)")
     details = commands.add_parser(
         "details", help="the store's name, address, tax number, receipt header and footer (printed on slips)"
     )
@@ -1501,13 +1506,26 @@ async def _catalog_list(terminal: Any, args: argparse.Namespace, out: Output) ->
 
 async def _catalog_import(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.services.catalog import load_catalog
+    from pos_terminal.services.catalog_editor import parse_csv, read_csv
 
-    catalog = load_catalog(args.file)  # the whole file is checked before anything changes
+    path = Path(args.file)
+    csv_file = path.suffix.casefold() == ".csv"
+    if csv_file:  # the whole file is checked before anything changes, and before a PIN is asked
+        data = read_csv(path)
+        parse_csv(data, f"the file {path}")
+    else:
+        catalog = load_catalog(path)
     person = await _act_as(terminal, args, manager=True)
-    published = terminal.publish_catalog(catalog, source=str(args.file), by=person.name if person else None)
+    by = person.name if person else None
+    editor = terminal.catalog_editor
+    if csv_file:
+        published = editor.import_csv(data, source=str(path), by=by)
+    else:
+        published = editor.publish(catalog, source=str(path), by=by)
+    products = len(terminal.catalog())
     out.data(
         {
-            "products": len(catalog),
+            "products": products,
             "added": published.added,
             "changed": published.changed,
             "retired": published.retired,
@@ -1519,23 +1537,32 @@ async def _catalog_import(terminal: Any, args: argparse.Namespace, out: Output) 
         return EXIT_OK
     whose = "The store's catalog" if terminal.store.linked else "This till's catalog"
     out.line(
-        f"{whose} now has {counted(len(catalog), 'product')}: {len(published.added)} added,"
+        f"{whose} now has {counted(products, 'product')}: {len(published.added)} added,"
         f" {len(published.changed)} changed, {len(published.retired)} taken off."
     )
     return EXIT_OK
 
 
 async def _catalog_export(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-    from pos_terminal.services.catalog import catalog_json, write_catalog
+    from pos_terminal.services.catalog import catalog_json, write_catalog, write_text
 
-    catalog = terminal.catalog()
+    csv_file = args.file.casefold().endswith(".csv") or args.format == "csv"
     if args.file == "-":
-        sys.stdout.write(json.dumps(catalog_json(catalog), ensure_ascii=False, indent=2) + "\n")
+        text = (
+            terminal.catalog_editor.export_csv()
+            if csv_file
+            else json.dumps(catalog_json(terminal.catalog()), ensure_ascii=False, indent=2) + "\n"
+        )
+        sys.stdout.write(text)
         return EXIT_OK
     path = Path(args.file)
-    write_catalog(path, catalog)
-    out.data({"file": str(path), "products": len(catalog)})
-    out.line(f"{counted(len(catalog), 'product')} written to {path}.")
+    if csv_file:
+        write_text(path, terminal.catalog_editor.export_csv())
+    else:
+        write_catalog(path, terminal.catalog())
+    count = len(terminal.catalog())
+    out.data({"file": str(path), "products": count})
+    out.line(f"{counted(count, 'product')} written to {path}.")
     return EXIT_OK
 
 

@@ -35,7 +35,7 @@ from pos_terminal.domain.check import MAX_RATE_BP, Item
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.domain.money import in_int32
 from pos_terminal.errors import UserError
-from pos_terminal.store.catalog import CategoryRow, ProductDraft, ProductRow
+from pos_terminal.store.catalog import CatalogBook, CategoryRow, ProductDraft, ProductRow
 
 
 class CatalogError(UserError):
@@ -202,6 +202,14 @@ def catalog_of(categories: Sequence[CategoryRow], products: Sequence[ProductRow]
     return Catalog.of(entries, order, "of the store")
 
 
+def till_catalog(book: CatalogBook, catalog_file: str | None) -> Catalog:
+    """The catalog a till sells from: its copy in the journal (the store's, while it is part of a store; its own
+    once edited or imported, and after it leaves a store), else its catalog file, or the one shipped."""
+    if book.count():
+        return catalog_of(book.categories(), book.products())
+    return load_catalog(catalog_file)
+
+
 def drafts_of(catalog: Catalog) -> tuple[list[str], list[ProductDraft]]:
     """``catalog`` as the categories and products :meth:`CatalogBook.publish` takes."""
     products = [
@@ -227,11 +235,15 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
 
 
 def write_catalog(path: Path, catalog: Catalog) -> None:
-    """Write ``catalog`` to ``path`` as a catalog file, whole or not at all (a temporary file renamed over it)."""
-    text = json.dumps(catalog_json(catalog), ensure_ascii=False, indent=2) + "\n"
+    """Write ``catalog`` to ``path`` as a catalog file (JSON), whole or not at all."""
+    write_text(path, json.dumps(catalog_json(catalog), ensure_ascii=False, indent=2) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file renamed over it)."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with temporary.open("w", encoding="utf-8") as handle:
+        with temporary.open("w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -239,5 +251,5 @@ def write_catalog(path: Path, catalog: Catalog) -> None:
     except OSError as exc:
         temporary.unlink(missing_ok=True)
         raise CatalogError(
-            f"The catalog file {path} cannot be written ({exc.strerror or exc}).", hint="Choose another place."
+            f"The file {path} cannot be written ({exc.strerror or exc}).", hint="Choose another place."
         ) from exc

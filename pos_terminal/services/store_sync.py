@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.catalog import Catalog, drafts_of, load_catalog
+from pos_terminal.services.catalog import Catalog, drafts_of, till_catalog
 from pos_terminal.store.catalog import CatalogBook, DetailsBook
 from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
 from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
@@ -415,7 +415,7 @@ def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settin
         journal,
         terminal_id=current.terminal_id,
         secrets=secrets_for(paths, current),
-        own_catalog=lambda: load_catalog(settings().catalog_file),
+        own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
     )
 
 

@@ -20,13 +20,14 @@ from pos_terminal.api.discovery import EndpointChoice
 from pos_terminal.api.regions import EMBEDDED, Region, address_problem, load_regions
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
-from pos_terminal.config import Settings, save_settings
+from pos_terminal.config import Settings
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
-from pos_terminal.services.catalog import Catalog, catalog_of, drafts_of, load_catalog, write_catalog
+from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
+from pos_terminal.services.catalog_editor import CatalogEditor
 from pos_terminal.services.checkout import Checkout
 from pos_terminal.services.counter import Counter, printer_of
 from pos_terminal.services.directory import Customers, History, Summaries
@@ -37,7 +38,6 @@ from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
 from pos_terminal.services.store_sync import store_sync_for
 from pos_terminal.services.till import Till
-from pos_terminal.store.catalog import Published
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import open_token_store
@@ -231,6 +231,12 @@ class Terminal:
         )
         self.register.on_change(self.counter.on_register_change)
         self.store = store_sync_for(self.journal, paths, lambda: self.settings)
+        self.catalog_editor = CatalogEditor(
+            self.store.catalog,
+            self.journal,
+            terminal_id=settings.terminal_id,
+            seed=lambda: load_catalog(self.settings.catalog_file),
+        )
         self.staff = Staff(self.journal, terminal_id=settings.terminal_id, store=self.store)
         self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
         self.till = Till(
@@ -250,38 +256,9 @@ class Terminal:
         self.checkout.actor = self.counter.actor = person.name if person else self.actor
 
     def catalog(self) -> Catalog:
-        """The catalog this till sells from: its copy of the store's while it is part of a store, else its catalog
-        file (or the one shipped); CatalogError with one sentence when that cannot be read."""
-        if self.store.linked:
-            return catalog_of(self.store.catalog.categories(), self.store.catalog.products())
-        return load_catalog(self.settings.catalog_file)
-
-    def publish_catalog(self, catalog: Catalog, *, source: str, by: str | None) -> Published:
-        """Make ``catalog`` the one this till sells from, written in the audit log: the store's, for every till,
-        while the till is part of a store (products keep their ids; what ``catalog`` drops is kept inactive);
-        else a copy of it in the profile becomes the till's catalog file."""
-        if self.store.linked:
-            published = self.store.catalog.publish(*drafts_of(catalog))
-        else:
-            before = {entry.name: entry for entry in self.catalog()}
-            copy = self.paths.data_dir / "catalog.json"
-            write_catalog(copy, catalog)
-            self.settings = self.settings.model_copy(update={"catalog_file": str(copy)})
-            save_settings(self.paths.config_file, self.settings)
-            published = Published(
-                added=[e.name for e in catalog if e.name not in before],
-                changed=[e.name for e in catalog if e.name in before and before[e.name] != e],
-                retired=[name for name in before if name not in {e.name for e in catalog}],
-            )
-        if published.any:
-            detail = {
-                "from": source,
-                "added": len(published.added),
-                "changed": len(published.changed),
-                "retired": len(published.retired),
-            }
-            self.journal.audit("catalog published", actor=by, terminal_id=self.settings.terminal_id, detail=detail)
-        return published
+        """The catalog this till sells from (:func:`~pos_terminal.services.catalog.till_catalog`); CatalogError
+        with one sentence when its file cannot be read."""
+        return till_catalog(self.store.catalog, self.settings.catalog_file)
 
     def set_store_details(self, details: StoreDetails, *, by: str | None) -> bool:
         """Write the store's details (every till's, while this one is part of a store), with the old and new

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -60,6 +61,7 @@ class ProductDraft:
     category: str | None = None
     barcodes: tuple[str, ...] = ()
     colour: str | None = None
+    active: bool = True
 
 
 @dataclass
@@ -126,6 +128,7 @@ class CatalogBook:
         with self.journal._lock, transaction(self.journal.conn):
             self.journal.conn.execute("DELETE FROM catalog_product")
             self.journal.conn.execute("DELETE FROM catalog_category")
+            self.journal.conn.execute("DELETE FROM catalog_undo")
 
     def records(self) -> list[tuple[str, str, JsonObject]]:
         """Every category, then every product, as the store database takes them (categories first: a product
@@ -142,13 +145,12 @@ class CatalogBook:
 
         A product or category is matched to the copy's by name (case and spacing aside), so its id, and what
         other tills and reports know of it, stays; what the copy has and the new catalog does not is made
-        inactive. Every record that changes is queued for the store (while the till is part of one).
+        inactive. Every record that changes is queued for the store (while the till is part of one), and the
+        whole publication is the change :meth:`undo` takes back.
         """
-        journal = self.journal
         published = Published()
-        stamp = journal._stamp()
-        with journal._lock, transaction(journal.conn):
-            conn = journal.conn
+        with self._edit("import") as edit:
+            conn = edit.conn
             known = {name_key(row["name"]): row for row in conn.execute("SELECT * FROM catalog_category")}
             wanted = list(dict.fromkeys(c.strip() for c in categories if c.strip()))
             wanted += [p.category.strip() for p in products if p.category and p.category.strip() not in wanted]
@@ -156,20 +158,17 @@ class CatalogBook:
             category_uid: dict[str, str] = {}
             for position, name in enumerate(wanted):
                 row = known.pop(name_key(name), None)
-                values = {"name": name, "position": position, "active": 1}
                 uid = row["uid"] if row is not None else new_uid()
                 category_uid[name_key(name)] = uid
-                if self._write(conn, "catalog_category", uid, row, values, stamp):
-                    kind_record = conn.execute("SELECT * FROM catalog_category WHERE uid = ?", (uid,)).fetchone()
-                    journal._share("category", uid, category_record(kind_record))
+                edit.write(CATEGORIES, uid, row, {"name": name, "position": position, "active": 1})
             for row in known.values():
-                if row["active"] and self._write(conn, "catalog_category", row["uid"], row, {"active": 0}, stamp):
-                    retired = conn.execute("SELECT * FROM catalog_category WHERE uid = ?", (row["uid"],)).fetchone()
-                    journal._share("category", row["uid"], category_record(retired))
+                if row["active"]:
+                    edit.write(CATEGORIES, row["uid"], row, {"active": 0})
 
             by_name: dict[str, list[sqlite3.Row]] = {}
             for row in conn.execute("SELECT * FROM catalog_product ORDER BY active DESC, position, uid"):
                 by_name.setdefault(name_key(row["name"]), []).append(row)
+            planned: list[tuple[ProductDraft, sqlite3.Row | None, dict[str, Any]]] = []
             for position, draft in enumerate(products):
                 matches = by_name.get(name_key(draft.name))
                 row = matches.pop(0) if matches else None
@@ -181,20 +180,103 @@ class CatalogBook:
                     "barcodes": json.dumps(list(draft.barcodes)),
                     "position": position,
                     "colour": draft.colour,
-                    "active": 1,
+                    "active": int(draft.active),
                 }
-                uid = row["uid"] if row is not None else new_uid()
-                if self._write(conn, "catalog_product", uid, row, values, stamp):
-                    (published.added if row is None else published.changed).append(draft.name)
-                    written = conn.execute("SELECT * FROM catalog_product WHERE uid = ?", (uid,)).fetchone()
-                    journal._share("product", uid, product_record(written))
+                planned.append((draft, row, values))
+            # The store lets one active product hold a code: what gives codes up goes first, so a code moving
+            # from one product to another (or from one taken off) is free when the other asks for it.
             for rows in by_name.values():
                 for row in rows:
-                    if row["active"] and self._write(conn, "catalog_product", row["uid"], row, {"active": 0}, stamp):
+                    if row["active"] and edit.write(PRODUCTS, row["uid"], row, {"active": 0}):
                         published.retired.append(row["name"])
-                        retired = conn.execute("SELECT * FROM catalog_product WHERE uid = ?", (row["uid"],)).fetchone()
-                        journal._share("product", row["uid"], product_record(retired))
+            planned.sort(key=lambda plan: 0 if plan[1] is not None and _gives_up_codes(plan[1], plan[2]) else 1)
+            for draft, row, values in planned:
+                uid = row["uid"] if row is not None else new_uid()
+                if edit.write(PRODUCTS, uid, row, values):
+                    (published.added if row is None else published.changed).append(draft.name)
         return published
+
+    def save_product(self, uid: str | None, values: Mapping[str, Any], *, what: str) -> str:
+        """Add a product (``uid`` None) or change one: ``values`` are columns of the copy (checked by the caller),
+        the barcodes a list. Its id; the change is the one :meth:`undo` takes back, described as ``what``."""
+        columns = {key: json.dumps(list(value)) if key == "barcodes" else value for key, value in values.items()}
+        with self._edit(what) as edit:
+            row = None if uid is None else edit.row(PRODUCTS, uid)
+            if uid is not None and row is None:
+                raise KeyError(f"no product {uid}")
+            if row is None:
+                columns.setdefault("position", edit.next_position(PRODUCTS))
+                columns.setdefault("active", 1)
+            uid = uid or new_uid()
+            edit.write(PRODUCTS, uid, row, columns)
+        return uid
+
+    def save_category(self, uid: str | None, values: Mapping[str, Any], *, what: str) -> str:
+        with self._edit(what) as edit:
+            row = None if uid is None else edit.row(CATEGORIES, uid)
+            if uid is not None and row is None:
+                raise KeyError(f"no category {uid}")
+            columns = dict(values)
+            if row is None:
+                columns.setdefault("position", edit.next_position(CATEGORIES))
+                columns.setdefault("active", 1)
+            uid = uid or new_uid()
+            edit.write(CATEGORIES, uid, row, columns)
+        return uid
+
+    def reorder(self, table: str, order: Sequence[str], *, what: str) -> None:
+        """Give the rows of ``table`` (``catalog_product`` or ``catalog_category``) the positions of ``order``;
+        rows it does not name follow, in their order."""
+        if table not in (PRODUCTS, CATEGORIES):
+            raise ValueError(f"no catalog table {table}")
+        with self._edit(what) as edit:
+            rows = {row["uid"]: row for row in edit.conn.execute(f"SELECT * FROM {table} ORDER BY position, uid")}  # noqa: S608
+            uids = [uid for uid in dict.fromkeys(order) if uid in rows]
+            uids += [uid for uid in rows if uid not in uids]
+            for position, uid in enumerate(uids):
+                edit.write(table, uid, rows[uid], {"position": position})
+
+    def forget_undo(self) -> None:
+        self.journal._write("DELETE FROM catalog_undo")
+
+    def last_change(self) -> str | None:
+        """What :meth:`undo` would take back, when there is something."""
+        rows = self.journal._read("SELECT what FROM catalog_undo WHERE id = 1")
+        return str(rows[0][0]) if rows else None
+
+    def undo(self) -> str | None:
+        """Take back the last change made on this till (one level): what it changed is written back as it was, a
+        product or category it added is made inactive; every row so written goes to the store as an edit. What
+        was taken back, or None when nothing was to be."""
+        journal = self.journal
+        with journal._lock, transaction(journal.conn):
+            entry = journal.conn.execute("SELECT what, rows FROM catalog_undo WHERE id = 1").fetchone()
+            if entry is None:
+                return None
+            edit = _Edit(self, journal.conn, journal._stamp(), "")
+            for table, uid, before in json.loads(entry["rows"]):
+                row = edit.row(table, uid)
+                if row is None:
+                    continue
+                if before is None:
+                    edit.write(table, uid, row, {"active": 0})
+                else:
+                    kept = {k: v for k, v in before.items() if k not in ("uid", "version", "updated_at")}
+                    edit.write(table, uid, row, kept)
+            journal.conn.execute("DELETE FROM catalog_undo")
+            return str(entry["what"])
+
+    @contextmanager
+    def _edit(self, what: str) -> Iterator[_Edit]:
+        journal = self.journal
+        with journal._lock, transaction(journal.conn):
+            edit = _Edit(self, journal.conn, journal._stamp(), what)
+            yield edit
+            if edit.before:
+                journal.conn.execute(
+                    "INSERT OR REPLACE INTO catalog_undo (id, what, rows, at) VALUES (1, ?, ?, ?)",
+                    (what, json.dumps(edit.before, ensure_ascii=False), edit.stamp),
+                )
 
     @staticmethod
     def _write(
@@ -228,6 +310,42 @@ class CatalogBook:
                 row = journal.conn.execute(f"SELECT * FROM {table} WHERE uid = ?", (uid,)).fetchone()  # noqa: S608
                 changed = self._write(journal.conn, table, uid, row, values, _store_time(record, journal)) or changed
         return changed
+
+
+def _gives_up_codes(row: sqlite3.Row, values: Mapping[str, Any]) -> bool:
+    """Whether writing ``values`` over ``row`` frees a code (taken off the product, or the product taken off)."""
+    old = set(json.loads(row["barcodes"]))
+    return bool(old - set(json.loads(values["barcodes"]))) or (bool(row["active"]) and not values["active"])
+
+
+PRODUCTS, CATEGORIES = "catalog_product", "catalog_category"
+_KINDS = {PRODUCTS: "product", CATEGORIES: "category"}
+
+
+class _Edit:
+    """One change of the catalog made on this till, inside its transaction: each row it writes is queued for the
+    store, and the row as it was is kept for :meth:`CatalogBook.undo`."""
+
+    def __init__(self, book: CatalogBook, conn: sqlite3.Connection, stamp: str, what: str) -> None:
+        self.book, self.conn, self.stamp, self.what = book, conn, stamp, what
+        self.before: list[tuple[str, str, dict[str, Any] | None]] = []
+
+    def row(self, table: str, uid: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.conn.execute(f"SELECT * FROM {table} WHERE uid = ?", (uid,)).fetchone()  # noqa: S608
+        return row
+
+    def next_position(self, table: str) -> int:
+        return int(self.conn.execute(f"SELECT coalesce(max(position) + 1, 0) FROM {table}").fetchone()[0])  # noqa: S608
+
+    def write(self, table: str, uid: str, row: sqlite3.Row | None, values: dict[str, Any]) -> bool:
+        if not self.book._write(self.conn, table, uid, row, values, self.stamp):
+            return False
+        self.before.append((table, uid, None if row is None else dict(row)))
+        written = self.row(table, uid)
+        assert written is not None
+        record = product_record(written) if table == PRODUCTS else category_record(written)
+        self.book.journal._share(_KINDS[table], uid, record)
+        return True
 
 
 def _copy_values(kind: str, record: JsonObject) -> tuple[str, dict[str, Any]]:

@@ -693,9 +693,13 @@ class StoreDatabase:
         table = schema.product_code
 
         def unique() -> None:
+            if not details["active"]:
+                return  # a product taken off keeps its codes, and keeps no one from them
             for gtin, code in codes:
                 other = conn.execute(
-                    sa.select(table.c.product_id).where(table.c.gtin == gtin, table.c.product_id != product_id)
+                    sa.select(table.c.product_id).where(
+                        table.c.gtin == gtin, table.c.active, table.c.product_id != product_id
+                    )
                 ).scalar()
                 if other is not None:
                     raise StoreConflict(f"Another product already has the barcode {code}.")
@@ -707,7 +711,13 @@ class StoreDatabase:
             conn.execute(
                 sa.insert(table),
                 [
-                    {"gtin": gtin, "code": code, "product_id": product_id, "position": position}
+                    {
+                        "gtin": gtin,
+                        "code": code,
+                        "product_id": product_id,
+                        "position": position,
+                        "active": details["active"],
+                    }
                     for position, (gtin, code) in enumerate(codes)
                 ],
             )

@@ -213,7 +213,8 @@ MIGRATIONS: list[str] = [
     """,
     # 7: the catalog and the store's details as the till keeps them: its copy of the store's, while it is part of
     # a store (the store checks names and codes: the copy takes its changes in the store's order, so it has no
-    # unique keys of its own); the details are the till's own while it stands alone.
+    # unique keys of its own), else its own once edited or imported; the rows as they were before the last change
+    # made here (its undo); the details are the till's own while it stands alone.
     """
     CREATE TABLE catalog_category (
         uid TEXT PRIMARY KEY,
@@ -235,6 +236,12 @@ MIGRATIONS: list[str] = [
         active INTEGER NOT NULL DEFAULT 1,
         version INTEGER NOT NULL DEFAULT 0,
         updated_at TEXT NOT NULL
+    );
+    CREATE TABLE catalog_undo (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        what TEXT NOT NULL,
+        rows TEXT NOT NULL,
+        at TEXT NOT NULL
     );
     CREATE TABLE store_details (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -290,6 +297,7 @@ TABLES = (
     "store_outbox",
     "catalog_category",
     "catalog_product",
+    "catalog_undo",
     "store_details",
 )
 

@@ -166,11 +166,18 @@ product = sa.Table(
 product_code = sa.Table(
     "product_code",
     metadata,
-    # a code in its 14-digit GTIN form: one code, however it is spelled, is on one product
-    sa.Column("gtin", sa.Text, primary_key=True),
+    sa.Column("product_id", sa.Text, sa.ForeignKey("product.id"), primary_key=True),
+    sa.Column("gtin", sa.Text, primary_key=True),  # the code in its 14-digit GTIN form, however it is printed
     sa.Column("code", sa.Text, nullable=False),  # as printed on the packaging
-    sa.Column("product_id", sa.Text, sa.ForeignKey("product.id"), nullable=False, index=True),
     sa.Column("position", sa.Integer, nullable=False),  # the order the product lists its codes in
+    sa.Column("active", sa.Boolean, nullable=False),  # the product's: one code is on one active product
+    sa.Index(
+        "ix_product_code_active_gtin",
+        "gtin",
+        unique=True,
+        postgresql_where=sa.text("active"),
+        sqlite_where=sa.text("active"),
+    ),
 )
 
 shift = sa.Table(

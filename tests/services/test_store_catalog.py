@@ -234,3 +234,30 @@ async def test_two_tills_apart_from_the_store_changing_one_price_end_with_the_la
     assert prices(first.catalog())["Flat white"] == prices(second.catalog())["Flat white"] == 510
     [stored] = [row for row in rows(store, "product") if row["name"] == "Flat white"]
     assert (stored["price"], stored["updated_by_till"]) == (510, "LANE-2")
+
+
+async def test_a_barcode_moves_to_another_product_through_the_store(
+    make_till: Callable[..., Till], store: StoreTarget, tmp_path: Path
+) -> None:
+    first, second = make_till("LANE-1"), make_till("LANE-2")
+    await first.store.join(store.url, store.password)
+    await second.store.join(store.url, store.password)
+    # the croissant is taken off and its code goes to the new almond croissant; the flat white's code to a latte
+    moved = [item for item in HOUSE if item["name"] != "Croissant"]
+    moved[0] = {**moved[0], "barcodes": []}
+    moved += [
+        {"name": "Almond croissant", "price": 650, "barcode": "036000291452"},
+        {"name": "Latte", "price": 500, "barcodes": ["9300000000019"]},
+    ]
+    first.publish(load_catalog(write_catalog(tmp_path / "moved.json", moved)))
+    assert (await first.store.sync()).refused == []
+    await second.store.sync()
+    catalog = second.catalog()
+    assert catalog.by_code("036000291452") is not None and catalog.by_code("036000291452").name == "Almond croissant"  # type: ignore[union-attr]
+    assert catalog.by_code("9300000000019").name == "Latte"  # type: ignore[union-attr]
+    codes = rows(store, "product_code")
+    assert sorted((c["gtin"], bool(c["active"])) for c in codes) == [
+        ("00036000291452", False),  # the croissant, taken off, keeps its code for the day it comes back
+        ("00036000291452", True),
+        ("09300000000019", True),
+    ]

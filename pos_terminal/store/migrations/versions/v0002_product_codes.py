@@ -6,8 +6,10 @@ Create Date: 2026-11-25
 
 The first schema gave a product one ``barcode``, while a catalog entry lists every
 code printed on its packaging. The codes move to ``product_code``, one row per
-code keyed by its GTIN (the 14-digit form, so UPC-A 036000291452 and EAN-13
-0036000291452 are one code), which also keeps one code on one product. A
+product and code, the code in its GTIN form (14 digits, so UPC-A 036000291452 and
+EAN-13 0036000291452 are one code). One code is on one active product (a unique
+index over the codes of active products): a product taken off the catalog keeps
+its codes, for the day it comes back, without keeping another from taking them. A
 catalog entry without a tax rate is not an entry taxed at 0 %: ``tax_rate_bp``
 may now be NULL.
 """
@@ -42,18 +44,29 @@ def upgrade() -> None:
         batch.alter_column("tax_rate_bp", existing_type=sa.Integer, nullable=True)
     codes = op.create_table(
         "product_code",
+        sa.Column("product_id", sa.Text, nullable=False),
         sa.Column("gtin", sa.Text, nullable=False),
         sa.Column("code", sa.Text, nullable=False),
-        sa.Column("product_id", sa.Text, nullable=False),
         sa.Column("position", sa.Integer, nullable=False),
+        sa.Column("active", sa.Boolean, nullable=False),
         sa.ForeignKeyConstraint(["product_id"], ["product.id"], name=op.f("fk_product_code_product_id_product")),
-        sa.PrimaryKeyConstraint("gtin", name=op.f("pk_product_code")),
+        sa.PrimaryKeyConstraint("product_id", "gtin", name=op.f("pk_product_code")),
     )
-    op.create_index(op.f("ix_product_code_product_id"), "product_code", ["product_id"])
+    op.create_index(
+        "ix_product_code_active_gtin",
+        "product_code",
+        ["gtin"],
+        unique=True,
+        postgresql_where=sa.text("active"),
+        sqlite_where=sa.text("active"),
+    )
     if rows:
         op.bulk_insert(
             codes,
-            [{"gtin": _gtin(row.barcode), "code": row.barcode, "product_id": row.id, "position": 0} for row in rows],
+            [
+                {"gtin": _gtin(row.barcode), "code": row.barcode, "product_id": row.id, "position": 0, "active": True}
+                for row in rows
+            ],
         )
 
 
@@ -62,5 +75,5 @@ def downgrade() -> None:
         batch.alter_column("tax_rate_bp", existing_type=sa.Integer, nullable=False)
         batch.add_column(sa.Column("barcode", sa.Text))
         batch.create_unique_constraint(op.f("uq_product_barcode"), ["barcode"])
-    op.drop_index(op.f("ix_product_code_product_id"), "product_code")
+    op.drop_index("ix_product_code_active_gtin", "product_code")
     op.drop_table("product_code")
