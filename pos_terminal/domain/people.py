@@ -42,6 +42,7 @@ class Guarded(StrEnum):
     DISCONNECT = "disconnect"
     CLOSE_SHIFT = "close the shift"
     MANAGE_PEOPLE = "manage people"
+    MANAGE_CATALOG = "manage the catalog"  # and the store's details
 
     @property
     def sentence(self) -> str:
@@ -57,7 +58,8 @@ _SENTENCES = {
     Guarded.CHANGE_SETTINGS: "Changing the settings",
     Guarded.DISCONNECT: "Disconnecting the terminal",
     Guarded.CLOSE_SHIFT: "Closing the shift",
-    Guarded.MANAGE_PEOPLE: "Adding, disabling or unlocking people",
+    Guarded.MANAGE_PEOPLE: "Adding or changing people",
+    Guarded.MANAGE_CATALOG: "Changing the catalog or the store's details",
 }
 
 

@@ -268,6 +268,11 @@ class Till:
     def _manager_for(self, approval: Approval | None) -> str | None:
         return self.require(Guarded.MANAGE_PEOPLE, approval) or self.actor
 
+    def catalog_manager(self, approval: Approval | None = None) -> str | None:
+        """Who changes the catalog or the store's details: the manager at the till, or the one who approved
+        (their name goes to the audit log); NotAManager's sentence for anyone else."""
+        return self.require(Guarded.MANAGE_CATALOG, approval) or self.actor
+
     async def add_person(self, name: str, role: Role, pin: str, approval: Approval | None = None) -> Person:
         return await self.staff.add(name, role, pin, by=self._manager_for(approval))
 

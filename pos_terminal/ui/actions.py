@@ -28,6 +28,7 @@ class Act(StrEnum):
     REPORTS = "reports"
     SETTINGS = "settings"
     SHIFTS = "shifts"
+    BACK_OFFICE = "back_office"
     QUIT = "quit"
 
 
@@ -61,5 +62,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.REPORTS, "Reports", "Ctrl+3", "Summaries and end-of-day reports"),
     ActionSpec(Act.SETTINGS, "Settings", "Ctrl+4", "Region, terminal, locale, printer, disconnect"),
     ActionSpec(Act.SHIFTS, "Shifts", "Ctrl+5", "Open, X report, close the shift; the Z reports"),
+    ActionSpec(Act.BACK_OFFICE, "Back office", "Ctrl+6", "People, the catalog and the store's details (a manager)"),
     ActionSpec(Act.QUIT, "Quit", "Ctrl+Q", "Close the terminal (nothing in progress is lost)"),
 )

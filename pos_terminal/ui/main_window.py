@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pos_terminal.services.session import SessionState
     from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
+    from pos_terminal.ui.back_office_view import BackOfficeView
     from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
     from pos_terminal.ui.customer_display import CustomerDisplay
     from pos_terminal.ui.help_overlay import HelpOverlay
@@ -92,6 +93,7 @@ class Tab(StrEnum):
     HISTORY = "history"
     REPORTS = "reports"
     SETTINGS = "settings"
+    BACK_OFFICE = "back_office"
 
 
 class MainWindow(QMainWindow):
@@ -143,6 +145,7 @@ class MainWindow(QMainWindow):
         # hold an empty page, which the view takes the place of.
         self.built_history: HistoryView | None = None
         self.built_settings: SettingsView | None = None
+        self.built_back_office: BackOfficeView | None = None
         self.reports_page = QWidget()
         self.reports_page.setAccessibleName("Reports")
         QVBoxLayout(self.reports_page).setContentsMargins(0, 0, 0, 0)
@@ -162,6 +165,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(QWidget(), "History")
         self.tabs.addTab(self.reports_page, "Reports")
         self.tabs.addTab(QWidget(), "Settings")
+        self.tabs.addTab(QWidget(), "Back office")
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
@@ -237,6 +241,25 @@ class MainWindow(QMainWindow):
             self._fill_tab(Tab.SETTINGS, view)
         return self.built_settings
 
+    @property
+    def back_office(self) -> BackOfficeView:
+        """People, the catalog and the store's details, built the first time they are shown or asked for."""
+        if self.built_back_office is None:
+            from pos_terminal.ui.back_office_view import BackOfficeView
+
+            self.built_back_office = view = BackOfficeView(self.messages)
+            view.people_changed.connect(self._on_people_changed)
+            view.catalog_changed.connect(self.cashier.load_catalog)
+            self._fill_tab(Tab.BACK_OFFICE, view)
+            if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.BACK_OFFICE)):
+                view.attach(self.terminal)
+        return self.built_back_office
+
+    def _on_people_changed(self) -> None:
+        """Who is at the till, and who may sign in, as the back office left them."""
+        self.till.refresh_people()
+        self.show_till_status()
+
     def _fill_tab(self, tab: Tab, view: QWidget) -> None:
         """``view`` in place of the empty page ``tab`` held, the tab as it was (enabled or not, current or not)."""
         index = list(Tab).index(tab)
@@ -305,6 +328,7 @@ class MainWindow(QMainWindow):
             Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
             Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
             Act.SETTINGS: lambda: self.show_tab(Tab.SETTINGS),
+            Act.BACK_OFFICE: lambda: self.show_tab(Tab.BACK_OFFICE),
             Act.SHIFTS: self.on_shifts_key,
             Act.QUIT: self.quit,
         }
@@ -471,6 +495,8 @@ class MainWindow(QMainWindow):
         restored = self.cashier.attach(terminal)
         if self.built_history is not None:
             self.built_history.attach(terminal)
+        if self.built_back_office is not None:
+            self.built_back_office.attach(terminal)
         if self.built_reports is not None:
             self.built_reports.attach(terminal)
         if self.built_shifts is not None:
@@ -509,6 +535,9 @@ class MainWindow(QMainWindow):
             self.show_till_status()
         if report.catalog_changed:
             self.cashier.load_catalog()
+        changed = report.people_changed or report.catalog_changed or report.details_changed
+        if changed and self.built_back_office is not None and self.tabs.currentWidget() is self.built_back_office:
+            self.built_back_office.on_shown()  # another till's change, in the page being looked at
 
     async def _resume(self, terminal: Terminal) -> None:
         report = await terminal.checkout.resume()
@@ -548,6 +577,7 @@ class MainWindow(QMainWindow):
     def _workspace_tabs(self, *, signed_in: bool) -> None:
         # last to first: a current tab that is disabled hands over to the next enabled one, and a tab about to be
         # disabled too (History) would be shown, built and asked to load without a sign-in on the way
+        self.tabs.setTabEnabled(list(Tab).index(Tab.BACK_OFFICE), signed_in)
         for index in reversed(range(3)):
             self.tabs.setTabEnabled(index, signed_in)
 
@@ -561,6 +591,8 @@ class MainWindow(QMainWindow):
             self.built_reports.detach()
         if self.built_shifts is not None:
             self.built_shifts.detach()
+        if self.built_back_office is not None:
+            self.built_back_office.detach()
         self._idle.stop()
         self._detach_counter()
         self.terminal = None
@@ -944,6 +976,8 @@ class MainWindow(QMainWindow):
             self.shifts.refresh()
         if tab is Tab.SETTINGS:
             self._show_settings()
+        if tab is Tab.BACK_OFFICE:
+            self.back_office.on_shown()
 
     def _show_settings(self) -> None:
         """Filled when shown, not at start-up: it asks the system for its printers."""

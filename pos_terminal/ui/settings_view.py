@@ -199,22 +199,30 @@ class SettingsView(QWidget):
                 "Join a store to share people, the catalog, the store's details, shifts, cash sales and the audit "
                 "log with its other tills; the store database is set up once with “pos-terminal store init URL”."
             )
-        # a till of a store sells from the store's catalog: its file is what it offers a store that has none
-        self.catalog_file.setEnabled(not linked)
-        self.catalog_file.setToolTip(
-            "This till sells from the store's catalog, the same on every till; change it with "
-            "“pos-terminal catalog import FILE”."
-            if linked
-            else ""
-        )
-        self.catalog_file.setPlaceholderText(
-            "The store's catalog" if linked else "The catalog shipped with the terminal"
-        )
         self.store_address.setEnabled(not linked)
         self.store_password.setEnabled(not linked)
         self.join_store_button.setVisible(not linked)
         self.leave_store_button.setVisible(linked)
         self.store_password.clear()
+
+    def _show_catalog_source(self, terminal: Terminal | None) -> None:
+        """The catalog file counts only until the till has a catalog of its own (the store's, or one edited or
+        imported here): then the field says where the catalog comes from instead."""
+        linked = terminal is not None and terminal.store.linked
+        own = terminal is not None and terminal.store.catalog.count() > 0
+        self.catalog_file.setEnabled(not (linked or own))
+        if linked or own:
+            self.catalog_file.clear()  # the placeholder says where the catalog comes from; the setting stays
+        if linked:
+            tip = "This till sells from the store's catalog, the same on every till: change it in the back office."
+        elif own:
+            tip = "This till sells from its own catalog, edited or imported here: change it in the back office."
+        else:
+            tip = "The file this till sells from, until its catalog is edited or imported in the back office."
+        self.catalog_file.setToolTip(tip)
+        self.catalog_file.setPlaceholderText(
+            "The store's catalog" if linked else "Its own catalog" if own else "The catalog shipped with the terminal"
+        )
 
     def on_join_store_clicked(self) -> None:
         address = self.store_address.text().strip()
@@ -335,6 +343,7 @@ class SettingsView(QWidget):
             self.token_store.setText(store.description + (" — INSECURE" if store.insecure else ""))
         self.disconnect_button.setEnabled(terminal is not None)
         self.show_store(terminal.store.status() if terminal is not None else None)
+        self._show_catalog_source(terminal)
         self.join_store_button.setEnabled(terminal is not None)
         self.error.clear()
         self._custom_visible()
@@ -348,7 +357,9 @@ class SettingsView(QWidget):
         """The settings as edited; UserError with one sentence when something is invalid."""
         typed = basic_choices(self.terminal_id.text(), self.locale_box.currentText(), self.currency_box.currentText())
         catalog = self.catalog_file.text().strip() or None
-        if catalog:
+        if not self.catalog_file.isEnabled():
+            catalog = self._settings.catalog_file
+        elif catalog:
             load_catalog(catalog)
         urls = CustomUrls(
             auth_url=self.auth_url.text().strip(),
