@@ -10,6 +10,7 @@ and a finished check shows no lines and no name, and returns to the welcome afte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.money import MoneyFormat
@@ -70,8 +71,9 @@ class CustomerDisplay(QWidget):
         self.money = money
         self.register: Register | None = None
         self.shown: OpenCheck | None = None
+        self.store_name: Callable[[], str | None] = lambda: None
 
-        self.welcome = label("Welcome", role="welcome")
+        self.welcome = label("Welcome", role="welcome", wrap=True)
         self.welcome.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.welcome.setAccessibleName("Welcome")
         self.status = label(role="status", wrap=True)
@@ -130,10 +132,14 @@ class CustomerDisplay(QWidget):
 
     # --- following the register ---------------------------------------------------------------------------------
 
-    def attach(self, register: Register, money: MoneyFormat) -> None:
-        """Follow ``register``'s open check from now on (a listener that goes quiet once another is attached)."""
+    def attach(
+        self, register: Register, money: MoneyFormat, store_name: Callable[[], str | None] = lambda: None
+    ) -> None:
+        """Follow ``register``'s open check from now on (a listener that goes quiet once another is attached);
+        ``store_name`` is the name the welcome says, read each time it is shown (another till may change it)."""
         self.register = register
         self.money = money
+        self.store_name = store_name
         register.on_change(lambda state: self.show_state(state) if self.register is register else None)
         self.show_state(register.current)
 
@@ -163,7 +169,8 @@ class CustomerDisplay(QWidget):
         check = state.check if state is not None else None
         if state is None or check is None or (state.phase is Phase.BUILDING and not check.items and not check.payments):
             self.shown = None
-            self.welcome.setText("Welcome")
+            name = self.store_name()
+            self.welcome.setText(f"Welcome to {name}" if name else "Welcome")
             self.welcome.show()
             self.sale.hide()
             self.status.setText("")

@@ -250,10 +250,16 @@ class MainWindow(QMainWindow):
             self.built_back_office = view = BackOfficeView(self.messages)
             view.people_changed.connect(self._on_people_changed)
             view.catalog_changed.connect(self.cashier.load_catalog)
+            view.details_changed.connect(self._on_details_changed)
             self._fill_tab(Tab.BACK_OFFICE, view)
             if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.BACK_OFFICE)):
                 view.attach(self.terminal)
         return self.built_back_office
+
+    def _on_details_changed(self) -> None:
+        """The customer display's welcome names the store as it is now called."""
+        if self.customer_display is not None and self.customer_display.shown is None:
+            self.customer_display.show_state(None)
 
     def _on_people_changed(self) -> None:
         """Who is at the till, and who may sign in, as the back office left them."""
@@ -535,6 +541,8 @@ class MainWindow(QMainWindow):
             self.show_till_status()
         if report.catalog_changed:
             self.cashier.load_catalog()
+        if report.details_changed:
+            self._on_details_changed()
         changed = report.people_changed or report.catalog_changed or report.details_changed
         if changed and self.built_back_office is not None and self.tabs.currentWidget() is self.built_back_office:
             self.built_back_office.on_shown()  # another till's change, in the page being looked at
@@ -615,7 +623,10 @@ class MainWindow(QMainWindow):
                 from pos_terminal.ui.customer_display import CustomerDisplay
 
                 self.customer_display = CustomerDisplay(terminal.money)
-            self.customer_display.attach(terminal.register, terminal.money)
+            details = terminal.store.details
+            self.customer_display.attach(
+                terminal.register, terminal.money, lambda: found.name if (found := details.get()) else None
+            )
             self.customer_display.place(devices.customer_display_screen)
             self.activateWindow()  # the keyboard and the scanner stay with the cashier
         elif self.customer_display is not None:

@@ -110,3 +110,26 @@ async def test_the_display_follows_a_check_through_charge_and_complete(
 
     await finish(window, host)
     assert window.customer_display is None, "the display goes with the window"
+
+
+async def test_the_welcome_names_the_store_once_it_has_a_name(
+    profile: Paths,
+    sandbox: SandboxServer,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    tmp_path: Path,
+) -> None:
+    from pos_terminal.domain.details import StoreDetails
+
+    save_settings(profile.config_file, Settings(terminal_id=TERMINAL_ID, devices=DeviceSettings(customer_display=True)))
+    host = AppHost(profile, service_url=sandbox.url)
+    window = await signed_in_window(host, make_window, client)
+    display = window.customer_display
+    assert display is not None and shown_text(display) == "Welcome"
+    terminal = host.terminal
+    assert terminal is not None
+    assert terminal.set_store_details(StoreDetails("Café Nord", address="1 Quay St"), by=None)
+    window.back_office.details_changed.emit()  # what the back office says after it saved the details
+    assert shown_text(display) == "Welcome to Café Nord"
+    picture(display, "customer-display-welcome-1024x768", tmp_path, (1024, 768))
+    await finish(window, host)
