@@ -672,6 +672,7 @@ class StoreDatabase:
             lambda: self._unique(
                 conn, Kind.CATEGORY, category_id, table.c.name, name, f"Another category is already called “{name}”."
             ),
+            _one(conn, Kind.CATEGORY, category_id),
         )
 
     def _put_product(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
@@ -704,9 +705,11 @@ class StoreDatabase:
                 if other is not None:
                     raise StoreConflict(f"Another product already has the barcode {code}.")
 
-        if not self._edit(conn, Kind.PRODUCT, product_id, details, stamp, unique):
+        stored = _one(conn, Kind.PRODUCT, product_id)
+        if not self._edit(conn, Kind.PRODUCT, product_id, details, stamp, unique, stored):
             return False
-        conn.execute(sa.delete(table).where(table.c.product_id == product_id))
+        if stored is not None:  # a new product has no codes to replace
+            conn.execute(sa.delete(table).where(table.c.product_id == product_id))
         if codes:
             conn.execute(
                 sa.insert(table),
@@ -738,7 +741,7 @@ class StoreDatabase:
         }
         stamp = fields.stamp(terminal_id)
         fields.done()
-        return self._edit(conn, Kind.STORE_INFO, "1", details, stamp, lambda: None)
+        return self._edit(conn, Kind.STORE_INFO, "1", details, stamp, lambda: None, _one(conn, Kind.STORE_INFO, "1"))
 
     def _edit(
         self,
@@ -748,10 +751,10 @@ class StoreDatabase:
         details: dict[str, Any],
         stamp: Stamp,
         check_unique: Callable[[], None],
+        stored: Mapping[str, Any] | None,
     ) -> bool:
-        """Last writer wins: write ``details`` when ``stamp`` is greater than the stored record's."""
+        """Last writer wins: write ``details`` when ``stamp`` is greater than ``stored``'s (the record as it is)."""
         table = schema.TABLES[kind]
-        stored = _one(conn, kind, key)
         if stored is not None and not stamp > _stamp(stored):
             return False
         check_unique()
@@ -788,14 +791,14 @@ class StoreDatabase:
             )
 
     def _log(self, conn: Connection, kind: Kind, key: str, terminal_id: str) -> int:
-        """Append to change_log in the writing transaction; on PostgreSQL, NOTIFY at its commit."""
+        """Append to change_log in the writing transaction; on PostgreSQL the transaction NOTIFYs its newest
+        number once, at its end (a batch of 200 records is one notification, not 200)."""
         table = schema.change_log
         result = conn.execute(sa.insert(table).values(kind=str(kind), key=key, terminal_id=terminal_id, at=self.now()))
         inserted = result.inserted_primary_key
         assert inserted is not None
         seq = int(inserted[0])
-        if self.backend is Backend.POSTGRESQL:
-            conn.execute(sa.select(sa.func.pg_notify(CHANNEL, str(seq))))
+        conn.info[_NEWEST] = max(seq, conn.info.get(_NEWEST, 0))
         return seq
 
     # --- reading ------------------------------------------------------------------------------------------
@@ -941,7 +944,11 @@ class StoreDatabase:
             with conn.begin():
                 if lock is not None and self.backend is Backend.POSTGRESQL:
                     conn.execute(sa.select(sa.func.pg_advisory_xact_lock(lock)))
+                conn.info.pop(_NEWEST, None)
                 yield conn
+                newest = conn.info.pop(_NEWEST, None)
+                if newest is not None and self.backend is Backend.POSTGRESQL:
+                    conn.execute(sa.select(sa.func.pg_notify(CHANNEL, str(newest))))  # sent at the commit
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -1069,6 +1076,7 @@ _NAMES = {
 }
 _JSON_COLUMNS = {Kind.SHIFT: ("counted_pieces",), Kind.CASH_SALE: ("check_body",), Kind.AUDIT: ("detail",)}
 _MISSING = object()
+_NEWEST = "pos_newest_seq"  # conn.info: the newest change_log number the transaction wrote
 
 
 class _Fields:
