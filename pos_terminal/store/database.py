@@ -437,7 +437,21 @@ class StoreDatabase:
             (self._pin_tries_writer if kind == PIN_TRIES else self._writer(kind), record) for kind, record in records
         ]
         with self._writing() as conn:
-            return [writer(conn, record, terminal_id) for writer, record in writers]
+            written: list[bool] = []
+            start = 0
+            while start < len(writers):
+                # a run of products (a catalog imported on a till) is written a run at a time, not one by one
+                end = start
+                while end < len(writers) and writers[end][0] == self._put_product:
+                    end += 1
+                if end - start > 1:
+                    written += self._put_products(conn, [record for _, record in writers[start:end]], terminal_id)
+                    start = end
+                    continue
+                writer, record = writers[start]
+                written.append(writer(conn, record, terminal_id))
+                start += 1
+            return written
 
     def _writer(self, kind: Kind | str) -> Callable[[Connection, Mapping[str, Any], str], bool]:
         writers: dict[Kind, Callable[[Connection, Mapping[str, Any], str], bool]] = {
@@ -676,21 +690,7 @@ class StoreDatabase:
         )
 
     def _put_product(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.PRODUCT, record)
-        product_id = fields.key("id")
-        codes = fields.codes("barcodes")
-        fields.ignore("updated_by_till")
-        details = {
-            "name": fields.text("name"),
-            "price": fields.count("price"),
-            "tax_rate_bp": fields.optional_count("tax_rate_bp"),
-            "category_id": fields.optional_text("category_id"),
-            "position": fields.count("position", default=0),
-            "colour": fields.optional_text("colour"),
-            "active": fields.flag("active", default=True),
-        }
-        stamp = fields.stamp(terminal_id)
-        fields.done()
+        product_id, codes, details, stamp = _product_fields(record, terminal_id)
         table = schema.product_code
 
         def unique() -> None:
@@ -725,6 +725,82 @@ class StoreDatabase:
                 ],
             )
         return True
+
+    def _put_products(self, conn: Connection, records: Sequence[Mapping[str, Any]], terminal_id: str) -> list[bool]:
+        """:meth:`_put_product` for each of ``records`` in order, with a few statements for the run: the same
+        checks and the same outcome (a code another active product holds, as the run leaves it, is refused)."""
+        parsed = [_product_fields(record, terminal_id) for record in records]
+        ids = [product_id for product_id, *_ in parsed]
+        if len(set(ids)) != len(ids):  # the same product twice in one run: one at a time, in order
+            return [self._put_product(conn, record, terminal_id) for record in records]
+        products, codes_table = schema.product, schema.product_code
+        stored: dict[str, dict[str, Any]] = {}
+        held: dict[str, str] = {}  # gtin -> the active product holding it
+        wanted = {gtin for _, codes, _, _ in parsed for gtin, _ in codes}
+        for chunk in _chunks(ids):
+            for found in conn.execute(sa.select(products).where(products.c.id.in_(chunk))).mappings():
+                stored[found["id"]] = dict(found)
+            for holder in conn.execute(
+                sa.select(codes_table.c.product_id, codes_table.c.gtin).where(
+                    codes_table.c.product_id.in_(chunk), codes_table.c.active
+                )
+            ):
+                held[holder.gtin] = holder.product_id
+        for chunk in _chunks(sorted(wanted)):
+            for holder in conn.execute(
+                sa.select(codes_table.c.product_id, codes_table.c.gtin).where(
+                    codes_table.c.gtin.in_(chunk), codes_table.c.active
+                )
+            ):
+                held[holder.gtin] = holder.product_id
+        written: list[bool] = []
+        inserts: list[dict[str, Any]] = []
+        updates: list[dict[str, Any]] = []
+        new_codes: list[dict[str, Any]] = []
+        replaced: list[str] = []
+        for product_id, codes, details, stamp in parsed:
+            before = stored.get(product_id)
+            if before is not None and not stamp > _stamp(before):
+                written.append(False)
+                continue
+            for gtin in [g for g, owner in held.items() if owner == product_id]:
+                del held[gtin]  # what it held is replaced by what it gives now
+            if details["active"]:
+                for gtin, code in codes:
+                    if held.get(gtin, product_id) != product_id:
+                        raise StoreConflict(f"Another product already has the barcode {code}.")
+                    held[gtin] = product_id
+            row = details | _edit_columns(stamp)
+            if before is None:
+                inserts.append(row | {"id": product_id})
+            else:
+                updates.append({f"new_{name}": value for name, value in row.items()} | {"key": product_id})
+                replaced.append(product_id)
+            new_codes += [
+                {"product_id": product_id, "gtin": gtin, "code": code, "position": index, "active": details["active"]}
+                for index, (gtin, code) in enumerate(codes)
+            ]
+            written.append(True)
+        if inserts:
+            conn.execute(sa.insert(products), inserts)
+        if updates:
+            # bound under other names: SQLAlchemy keeps a column's own name for its SET clause
+            columns: dict[str, Any] = {name[4:]: sa.bindparam(name) for name in updates[0] if name != "key"}
+            conn.execute(sa.update(products).where(products.c.id == sa.bindparam("key")).values(columns), updates)
+        for chunk in _chunks(replaced):
+            conn.execute(sa.delete(codes_table).where(codes_table.c.product_id.in_(chunk)))
+        if new_codes:
+            conn.execute(sa.insert(codes_table), new_codes)
+        changed = [product_id for (product_id, *_), done in zip(parsed, written, strict=True) if done]
+        if changed:
+            at = self.now()
+            log = schema.change_log
+            conn.execute(
+                sa.insert(log),
+                [{"kind": str(Kind.PRODUCT), "key": key, "terminal_id": terminal_id, "at": at} for key in changed],
+            )
+            conn.info[_NEWEST] = max(_latest_seq(conn), conn.info.get(_NEWEST, 0))
+        return written
 
     def _put_store_info(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
         fields = _Fields(Kind.STORE_INFO, record)
@@ -1042,6 +1118,33 @@ class PollingListener(ChangeListener):
 
     def close(self) -> None:
         pass
+
+
+def _chunks(values: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _product_fields(
+    record: Mapping[str, Any], terminal_id: str
+) -> tuple[str, list[tuple[str, str]], dict[str, Any], Stamp]:
+    """A product record, checked: its id, its codes (GTIN, as given), its columns, and its edit's stamp."""
+    fields = _Fields(Kind.PRODUCT, record)
+    product_id = fields.key("id")
+    codes = fields.codes("barcodes")
+    fields.ignore("updated_by_till")
+    details = {
+        "name": fields.text("name"),
+        "price": fields.count("price"),
+        "tax_rate_bp": fields.optional_count("tax_rate_bp"),
+        "category_id": fields.optional_text("category_id"),
+        "position": fields.count("position", default=0),
+        "colour": fields.optional_text("colour"),
+        "active": fields.flag("active", default=True),
+    }
+    stamp = fields.stamp(terminal_id)
+    fields.done()
+    return product_id, codes, details, stamp
 
 
 def _attach_codes(conn: Connection, products: list[dict[str, Any]]) -> None:

@@ -683,3 +683,34 @@ def test_a_server_that_went_away_and_came_back(postgres_target: StoreTarget, pos
     assert_one_sentence(away.value, f"{postgres_server.host}:{postgres_server.port}")
     assert store.put("cash_sale", sale("sale-2"), terminal_id=T1) is True
     assert [c.key for c in store.changes_since(0)] == ["sale-1", "sale-2"]
+
+
+def test_a_run_of_products_is_written_as_one_by_one_would(store: StoreDatabase) -> None:
+    def product(product_id: str, *codes: str, version: int = 0, **fields: Any) -> tuple[str, dict[str, Any]]:
+        record = {"id": product_id, "name": product_id, "price": 100, "barcodes": list(codes)}
+        return "product", record | {"version": version, "updated_at": AT} | fields
+
+    assert store.put_many([product("a", "036000291452"), product("b"), product("c", "9300000000019")], terminal_id=T1)
+    # a code moving from a to b in one run: a gives it up first, so b may take it
+    moved = [product("a", version=1, updated_at=AT + timedelta(1)), product("b", "036000291452", version=1)]
+    assert store.put_many([*moved, product("d")], terminal_id=T2) == [True, True, True]
+    # a run where one product asks for a code another holds is refused whole: nothing of it lands
+    before = store.latest_seq()
+    with pytest.raises(StoreConflict) as taken:
+        store.put_many([product("e"), product("f", "9300000000019"), product("g")], terminal_id=T2)
+    assert_one_sentence(taken.value, "9300000000019")
+    assert store.latest_seq() == before and store.get("product", "e") is None
+    # a product taken off keeps its code without holding it; an older edit changes nothing
+    off = product("c", "9300000000019", version=1, active=False, updated_at=AT + timedelta(2))
+    assert store.put_many([off, product("f", "9300000000019"), product("a", version=0)], terminal_id=T2) == [
+        True,
+        True,
+        False,
+    ]
+    got = {key: store.get("product", key) for key in "abcf"}
+    assert {key: (record or {}).get("barcodes") for key, record in got.items()} == {
+        "a": [],
+        "b": ["036000291452"],
+        "c": ["9300000000019"],
+        "f": ["9300000000019"],
+    }
