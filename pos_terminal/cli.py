@@ -479,6 +479,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _launch_gui(window)
     parser = build_parser()
     args = parser.parse_args(_token_joined(parser, argv))
+    try:
+        _options_before_the_command(args)
+    except UserError as exc:
+        Output(False).note(exc.text())
+        return EXIT_ERROR
     if args.command == "sandbox":
         from pos_terminal.sandbox import cli as sandbox_cli
 
@@ -509,6 +514,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except BrokenPipeError:
         return _reader_gone()
+
+
+def _options_before_the_command(args: argparse.Namespace) -> None:
+    """``pos-terminal --profile DIR people add …`` means the profile DIR, as ``people add … --profile DIR`` does
+    (the README's window example puts it first); a command that takes no such option, or a second value that
+    differs, is one sentence rather than a command run on another profile."""
+    if args.command is None:
+        return
+    for option, window, own in (("--profile", "gui_profile", "profile"), ("--service", "gui_service", "service")):
+        given = getattr(args, window, None)
+        if given is None:
+            continue
+        if not hasattr(args, own):
+            raise UserError(f"pos-terminal {args.command} takes no {option}.", hint=f"Leave out {option}.")
+        mine = getattr(args, own)
+        if mine is not None and mine != given:
+            raise UserError(
+                f"{option} is given twice, as {given} and {mine}.",
+                hint=f"Give {option} once, before or after the command.",
+            )
+        setattr(args, own, given)
 
 
 def _reader_gone() -> int:

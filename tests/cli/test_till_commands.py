@@ -8,6 +8,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -197,3 +198,24 @@ def test_a_person_is_renamed_made_a_manager_disabled_and_enabled_again(
         ]
     assert actions[0]["name"] == [CASHIER, "Ana Lee"]
     assert actions[1]["role"] == ["cashier", "manager"]
+
+
+def test_the_profile_given_before_the_command_is_the_one_used(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, sandbox: Any, memory_keyring: Any, pins: list[int]
+) -> None:
+    from pos_terminal.cli import main
+    from tests.cli.conftest import write_config
+
+    till = tmp_path / "till-1"
+    write_config(till, terminal_id="LANE-1")
+    argv = ["people", "add", MANAGER, "--role", "manager", "--new-pin-fd", pin_fd(pins, MANAGER_PIN)]
+    assert main(["--profile", str(till), "--service", sandbox.url, *argv]) == 0
+    with sqlite3.connect(till / "data" / "journal.sqlite3") as db:
+        assert [name for (name,) in db.execute("SELECT name FROM person")] == [MANAGER]
+    capsys.readouterr()
+
+    assert main(["--profile", str(till), *argv[:3], "--profile", str(tmp_path / "other")]) == 1
+    assert "--profile is given twice" in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()
+    assert main(["--profile", str(till), "sandbox"]) == 1
+    assert "pos-terminal sandbox takes no --profile" in capsys.readouterr().err
