@@ -17,6 +17,7 @@ window's start-up builds the counter without them.
 
 from __future__ import annotations
 
+import copy
 import logging
 import sys
 import textwrap
@@ -130,7 +131,7 @@ def check_profile(name: str) -> str:
 
     try:
         get_profile(name or "default")
-    except NotSupported:
+    except (NotSupported, KeyError):  # 3.1 raises KeyError for a name it has no entry for
         raise ConfigError(
             f"The printer profile “{name}” is unknown.", hint="Use “default”, or a model such as TM-T20II or TM-T88V."
         ) from None
@@ -203,6 +204,7 @@ class EscPosPrinter:
         from escpos.exceptions import Error as EscposError
 
         device = self._open_device()
+        _own_width(device, self.columns * DOTS_PER_COLUMN)
         try:
             device.open()
         except (EscposError, OSError, ValueError) as exc:
@@ -323,6 +325,17 @@ class EscPosPrinter:
         for row in rows:
             picture = line_image(row, width * DOTS_PER_COLUMN * scale, line, scale)
             device.image(picture, impl="bitImageRaster")
+
+
+def _own_width(device: Escpos, pixels: int) -> None:
+    """Give a profile that does not say how wide the paper is the width the slips are laid out in: python-escpos
+    3.1 prints a notice to standard output before each picture otherwise, into a command's --json output. The
+    device gets a copy of the profile's data; the profile shared by every device stays as it is."""
+    data = device.profile.profile_data
+    if data.get("media", {}).get("width", {}).get("pixels") == "Unknown":
+        own = copy.deepcopy(data)
+        own["media"]["width"]["pixels"] = pixels
+        device.profile.profile_data = own
 
 
 def lay_out(line: Line, columns: int) -> list[str]:

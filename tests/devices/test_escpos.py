@@ -100,14 +100,28 @@ def test_a_receipt_is_the_printers_own_text_with_a_picture_where_no_code_page_ha
     assert picture.stat().st_size > 0
 
 
-def test_a_line_the_default_profile_cannot_hold_is_a_picture_of_its_own_width(fake: FakePrinter) -> None:
+def test_a_line_the_default_profile_cannot_hold_is_a_picture_of_its_own_width(
+    fake: FakePrinter, capfd: pytest.CaptureFixture[str]
+) -> None:
     slip = Slip(SlipKind.RECEIPT, "t", (Line("雷 李", "$1.00"), Line("Plain", "$2.00")))
     printer = printer_at(fake, profile="default")
     printer.print_slip(slip)
     fake.wait_for(fake.jobs)
+    # python-escpos 3.1 prints a notice to standard output for a profile of unknown width; a command's --json
+    # output shares that stream
+    assert capfd.readouterr().out == ""
     job = fake.jobs()[0]
     assert isinstance(job[0], Picture) and job[0].image.width == printer.columns * 12
     assert any(isinstance(e, Text) and e.text.startswith("Plain") and e.text.endswith("$2.00") for e in job)
+
+
+def test_an_unknown_printer_profile_is_one_sentence() -> None:
+    from pos_terminal.devices.escpos import check_profile
+    from pos_terminal.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="The printer profile “NoSuchModel” is unknown"):
+        check_profile("NoSuchModel")  # python-escpos 3.1 raises KeyError for it, not NotSupported
+    assert check_profile("TM-T88V") == "TM-T88V"
 
 
 @pytest.mark.parametrize(
