@@ -7,6 +7,7 @@ editing the settings accepts what another refuses.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Collection
 from typing import Any
 
@@ -93,11 +94,28 @@ def setting_names(settings: Settings) -> list[str]:
         value = getattr(settings, name)
         if isinstance(value, BaseModel):
             names.extend(f"{name}.{inner}" for inner in type(value).model_fields)
+        elif isinstance(value, dict) and (model := _entry_model(settings, name)) is not None:
+            # a table of tables ([auth.REGION]): each entry's every setting
+            names.extend(f"{name}.{key}.{inner}" for key in sorted(value) for inner in model.model_fields)
         elif isinstance(value, dict):
             names.extend(f"{name}.{key}" for key in sorted(value))
         else:
             names.append(name)
     return names
+
+
+def _entry_model(settings: Settings, name: str) -> type[BaseModel] | None:
+    """The model of each entry of a setting that is a table of tables (``auth``: RegionAuth), else None."""
+    annotation = type(settings).model_fields[name].annotation
+    args = typing.get_args(annotation)
+    if (
+        typing.get_origin(annotation) is dict
+        and len(args) == 2
+        and isinstance(args[1], type)
+        and issubclass(args[1], BaseModel)
+    ):
+        return args[1]
+    return None
 
 
 def _split(settings: Settings, name: str) -> tuple[str, str | None]:
@@ -113,6 +131,14 @@ def _split(settings: Settings, name: str) -> tuple[str, str | None]:
         raise ConfigError(f"There is no setting “{name}”.", hint="pos-terminal config list shows every setting.")
     if isinstance(value, BaseModel) and tail not in type(value).model_fields:
         raise ConfigError(f"There is no setting “{name}”.", hint="pos-terminal config list shows every setting.")
+    model = _entry_model(settings, head) if isinstance(value, dict) else None
+    if model is not None:
+        key, _, field = tail.partition(".")
+        if not key or field not in model.model_fields:
+            choices = ", ".join(model.model_fields)
+            raise ConfigError(
+                f"There is no setting “{name}”.", hint=f"Name one like {head}.REGION.FIELD, FIELD one of {choices}."
+            )
     return head, tail or None
 
 
@@ -124,6 +150,10 @@ def get_setting(settings: Settings, name: str) -> Any:
         return value
     if isinstance(value, BaseModel):
         return getattr(value, tail)
+    model = _entry_model(settings, head)
+    if model is not None:
+        key, _, field = tail.partition(".")
+        return getattr(value[key] if key in value else model(), field)  # an entry not written: its defaults
     if tail not in value:
         raise ConfigError(f"The setting “{name}” is not set.", hint="pos-terminal config list shows every setting.")
     return value[tail]
@@ -141,6 +171,17 @@ def change_setting(settings: Settings, name: str, value: str | None, *, regions:
         inner = getattr(settings, head)
         new = inner.model_dump() if isinstance(inner, BaseModel) else dict(inner)
         defaults = default.model_dump() if isinstance(default, BaseModel) else dict(default)
+        if _entry_model(settings, head) is not None:
+            key, _, field = tail.partition(".")
+            new = {k: v.model_dump(exclude_unset=True) for k, v in inner.items()}
+            entry = new.setdefault(key, {})
+            if value is not None:
+                entry[field] = value
+            else:
+                entry.pop(field, None)  # back to the default
+                if not entry:
+                    new.pop(key)
+            return checked(with_changes(settings, **{head: new}), regions)
         if value is not None:
             new[tail] = value
         elif tail in defaults:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
+
+import pytest
 
 from pos_terminal.config import load_settings
 from pos_terminal.paths import Paths
@@ -66,3 +69,35 @@ def test_status_says_when_a_sign_in_without_refresh_token_ends(
         "Sign in again then (some services renew only with the scope offline_access; see auth.REGION.scope)."
     ], "said once"
     assert cli("status", json=True, service=fake_service.url).data["signInEnds"]
+
+
+def test_a_region_s_sign_in_settings_are_listed_set_and_unset_like_the_others(
+    capsys: pytest.CaptureFixture[str], profile: Path
+) -> None:
+    """`config list` ended in a traceback (RegionAuth is not JSON) on a profile with the [auth.custom] table the
+    README documents, and `config set auth.custom.scope` was refused."""
+    from pos_terminal.cli import main
+
+    write_config(profile, terminal_id="LANE-CLI", **{"auth.custom": {"scope": "openid pos"}})
+
+    def config(*command: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["config", *command, "--profile", str(profile)])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    code, out, _ = config("list", "--json")
+    assert code == 0
+    listed = json.loads(out)
+    assert listed["auth.custom.scope"] == "openid pos" and listed["auth.custom.discovery"] is True
+    assert config("set", "auth.custom.scope", "openid posapi")[0] == 0
+    assert config("get", "auth.custom.scope")[1].strip() == "openid posapi"
+    assert config("set", "auth.lab.token_endpoint", "/oauth/token")[0] == 0  # a region's first sign-in setting
+    settings, _ = load_settings(Paths.profile(profile).config_file)
+    assert settings.auth["lab"].token_endpoint == "/oauth/token" and settings.auth["lab"].scope == "posapi"
+    assert config("unset", "auth.custom.scope")[0] == 0
+    assert config("get", "auth.custom.scope")[1].strip() == "posapi"
+    code, _, err = config("set", "auth.custom.colour", "red")
+    assert code == 1 and "There is no setting “auth.custom.colour”" in err
+    code, _, err = config("set", "auth.custom.scope", "café")
+    assert code == 1 and "auth.custom.scope" in err
