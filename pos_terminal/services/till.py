@@ -209,14 +209,21 @@ class Till:
 
     # --- the guard of the checkout and the open check -----------------------------------------------------------
 
+    def charge_refused(self) -> UserError | None:
+        """Why nobody may charge now (nobody at the till, no shift open), or None: the screen says it before the
+        cashier tries, with the same sentence the charge itself is refused with."""
+        if not self.guarding:
+            return None
+        if self.current is None:
+            return NoPersonAtTill()
+        if self.shifts.current() is None:
+            return NoShiftOpen()
+        return None
+
     def before_charge(self) -> None:
         """A charge needs a person at the till and an open shift, once people work this terminal."""
-        if not self.guarding:
-            return
-        if self.current is None:
-            raise NoPersonAtTill()
-        if self.shifts.current() is None:
-            raise NoShiftOpen()
+        if (refused := self.charge_refused()) is not None:
+            raise refused
 
     def before_change(self, action: Action, transaction_id: str, approval: Approval | None) -> str | None:
         """Cancel and refund need a manager: the approving manager's name, or :class:`ApprovalNeeded`."""

@@ -125,9 +125,11 @@ def _fixed_room(widget: QLabel, lines: int) -> None:
 
 
 class CashierView(QWidget):
-    """Signals: ``changed()`` after any change of the open check (the status bar re-reads the outbox)."""
+    """Signals: ``changed()`` after any change of the open check (the status bar re-reads the outbox);
+    ``open_shift_requested()`` the big button (or F8) pressed while no shift is open: it offers to open one."""
 
     changed = Signal()
+    open_shift_requested = Signal()
 
     def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +142,7 @@ class CashierView(QWidget):
         self._verify_now: asyncio.Event | None = None  # set by "Check now" while a charge is verified
         self._next_verify_at: float | None = None
         self._changing = ""  # "complete" or "cancel" while that request is out
+        self._offering_shift = False  # the big button opens a shift: none is open, and a charge needs one
         self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
 
         # Each column is made in its place (the window is built from the top down: see MainWindow).
@@ -562,7 +565,10 @@ class CashierView(QWidget):
             self.action_area.setCurrentIndex(Actions.NEXT)
             self.reason.hide()
             return
+        from pos_terminal.services.shifts import NoShiftOpen  # loaded with the terminal
+
         self.action_area.setCurrentIndex(Actions.CHARGE)
+        self._offering_shift = False
         if state.phase in LOCKED:
             self.charge_button.setText(PHASE_TEXT[state.phase])
             self.charge_button.setEnabled(False)
@@ -570,18 +576,24 @@ class CashierView(QWidget):
             return
         check = state.check
         blocked = ""  # why the big button cannot do anything yet
-        if not check.items:
-            blocked = "Add an item to the check."
-        elif check.paid_in_full:
+        refused = self.terminal.till.charge_refused() if self.terminal is not None else None
+        if check.items and check.paid_in_full:
             change = state.totals.change_due
             self.charge_button.setText(
                 "Finish cash sale\n" + (f"change due {self.money.format(change)}" if change else "no change due")
             )
+        elif refused is not None:
+            blocked = refused.text()
+            self._offering_shift = isinstance(refused, NoShiftOpen)
+        elif not check.items:
+            blocked = "Add an item to the check."
         elif problems := check.problems():
             blocked = problems[0].sentence
         elif state.customer is None:
             blocked = "Choose the customer to charge (F2 to find them), or take cash for all of it (F6)."
-        if not check.paid_in_full:
+        if self._offering_shift:
+            self.charge_button.setText("Open a shift\n(a charge needs one)")
+        elif not (check.items and check.paid_in_full):
             amount = self.money.format(max(0, state.totals.charge_amount))
             name = state.customer.display_name if state.customer else ""
             self.charge_button.setText(f"Charge {amount}\nto {self._fit_name(name)}" if name else "Charge")
@@ -590,7 +602,7 @@ class CashierView(QWidget):
             reason = f"{PHASE_TEXT[state.phase]}: {state.message}"
         self.reason.setText(reason)
         self.reason.setVisible(bool(reason))
-        self.charge_button.setEnabled(not blocked)
+        self.charge_button.setEnabled(not blocked or self._offering_shift)
 
     def _fit_name(self, name: str) -> str:
         room = max(120, self.charge_button.width() - 40)
@@ -977,6 +989,10 @@ class CashierView(QWidget):
         if state.editable and state.check.paid_in_full:
             self.finish_cash_sale()
             return
+        self._render_actions(state)  # a shift opened or closed elsewhere (the command line) changes the offer
+        if self._offering_shift:
+            self.open_shift_requested.emit()
+            return
         if not self.charge_button.isEnabled() or self.action_area.currentIndex() != Actions.CHARGE:
             refused = self.entry_refused()
             if refused is not None and state.phase in LOCKED:
@@ -998,8 +1014,10 @@ class CashierView(QWidget):
         self.new_check_button.setFocus()
 
     def _charge_refused(self, error: UserError) -> None:
-        self.messages.show_error(error, topic=CHECK)
+        # The check first, then the sentence: showing a check whose phase moved on clears what was said about the
+        # check before, and the refusal said before it was cleared with it, unseen.
         self.show_check()
+        self.messages.show_error(error, topic=CHECK)
 
     def _on_register_changed(self, state: OpenCheck) -> None:
         if state.phase in LOCKED:

@@ -334,6 +334,7 @@ class MainWindow(QMainWindow):
         self.messages.resolved.connect(self.banner.resolve)
         # status bar (History's own, once it is built)
         self.cashier.changed.connect(self._on_pending_changed)
+        self.cashier.open_shift_requested.connect(self.on_open_shift_requested)
         self.tabs.currentChanged.connect(self.on_tab_changed)
         # the till
         self.status.switch_button.clicked.connect(self.on_switch_person)
@@ -833,6 +834,7 @@ class MainWindow(QMainWindow):
         self.cashier.customers.focus_search()
         self._last_input = time.monotonic()
         self.show_till_status()
+        self.cashier.show_check()  # who is at the till and the shift decide what the big button offers
         if self.built_shifts is not None:
             self.built_shifts.refresh()
 
@@ -911,6 +913,7 @@ class MainWindow(QMainWindow):
         verdict = drawer_verdict(closed.over_short or 0, terminal.money.format)
         self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}. Its Z report follows.")
         self.show_till_status()
+        self.cashier.show_check()  # the big button now offers to open the next shift
         self.shifts.refresh()
         self.show_tab(Tab.REPORTS)
         self.report_tabs.setCurrentWidget(self.reports)
