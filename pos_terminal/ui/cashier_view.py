@@ -14,7 +14,8 @@ The view holds no figures of its own: it asks the register (services) to change 
 check and shows what comes back. Amounts the cashier types are read by the terminal's
 one money format; a mistake is one sentence and the check stays. Nothing shown or
 hidden while the cashier works moves the rest: the reason line, the banner and the
-button area keep their room.
+button area keep their room (the reason line grows only for a sentence longer than
+its two lines: the whole of why a charge was refused is always shown).
 """
 
 from __future__ import annotations
@@ -115,11 +116,17 @@ class Actions:
     NEXT = 2
 
 
-def _fixed_room(widget: QLabel, lines: int) -> None:
-    """Give a label the height of ``lines`` lines, shown or hidden: what it says never moves the rest."""
+def _least_room(widget: QLabel, lines: int) -> None:
+    """Keep a wrapped label at least ``lines`` lines high, shown or hidden, so that a short sentence coming or
+    going never moves the rest; a longer one grows it to every line it needs (a fixed height drew a third line
+    cut at the top and the bottom)."""
     widget.ensurePolished()
-    widget.setFixedHeight(lines * widget.fontMetrics().lineSpacing() + 4)
+    margins = widget.contentsMargins()
+    widget.setMinimumHeight(lines * widget.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + 4)
+    widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     policy = widget.sizePolicy()
+    policy.setVerticalPolicy(QSizePolicy.Policy.Minimum)
+    policy.setHeightForWidth(True)
     policy.setRetainSizeWhenHidden(True)
     widget.setSizePolicy(policy)
 
@@ -354,7 +361,7 @@ class CashierView(QWidget):
 
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why the check cannot be charged")
-        _fixed_room(self.reason, 2)
+        _least_room(self.reason, 2)
 
         self.charge_button = button("Charge", role="primary", name="Charge", shortcut="F8")
         self.complete_button = button("Complete", role="primary", name="Complete", shortcut="F9")
