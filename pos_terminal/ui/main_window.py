@@ -903,6 +903,14 @@ class MainWindow(QMainWindow):
         )
 
     def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
+        self.tasks.run(self._close_shift_now(terminal, count, approval, print_it), key="close-shift")
+
+    async def _close_shift_now(
+        self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool
+    ) -> None:
+        """The till refuses while a charge is held; what the service did meanwhile (an automatic cancel) is read
+        first, so a charge it ended holds nothing up."""
+        await terminal.history.refresh_authorized()
         try:
             closed = terminal.till.close_shift(count, approval)
         except UserError as exc:

@@ -161,3 +161,46 @@ def test_a_locked_person_is_unlocked_by_a_manager(cli: CLI, pins: list[int]) -> 
     assert unlocked.code == 0 and not unlocked.data["locked"]
     disabled = cli("people", "disable", MANAGER, "--pin-fd", pin_fd(pins, MANAGER_PIN))
     assert disabled.code == 1 and "the only manager left" in disabled.err
+
+
+def test_a_shift_is_not_closed_while_a_charge_of_it_is_authorized(
+    cli: CLI, client: httpx.Client, pins: list[int], tmp_path: Path
+) -> None:
+    """`shift close` once closed the shift over an authorized charge (its Z report then listed it as never
+    completed): refused with what to do, until the charge is completed, or canceled by the service on its own."""
+    signed_in(cli)
+    staffed(cli, pins)
+    assert cli("shift", "open", "--float", "100", "--pin-fd", pin_fd(pins, MANAGER_PIN)).code == 0
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps({"items": [{"name": "Tea", "quantity": 1, "unitPrice": 450}]}))
+
+    def charge() -> str:
+        who = new_checked_in_customer(client)
+        charged = cli(
+            "charge", "--customer", who["customerId"], "--check", str(check), "--as", CASHIER,
+            "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True,
+        )  # fmt: skip
+        assert charged.code == 0, charged.err
+        return str(charged.data["transactionId"])
+
+    def close() -> Run:
+        return cli("shift", "close", "--counted", "100", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+
+    held = charge()
+    refused = close()
+    assert refused.code == 1
+    assert refused.err_lines == [
+        f"The charge {held} is still authorized, neither completed nor canceled. "
+        "Complete or cancel it first, then close the shift."
+    ]
+    assert cli("shift", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True).data[0]["open"]
+    assert client.get(f"/sandbox/transactions/{held}").json()["state"] == "authorized", "nothing was changed"
+
+    assert cli("tx", "complete", held).code == 0
+    expired = charge()  # the service cancels this one on its own once its time is up: it holds nothing up
+    client.post("/sandbox/clock", json={"advanceSeconds": 3600}).raise_for_status()
+    assert client.get(f"/sandbox/transactions/{expired}").json()["state"] == "canceled"
+    closed = close()
+    assert closed.code == 0, closed.err
+    assert closed.data["shift"]["drawer"]["expectedCash"] == 10_000
+    assert closed.data["openAuthorized"] == []

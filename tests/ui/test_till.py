@@ -377,3 +377,45 @@ async def test_a_charge_refused_once_under_way_is_said_in_the_banner(
     assert f"transaction {first.transaction_id} for Dora Double is authorized" in banner.text.text()
     assert terminal.register.current.phase is Phase.BUILDING
     await finish(window, host)
+
+
+async def test_the_window_does_not_close_a_shift_over_a_charge_made_elsewhere(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """The till's rule holds for the window too, for a charge the window's own check never had (made from the
+    command line): the banner says what to do and the shift stays open until the charge is completed."""
+    from pos_terminal.domain.check import Check, Item
+    from pos_terminal.domain.lifecycle import Action
+
+    customer = new_checked_in_customer(client, firstName="Ezra", lastName="Elsewhere", balance=20_000)
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None
+    check = Check().add_item(Item("Tea", 1, 450, 1000))
+    held = await terminal.checkout.charge(check, await terminal.customers.find(customer["customerId"]))
+    assert held.transaction_id is not None
+
+    async def close_in_the_window() -> None:
+        QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+        QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
+        dialog = window.close_dialog
+        assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
+        dialog.print_z.setChecked(False)
+        dialog.spins[5000].setValue(4)
+        QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+
+    await close_in_the_window()
+    banner = window.banner
+    await until(lambda: banner.isVisible() and "still authorized" in banner.text.text(), what="the refusal")
+    assert banner.text.text() == (
+        f"The charge {held.transaction_id} is still authorized, neither completed nor canceled. "
+        "Complete or cancel it first, then close the shift."
+    )
+    assert terminal.shifts.current() is not None, "the shift stays open"
+
+    done = await terminal.checkout.change_state(held.transaction_id, Action.COMPLETE)
+    assert done.status.value == "done"
+    await close_in_the_window()
+    await until(lambda: terminal.shifts.current() is None, what="the shift closed")
+    await until(lambda: window.cashier.charge_button.text().startswith("Open a shift"), what="the next shift offered")
+    await finish(window, host)
