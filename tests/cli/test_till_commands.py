@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cli.conftest import CLI, Run
+from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import new_checked_in_customer
 
 MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
@@ -204,3 +204,67 @@ def test_a_shift_is_not_closed_while_a_charge_of_it_is_authorized(
     assert closed.code == 0, closed.err
     assert closed.data["shift"]["drawer"]["expectedCash"] == 10_000
     assert closed.data["openAuthorized"] == []
+
+
+def test_shift_x_and_close_on_the_receipt_printer_carry_the_shift(
+    cli: CLI, client: httpx.Client, pins: list[int], tmp_path: Path, profile: Path
+) -> None:
+    """`shift x --escpos` and `shift close --escpos` once printed the service's figures without the shift: the
+    float, expected, counted, over or short and the sales per person are on the printer's paper, as on the PDF."""
+    from tests.devices.fake_printer import FakePrinter, text_of
+
+    fake = FakePrinter()
+    try:
+        write_config(
+            profile, terminal_id="LANE-CLI", request_timeout_seconds=5, devices={"receipt_printer": fake.address}
+        )
+        signed_in(cli)
+        staffed(cli, pins)
+        assert cli("shift", "open", "--float", "150", "--pin-fd", pin_fd(pins, MANAGER_PIN)).code == 0
+        who = new_checked_in_customer(client)
+        check = tmp_path / "check.json"
+        check.write_text(
+            json.dumps(
+                {
+                    "items": [{"name": "Tea", "quantity": 1, "unitPrice": 1200}],
+                    "payments": [{"method": "cash", "amount": 500}],
+                }
+            )
+        )
+        charged = cli(
+            "charge", "--customer", who["customerId"], "--check", str(check), "--as", CASHIER,
+            "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True,
+        )  # fmt: skip
+        assert charged.code == 0, charged.err
+        assert cli("tx", "complete", charged.data["transactionId"]).code == 0
+
+        x = cli("shift", "x", "--escpos", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+        assert x.code == 0, x.err
+        fake.wait_for(fake.jobs)
+        printed = text_of(fake.jobs()[0]).splitlines()
+
+        def said(*words: str) -> None:
+            """One printed line holds ``words``, in order (a label at the left, its figure at the right)."""
+            assert any(line.split() == " ".join(words).split() for line in printed), (words, printed)
+
+        said("X report — shift 1 so far")
+        said("Opening float", "$150.00")
+        said("+ Cash on checks completed", "$5.00")
+        said("- Cash given back on refunds", "$0.00")
+        said("= Expected in the drawer", "$155.00")
+        said("Sales per person (1)")
+        said(CASHIER, "1 check")
+        said("cash", "$5.00")
+        said("charged", "$7.00")
+
+        closed = cli("shift", "close", "--counted", "154.50", "--escpos", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+        assert closed.code == 0, closed.err
+        fake.wait_for(lambda: len(fake.jobs()) == 2)
+        printed = text_of(fake.jobs()[1]).splitlines()
+        said("Z report — shift 1")
+        said("= Expected in the drawer", "$155.00")
+        said("Counted", "$154.50")
+        said("SHORT by $0.50")
+        said(CASHIER, "1 check")
+    finally:
+        fake.close()
