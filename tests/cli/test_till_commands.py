@@ -261,6 +261,10 @@ def test_shift_x_and_close_on_the_receipt_printer_carry_the_shift(
         assert closed.code == 0, closed.err
         fake.wait_for(lambda: len(fake.jobs()) == 2)
         printed = text_of(fake.jobs()[1]).splitlines()
+        if folder := os.environ.get("POS_TERMINAL_SCREENSHOTS"):  # the roll as printed, to be looked at
+            from tests.devices.paper import render
+
+            render(fake.jobs()[1], Path(folder) / "z-report-escpos.png")
         said("Z report — shift 1")
         said("= Expected in the drawer", "$155.00")
         said("Counted", "$154.50")
