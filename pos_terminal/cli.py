@@ -1240,7 +1240,9 @@ async def _shift_close(terminal: Any, args: argparse.Namespace, out: Output) -> 
     from pos_terminal.services.reports import Reports
 
     await _act_as(terminal, args, manager=True)
-    closed = terminal.till.close_shift(_drawer_count(terminal, args))
+    count = _drawer_count(terminal, args)
+    await terminal.history.refresh_authorized()  # one the service canceled on its own holds nothing up
+    closed = terminal.till.close_shift(count)
     reports = Reports.for_terminal(terminal, actor=closed.closed_by)
     try:
         report = await terminal.shifts.report(reports, closed)

@@ -22,6 +22,7 @@ from typing import Any
 
 from pos_terminal.domain.check import is_cash
 from pos_terminal.domain.money import in_int32
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 
 # Notes and coins in circulation, in cents, largest first (the currencies the set-up page offers).
@@ -359,3 +360,111 @@ class ShiftSection:
             "noSales": self.no_sales,
             "pendingChanges": self.pending_changes,
         }
+
+
+# --- what the shift's part of a report says, in words: every layout (A4, the roll, the receipt printer's slip) ---
+
+
+@dataclass(frozen=True, slots=True)
+class ShiftTable:
+    """One list of a shift's report, as words: its title, its columns and a row per entry (each layout lays it out:
+    a table on A4, label and value pairs on the roll and the slip)."""
+
+    title: str
+    head: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+def shift_times(section: ShiftSection, when: Callable[[datetime], str]) -> tuple[tuple[str, str], ...]:
+    """When the shift opened and closed, and by whom (an X report: still open, and what that means)."""
+    shift = section.shift
+    closed = (
+        f"{when(shift.closed_at)} by {shift.closed_by}"
+        if shift.closed_at
+        else "still open: an X report, so far (nothing was changed)"
+    )
+    return (("Opened", f"{when(shift.opened_at)} by {shift.opened_by}"), ("Closed", closed))
+
+
+def drawer_lines(section: ShiftSection, money: Callable[[int], str]) -> tuple[tuple[str, str], ...]:
+    """The drawer's sum, a line each: the float, the cash in, the cash given back, what it should hold, and what was
+    counted (a Z report). The line starting "=" is the sum; "Counted" is the count."""
+    drawer = section.drawer
+    lines = [
+        ("Opening float", money(drawer.opening_float)),
+        ("+ Cash on checks completed", money(drawer.cash_sales)),
+        ("− Cash given back on refunds", money(drawer.cash_refunds)),
+        ("= Expected in the drawer", money(drawer.expected)),
+    ]
+    if section.counted is not None:
+        lines.append(("Counted", money(section.counted.total)))
+    return tuple(lines)
+
+
+def drawer_pieces(section: ShiftSection, money: Callable[[int], str]) -> tuple[tuple[str, str], ...]:
+    """The count by denomination, when the drawer was counted note by note and coin by coin."""
+    if section.counted is None:
+        return ()
+    return tuple((f"{money(value)} × {count}", money(value * count)) for value, count in section.counted.pieces)
+
+
+EXPECTED_NOTE = (
+    "Expected = float + cash paid on the checks completed in the shift − cash given back on refunds made in it "
+    "(a refund undoes the whole check)."
+)
+
+
+def person_lines(person: PersonSales, money: Callable[[int], str]) -> tuple[tuple[str, str], ...]:
+    """One person's part of the shift: the checks they charged that were completed, and the refunds they made."""
+    lines = [
+        (person.person, counted(person.checks, "check")),
+        ("  total", money(person.total)),
+        ("  cash", money(person.cash)),
+        ("  charged", money(person.charged)),
+    ]
+    if person.refunds:
+        lines.append((f"  refunds ({person.refunds})", money(person.refunded)))
+    return tuple(lines)
+
+
+def change_tables(
+    section: ShiftSection, money: Callable[[int], str], when: Callable[[datetime], str]
+) -> tuple[ShiftTable, ...]:
+    """The refunds made in the shift (with the cash given back), the cancellations sent, the manager's approvals."""
+    return (
+        ShiftTable(
+            "Refunds made in the shift",
+            ("Time", "Transaction", "By", "Approved by", "Refunded", "Cash back"),
+            tuple(
+                (when(r.at), r.transaction_id, r.person or "—", r.approved_by or "—", money(r.refunded), money(r.cash))
+                for r in section.refunds
+            ),
+        ),
+        ShiftTable(
+            "Cancellations sent from this terminal",
+            ("Time", "Transaction", "By", "Approved by"),
+            tuple(
+                (when(c.at), c.transaction_id, c.person or "the terminal (duplicate)", c.approved_by or "—")
+                for c in section.cancellations
+            ),
+        ),
+        ShiftTable(
+            "Manager approvals",
+            ("Time", "Act", "Asked by", "Manager", "For"),
+            tuple((when(a.at), a.act, a.asked_by or "—", a.manager, a.subject or "") for a in section.approvals),
+        ),
+    )
+
+
+def shift_notes(section: ShiftSection) -> tuple[tuple[str, bool], ...]:
+    """What else the report must say, each with whether it is a warning: the drawer opened without a sale, and state
+    changes the service had not confirmed at the end (not in the figures)."""
+    notes: list[tuple[str, bool]] = []
+    if section.no_sales:
+        notes.append((f"The drawer was opened {counted(section.no_sales, 'time')} without a sale.", False))
+    if section.pending_changes:
+        unconfirmed = counted(section.pending_changes, "state change")
+        notes.append(
+            (f"{unconfirmed} not yet confirmed by the service at the end of the shift: not in these figures.", True)
+        )
+    return tuple(notes)

@@ -20,6 +20,17 @@ from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import EndOfDayReport, Receipt
+from pos_terminal.domain.shift import (
+    EXPECTED_NOTE,
+    ShiftSection,
+    change_tables,
+    drawer_lines,
+    drawer_pieces,
+    drawer_verdict,
+    person_lines,
+    shift_notes,
+    shift_times,
+)
 from pos_terminal.domain.summary import SummaryFigures
 
 
@@ -165,6 +176,57 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     return Slip(SlipKind.RECEIPT, f"Receipt {r.transaction_id}", tuple(blocks))
 
 
+# A value longer than this does not fit beside its label on a roll (a transaction id): it gets a line of its own.
+_BESIDE = 24
+
+
+def _printable(text: str) -> str:
+    """The receipt printer's own text: the minus of the reports' sums is in none of its code pages (printed as a
+    picture of the line otherwise), the hyphen-minus is in all."""
+    return text.replace("\u2212", "-")
+
+
+def _shift_blocks(section: ShiftSection, money: Callable[[int], str], tz: tzinfo | None) -> list[Block]:
+    """The shift's part of an X or Z report, as the PDF has it (:mod:`pos_terminal.domain.shift` words both): the
+    drawer, its count, sales per person, refunds with the cash given back, cancellations and approvals."""
+
+    def when(moment: datetime) -> str:
+        return _local(moment, tz)
+
+    blocks: list[Block] = [Rule(), Line(f"Shift {section.shift.id}", bold=True)]
+    blocks += [Line(f"{name}: {value}") for name, value in shift_times(section, when)]
+    blocks += [Rule(), Line("Cash drawer", bold=True)]
+    blocks += [
+        Line(_printable(name), value, bold=name.startswith("=") or name == "Counted")
+        for name, value in drawer_lines(section, money)
+    ]
+    over_short = section.over_short
+    if over_short is not None:
+        verdict = "The drawer is right." if over_short == 0 else drawer_verdict(over_short, money, loud=True)
+        blocks.append(Line(verdict, bold=True))
+    if pieces := drawer_pieces(section, money):
+        blocks.append(Line("Counted by denomination"))
+        blocks += [Line(f"  {name}", value) for name, value in pieces]
+    blocks.append(Line(_printable(EXPECTED_NOTE)))
+    blocks += [Rule(), Line(f"Sales per person ({len(section.people)})", bold=True)]
+    if not section.people:
+        blocks.append(Line("No check was completed in the shift."))
+    for person in section.people:
+        blocks += [Line(name, value) for name, value in person_lines(person, money)]
+    for table in change_tables(section, money, when):
+        blocks += [Rule(), Line(f"{table.title} ({len(table.rows)})", bold=True)]
+        if not table.rows:
+            blocks.append(Line("None."))
+        for index, row in enumerate(table.rows):
+            if index:
+                blocks.append(Feed())
+            for name, value in zip(table.head, row, strict=True):
+                if value:
+                    blocks.append(Line(f"{name}: {value}") if len(value) > _BESIDE else Line(name, value))
+    blocks += [Line(note, bold=loud) for note, loud in shift_notes(section)]
+    return blocks
+
+
 _FIGURE_NAMES = {"count": "Transactions", "total": "Total", "tips": "Tips", "fees": "Fees", "payout": "Payout"}
 
 
@@ -176,7 +238,8 @@ def _figures(f: SummaryFigures, money: Callable[[int], str]) -> list[Block]:
 
 
 def report_slip(report: EndOfDayReport, money: Callable[[int], str], tz: tzinfo | None = None) -> Slip:
-    """The 80 mm end-of-day (or shift) report: figures per terminal, every difference, cash sales, open charges."""
+    """The 80 mm end-of-day (or shift) report: an X or Z report's shift first, as on the roll PDF; then figures per
+    terminal, every difference, cash sales, open charges."""
     blocks: list[Block] = [Line(report.merchant or "Report", large=True, center=True)]
     blocks.append(Line(report.title, bold=True, center=True))
     if not report.production:
@@ -188,6 +251,8 @@ def report_slip(report: EndOfDayReport, money: Callable[[int], str], tz: tzinfo 
         Line("Scope", report.scope.label),
         Line("Made on", report.terminal_id),
     ]
+    if report.shift is not None:
+        blocks += _shift_blocks(report.shift, money, tz)
     for row in report.rows:
         blocks += [Rule(), Line(f"Terminal {row.terminal_id}" if row.terminal_id else "All terminals", bold=True)]
         blocks += _figures(row.shown, money)

@@ -28,7 +28,18 @@ from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer, Table,
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, TxRow
-from pos_terminal.domain.shift import PersonSales, ShiftSection, drawer_verdict
+from pos_terminal.domain.shift import (
+    EXPECTED_NOTE,
+    PersonSales,
+    ShiftSection,
+    change_tables,
+    drawer_lines,
+    drawer_pieces,
+    drawer_verdict,
+    person_lines,
+    shift_notes,
+    shift_times,
+)
 from pos_terminal.domain.store_day import StoreDay
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.domain.words import counted
@@ -522,36 +533,14 @@ class _Paper:
     # --- the shift (X and Z reports) -------------------------------------------------------------------------
 
     def _shift_story(self, section: ShiftSection) -> list[Flowable]:
-        shift = section.shift
+        """The shift's part (:mod:`pos_terminal.domain.shift` words it, for every layout and the slip alike)."""
         money = self.money
-        pattern = "%Y-%m-%d %H:%M"
-        closed = (
-            f"{L.local(shift.closed_at, self.tz, pattern)} by {shift.closed_by}"
-            if shift.closed_at
-            else "still open: an X report, so far (nothing was changed)"
-        )
-        story: list[Flowable] = [self._heading(f"Shift {shift.id}")]
+        story: list[Flowable] = [self._heading(f"Shift {section.shift.id}")]
         story.append(
-            self._pairs(
-                [
-                    ("Opened", f"{L.local(shift.opened_at, self.tz, pattern)} by {shift.opened_by}"),
-                    ("Closed", closed),
-                ],
-                label_share=0.25,
-            )
+            self._pairs(shift_times(section, lambda at: L.local(at, self.tz, "%Y-%m-%d %H:%M")), label_share=0.25)
         )
-        drawer = section.drawer
-        lines: list[tuple[str, str]] = [
-            ("Opening float", money(drawer.opening_float)),
-            ("+ Cash on checks completed", money(drawer.cash_sales)),
-            ("− Cash given back on refunds", money(drawer.cash_refunds)),
-            ("= Expected in the drawer", money(drawer.expected)),
-        ]
-        if section.counted is not None:
-            lines.append(("Counted", money(section.counted.total)))
         story.append(self._heading("Cash drawer"))
-        table = self._pairs(lines, label_share=0.6, amounts=True)
-        story.append(table)
+        story.append(self._pairs(drawer_lines(section, money), label_share=0.6, amounts=True))
         over_short = section.over_short
         if over_short is not None:
             if over_short == 0:
@@ -559,28 +548,13 @@ class _Paper:
             else:
                 verdict = drawer_verdict(over_short, money, loud=True)
                 story.append(self._note_box([L.para(f"✗ {verdict}", self._red_bold())], L.PALE_RED, L.RED))
-        if section.counted is not None and section.counted.pieces:
-            pieces = [(f"{money(value)} × {count}", money(value * count)) for value, count in section.counted.pieces]
+        if pieces := drawer_pieces(section, money):
             story.append(L.para("Counted by denomination", self.s.small))
             story.append(self._pairs(pieces, label_share=0.6, amounts=True, size=self.size - 1))
-        story.append(
-            L.para(
-                "Expected = float + cash paid on the checks completed in the shift − cash given back on refunds "
-                "made in it (a refund undoes the whole check).",
-                self.s.small,
-            )
-        )
+        story.append(L.para(EXPECTED_NOTE, self.s.small))
         story += self._people(section)
         story += self._shift_changes(section)
-        notes = []
-        if section.no_sales:
-            notes.append(f"The drawer was opened {counted(section.no_sales, 'time')} without a sale.")
-        if section.pending_changes:
-            notes.append(
-                f"{counted(section.pending_changes, 'state change')} not yet confirmed by the service at the end of "
-                "the shift: not in these figures."
-            )
-        story += [L.para(note, self._red_bold() if "not yet" in note else self.s.body) for note in notes]
+        story += [L.para(note, self._red_bold() if loud else self.s.body) for note, loud in shift_notes(section)]
         return story
 
     def _together(self, flowables: list[Flowable]) -> list[Flowable]:
@@ -635,15 +609,7 @@ class _Paper:
         if self.layout == "roll":
             story: list[Flowable] = [heading]
             for p in people:
-                lines = [
-                    (p.person, counted(p.checks, "check")),
-                    ("  total", money(p.total)),
-                    ("  cash", money(p.cash)),
-                    ("  charged", money(p.charged)),
-                ]
-                if p.refunds:
-                    lines.append((f"  refunds ({p.refunds})", money(p.refunded)))
-                story.append(self._pairs(lines, label_share=0.55, amounts=True, size=self.size - 1))
+                story.append(self._pairs(person_lines(p, money), label_share=0.55, amounts=True, size=self.size - 1))
             return story
         widths = [0.28, 0.09, 0.15, 0.15, 0.15, 0.18]
         col = [w * self.width for w in widths]
@@ -746,52 +712,14 @@ class _Paper:
 
     def _shift_changes(self, section: ShiftSection) -> list[Flowable]:
         pattern = self.time_pattern
-        money = self.money
         story: list[Flowable] = []
-        sections: list[tuple[str, list[str], list[list[str]], list[float], tuple[int, ...]]] = [
-            (
-                "Refunds made in the shift",
-                ["Time", "Transaction", "By", "Approved by", "Refunded", "Cash back"],
-                [
-                    [
-                        L.local(r.at, self.tz, pattern),
-                        r.transaction_id,
-                        r.person or "—",
-                        r.approved_by or "—",
-                        money(r.refunded),
-                        money(r.cash),
-                    ]
-                    for r in section.refunds
-                ],
-                [0.09, 0.37, 0.14, 0.14, 0.13, 0.13],
-                (4, 5),
-            ),
-            (
-                "Cancellations sent from this terminal",
-                ["Time", "Transaction", "By", "Approved by"],
-                [
-                    [
-                        L.local(c.at, self.tz, pattern),
-                        c.transaction_id,
-                        c.person or "the terminal (duplicate)",
-                        c.approved_by or "—",
-                    ]
-                    for c in section.cancellations
-                ],
-                [0.09, 0.45, 0.23, 0.23],
-                (),
-            ),
-            (
-                "Manager approvals",
-                ["Time", "Act", "Asked by", "Manager", "For"],
-                [
-                    [L.local(a.at, self.tz, pattern), a.act, a.asked_by or "—", a.manager, a.subject or ""]
-                    for a in section.approvals
-                ],
-                [0.09, 0.25, 0.16, 0.16, 0.34],
-                (),
-            ),
-        ]
+        tables = change_tables(section, self.money, lambda at: L.local(at, self.tz, pattern))
+        layouts = {  # each list's column widths on A4, and which columns are amounts
+            "Refunds made in the shift": ([0.09, 0.37, 0.14, 0.14, 0.13, 0.13], (4, 5)),
+            "Cancellations sent from this terminal": ([0.09, 0.45, 0.23, 0.23], ()),
+            "Manager approvals": ([0.09, 0.25, 0.16, 0.16, 0.34], ()),
+        }
+        sections = [(t.title, list(t.head), [list(row) for row in t.rows], *layouts[t.title]) for t in tables]
         for title, head, rows, widths, right in sections:
             heading = self._heading(f"{title} ({len(rows)})")
             if not rows:

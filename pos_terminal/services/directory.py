@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
@@ -94,6 +95,14 @@ class History:
                 record=transaction.model_dump(by_alias=True, mode="json"),
             )
         return transaction
+
+    async def refresh_authorized(self) -> None:
+        """Read again each transaction of this terminal's charges that the journal last knew as authorized: one the
+        service canceled on its own, or a till completed while this one was away, no longer counts as held (the
+        till refuses to close a shift while one is). One that cannot be read now stays as the journal knows it."""
+        for transaction_id in self.journal.authorized_charges():
+            with contextlib.suppress(UserError):
+                await self.get(transaction_id)
 
     def _learn_states(self, listed: Sequence[Transaction | TransactionRow]) -> None:
         """The journal keeps the last state of the transactions it knows: one read, and one write for those whose

@@ -302,6 +302,9 @@ class Register:
         customer = state.customer
         state.check.validate()
         self._discount_approved(state.check, state.discount_approved_bp, None)
+        if self.checkout.guard is not None:
+            # refused before the check shows "charging": nothing was sent, and nothing flickers on the screen
+            self.checkout.guard.before_charge()
         ref_id = new_ref_id()
         state = self._keep(replace(state, phase=Phase.CHARGING, ref_id=ref_id, message=None))
         try:

@@ -33,6 +33,7 @@ from pos_terminal.domain.people import (
 )
 from pos_terminal.domain.sale import LOCKED
 from pos_terminal.domain.shift import DrawerCount, Shift
+from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.shifts import APPROVAL, NoShiftOpen, Shifts
 from pos_terminal.services.staff import Staff
@@ -56,8 +57,10 @@ class FirstManagerExists(UserError):
 
 
 class ShiftBusy(UserError):
+    """A charge of the shift is not settled: its cash and its person would belong to no shift."""
+
     sentence = "A charge of this terminal is still under way."
-    hint = "Complete or cancel the open transaction first."
+    hint = "Complete or cancel it first, then close the shift."
 
 
 _GUARDED_ACTION = {Action.CANCEL: Guarded.CANCEL_CHARGED, Action.REFUND: Guarded.REFUND}
@@ -209,14 +212,21 @@ class Till:
 
     # --- the guard of the checkout and the open check -----------------------------------------------------------
 
+    def charge_refused(self) -> UserError | None:
+        """Why nobody may charge now (nobody at the till, no shift open), or None: the screen says it before the
+        cashier tries, with the same sentence the charge itself is refused with."""
+        if not self.guarding:
+            return None
+        if self.current is None:
+            return NoPersonAtTill()
+        if self.shifts.current() is None:
+            return NoShiftOpen()
+        return None
+
     def before_charge(self) -> None:
         """A charge needs a person at the till and an open shift, once people work this terminal."""
-        if not self.guarding:
-            return
-        if self.current is None:
-            raise NoPersonAtTill()
-        if self.shifts.current() is None:
-            raise NoShiftOpen()
+        if (refused := self.charge_refused()) is not None:
+            raise refused
 
     def before_change(self, action: Action, transaction_id: str, approval: Approval | None) -> str | None:
         """Cancel and refund need a manager: the approving manager's name, or :class:`ApprovalNeeded`."""
@@ -245,23 +255,43 @@ class Till:
 
     def close_shift(self, count: DrawerCount, approval: Approval | None = None) -> Shift:
         """Close the open shift with the cash counted; not while a charge of this terminal is under way (its cash
-        and its person would belong to no shift)."""
+        and its person would belong to no shift), whoever asks: the window or the command line."""
         shift = self.shifts.require_open()
-        if self._charge_under_way():
-            raise ShiftBusy()
+        if (busy := self.charge_under_way()) is not None:
+            raise busy
         approved_by = self.require(Guarded.CLOSE_SHIFT, approval, subject=str(shift.id))
         by = self.actor or approved_by
         if by is None:
             raise NoPersonAtTill()
         return self.shifts.close(count, by=by)
 
-    def _charge_under_way(self) -> bool:
-        """A charge not settled, whoever asks (the window, the command line): a create whose outcome is not known
-        yet, or the open check being charged, verified or authorized and waiting to be completed or canceled."""
+    def charge_under_way(self) -> ShiftBusy | None:
+        """A charge not settled, whoever made it (the window's open check, the command line's ``charge``): a
+        create whose outcome is not known yet, a transaction the journal last knew as authorized (neither
+        completed nor canceled), or the open check being charged. None when every charge is settled."""
         if self.journal.unfinished_intents():
-            return True
+            return ShiftBusy(
+                "A charge of this terminal is still being verified with the service.",
+                hint="Wait until it is known whether it went through (pos-terminal status shows it), "
+                "then complete or cancel it before closing the shift.",
+            )
+        if authorized := self.journal.authorized_charges():
+            sent = {entry.transaction_id for entry in self.journal.pending_state_changes()}
+            waiting = [transaction_id for transaction_id in authorized if transaction_id not in sent]
+            if not waiting:
+                return ShiftBusy(
+                    f"The service has not confirmed the complete or cancel of {authorized[0]} yet.",
+                    hint="The terminal sends it again until it does; close the shift once it is confirmed.",
+                )
+            more = f" and {counted(len(waiting) - 1, 'other')}" if len(waiting) > 1 else ""
+            return ShiftBusy(
+                f"The charge {waiting[0]}{more} is still authorized, neither completed nor canceled.",
+                hint="Complete or cancel it first, then close the shift.",
+            )
         saved = self.journal.load_open_check() or {}
-        return saved.get("phase") in {str(phase) for phase in LOCKED}
+        if saved.get("phase") in {str(phase) for phase in LOCKED}:
+            return ShiftBusy()
+        return None
 
     # --- people -------------------------------------------------------------------------------------------------
 

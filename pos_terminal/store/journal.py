@@ -675,6 +675,17 @@ class Journal:
         )
         return [self._intent(row) for row in rows]
 
+    def authorized_charges(self) -> list[str]:
+        """The transactions this terminal's charges created that it last knew as authorized (neither completed
+        nor canceled yet), oldest charge first."""
+        rows = self._read(
+            "SELECT i.transaction_id FROM charge_intent i JOIN known_transaction k"
+            " ON k.transaction_id = i.transaction_id WHERE i.status = ? AND k.state = ?"
+            " ORDER BY i.created_at, i.ref_id",
+            (IntentStatus.CREATED, str(TxState.AUTHORIZED)),
+        )
+        return [str(row[0]) for row in rows]
+
     def failed_intents(self, *, since: datetime) -> list[ChargeIntent]:
         """Failed intents created at or after ``since``, oldest first (candidates for a late landing)."""
         rows = self._read(

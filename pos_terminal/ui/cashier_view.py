@@ -14,7 +14,8 @@ The view holds no figures of its own: it asks the register (services) to change 
 check and shows what comes back. Amounts the cashier types are read by the terminal's
 one money format; a mistake is one sentence and the check stays. Nothing shown or
 hidden while the cashier works moves the rest: the reason line, the banner and the
-button area keep their room.
+button area keep their room (the reason line grows only for a sentence longer than
+its two lines: the whole of why a charge was refused is always shown).
 """
 
 from __future__ import annotations
@@ -115,19 +116,27 @@ class Actions:
     NEXT = 2
 
 
-def _fixed_room(widget: QLabel, lines: int) -> None:
-    """Give a label the height of ``lines`` lines, shown or hidden: what it says never moves the rest."""
+def _least_room(widget: QLabel, lines: int) -> None:
+    """Keep a wrapped label at least ``lines`` lines high, shown or hidden, so that a short sentence coming or
+    going never moves the rest; a longer one grows it to every line it needs (a fixed height drew a third line
+    cut at the top and the bottom)."""
     widget.ensurePolished()
-    widget.setFixedHeight(lines * widget.fontMetrics().lineSpacing() + 4)
+    margins = widget.contentsMargins()
+    widget.setMinimumHeight(lines * widget.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + 4)
+    widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     policy = widget.sizePolicy()
+    policy.setVerticalPolicy(QSizePolicy.Policy.Minimum)
+    policy.setHeightForWidth(True)
     policy.setRetainSizeWhenHidden(True)
     widget.setSizePolicy(policy)
 
 
 class CashierView(QWidget):
-    """Signals: ``changed()`` after any change of the open check (the status bar re-reads the outbox)."""
+    """Signals: ``changed()`` after any change of the open check (the status bar re-reads the outbox);
+    ``open_shift_requested()`` the big button (or F8) pressed while no shift is open: it offers to open one."""
 
     changed = Signal()
+    open_shift_requested = Signal()
 
     def __init__(self, messages: Messages, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +149,7 @@ class CashierView(QWidget):
         self._verify_now: asyncio.Event | None = None  # set by "Check now" while a charge is verified
         self._next_verify_at: float | None = None
         self._changing = ""  # "complete" or "cancel" while that request is out
+        self._offering_shift = False  # the big button opens a shift: none is open, and a charge needs one
         self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
 
         # Each column is made in its place (the window is built from the top down: see MainWindow).
@@ -351,7 +361,7 @@ class CashierView(QWidget):
 
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why the check cannot be charged")
-        _fixed_room(self.reason, 2)
+        _least_room(self.reason, 2)
 
         self.charge_button = button("Charge", role="primary", name="Charge", shortcut="F8")
         self.complete_button = button("Complete", role="primary", name="Complete", shortcut="F9")
@@ -562,7 +572,10 @@ class CashierView(QWidget):
             self.action_area.setCurrentIndex(Actions.NEXT)
             self.reason.hide()
             return
+        from pos_terminal.services.shifts import NoShiftOpen  # loaded with the terminal
+
         self.action_area.setCurrentIndex(Actions.CHARGE)
+        self._offering_shift = False
         if state.phase in LOCKED:
             self.charge_button.setText(PHASE_TEXT[state.phase])
             self.charge_button.setEnabled(False)
@@ -570,18 +583,24 @@ class CashierView(QWidget):
             return
         check = state.check
         blocked = ""  # why the big button cannot do anything yet
-        if not check.items:
-            blocked = "Add an item to the check."
-        elif check.paid_in_full:
+        refused = self.terminal.till.charge_refused() if self.terminal is not None else None
+        if check.items and check.paid_in_full:
             change = state.totals.change_due
             self.charge_button.setText(
                 "Finish cash sale\n" + (f"change due {self.money.format(change)}" if change else "no change due")
             )
+        elif refused is not None:
+            blocked = refused.text()
+            self._offering_shift = isinstance(refused, NoShiftOpen)
+        elif not check.items:
+            blocked = "Add an item to the check."
         elif problems := check.problems():
             blocked = problems[0].sentence
         elif state.customer is None:
             blocked = "Choose the customer to charge (F2 to find them), or take cash for all of it (F6)."
-        if not check.paid_in_full:
+        if self._offering_shift:
+            self.charge_button.setText("Open a shift\n(a charge needs one)")
+        elif not (check.items and check.paid_in_full):
             amount = self.money.format(max(0, state.totals.charge_amount))
             name = state.customer.display_name if state.customer else ""
             self.charge_button.setText(f"Charge {amount}\nto {self._fit_name(name)}" if name else "Charge")
@@ -590,7 +609,7 @@ class CashierView(QWidget):
             reason = f"{PHASE_TEXT[state.phase]}: {state.message}"
         self.reason.setText(reason)
         self.reason.setVisible(bool(reason))
-        self.charge_button.setEnabled(not blocked)
+        self.charge_button.setEnabled(not blocked or self._offering_shift)
 
     def _fit_name(self, name: str) -> str:
         room = max(120, self.charge_button.width() - 40)
@@ -977,6 +996,10 @@ class CashierView(QWidget):
         if state.editable and state.check.paid_in_full:
             self.finish_cash_sale()
             return
+        self._render_actions(state)  # a shift opened or closed elsewhere (the command line) changes the offer
+        if self._offering_shift:
+            self.open_shift_requested.emit()
+            return
         if not self.charge_button.isEnabled() or self.action_area.currentIndex() != Actions.CHARGE:
             refused = self.entry_refused()
             if refused is not None and state.phase in LOCKED:
@@ -998,8 +1021,10 @@ class CashierView(QWidget):
         self.new_check_button.setFocus()
 
     def _charge_refused(self, error: UserError) -> None:
-        self.messages.show_error(error, topic=CHECK)
+        # The check first, then the sentence: showing a check whose phase moved on clears what was said about the
+        # check before, and the refusal said before it was cleared with it, unseen.
         self.show_check()
+        self.messages.show_error(error, topic=CHECK)
 
     def _on_register_changed(self, state: OpenCheck) -> None:
         if state.phase in LOCKED:

@@ -364,6 +364,7 @@ class MainWindow(QMainWindow):
         self.messages.resolved.connect(self.banner.resolve)
         # status bar (History's own, once it is built)
         self.cashier.changed.connect(self._on_pending_changed)
+        self.cashier.open_shift_requested.connect(self.on_open_shift_requested)
         self.tabs.currentChanged.connect(self.on_tab_changed)
         # the till
         self.status.switch_button.clicked.connect(self.on_switch_person)
@@ -882,6 +883,7 @@ class MainWindow(QMainWindow):
         self.cashier.customers.focus_search()
         self._last_input = time.monotonic()
         self.show_till_status()
+        self.cashier.show_check()  # who is at the till and the shift decide what the big button offers
         if self.built_shifts is not None:
             self.built_shifts.refresh()
 
@@ -950,6 +952,14 @@ class MainWindow(QMainWindow):
         )
 
     def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
+        self.tasks.run(self._close_shift_now(terminal, count, approval, print_it), key="close-shift")
+
+    async def _close_shift_now(
+        self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool
+    ) -> None:
+        """The till refuses while a charge is held; what the service did meanwhile (an automatic cancel) is read
+        first, so a charge it ended holds nothing up."""
+        await terminal.history.refresh_authorized()
         try:
             closed = terminal.till.close_shift(count, approval)
         except UserError as exc:
@@ -960,6 +970,7 @@ class MainWindow(QMainWindow):
         verdict = drawer_verdict(closed.over_short or 0, terminal.money.format)
         self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}. Its Z report follows.")
         self.show_till_status()
+        self.cashier.show_check()  # the big button now offers to open the next shift
         self.shifts.refresh()
         self.show_tab(Tab.REPORTS)
         self.report_tabs.setCurrentWidget(self.reports)

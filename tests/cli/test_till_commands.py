@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli.conftest import CLI, Run
+from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import new_checked_in_customer
 
 MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
@@ -219,3 +219,114 @@ def test_the_profile_given_before_the_command_is_the_one_used(
     assert not (tmp_path / "other").exists()
     assert main(["--profile", str(till), "sandbox"]) == 1
     assert "pos-terminal sandbox takes no --profile" in capsys.readouterr().err
+
+
+def test_a_shift_is_not_closed_while_a_charge_of_it_is_authorized(
+    cli: CLI, client: httpx.Client, pins: list[int], tmp_path: Path
+) -> None:
+    """`shift close` once closed the shift over an authorized charge (its Z report then listed it as never
+    completed): refused with what to do, until the charge is completed, or canceled by the service on its own."""
+    signed_in(cli)
+    staffed(cli, pins)
+    assert cli("shift", "open", "--float", "100", "--pin-fd", pin_fd(pins, MANAGER_PIN)).code == 0
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps({"items": [{"name": "Tea", "quantity": 1, "unitPrice": 450}]}))
+
+    def charge() -> str:
+        who = new_checked_in_customer(client)
+        charged = cli(
+            "charge", "--customer", who["customerId"], "--check", str(check), "--as", CASHIER,
+            "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True,
+        )  # fmt: skip
+        assert charged.code == 0, charged.err
+        return str(charged.data["transactionId"])
+
+    def close() -> Run:
+        return cli("shift", "close", "--counted", "100", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+
+    held = charge()
+    refused = close()
+    assert refused.code == 1
+    assert refused.err_lines == [
+        f"The charge {held} is still authorized, neither completed nor canceled. "
+        "Complete or cancel it first, then close the shift."
+    ]
+    assert cli("shift", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True).data[0]["open"]
+    assert client.get(f"/sandbox/transactions/{held}").json()["state"] == "authorized", "nothing was changed"
+
+    assert cli("tx", "complete", held).code == 0
+    expired = charge()  # the service cancels this one on its own once its time is up: it holds nothing up
+    client.post("/sandbox/clock", json={"advanceSeconds": 3600}).raise_for_status()
+    assert client.get(f"/sandbox/transactions/{expired}").json()["state"] == "canceled"
+    closed = close()
+    assert closed.code == 0, closed.err
+    assert closed.data["shift"]["drawer"]["expectedCash"] == 10_000
+    assert closed.data["openAuthorized"] == []
+
+
+def test_shift_x_and_close_on_the_receipt_printer_carry_the_shift(
+    cli: CLI, client: httpx.Client, pins: list[int], tmp_path: Path, profile: Path
+) -> None:
+    """`shift x --escpos` and `shift close --escpos` once printed the service's figures without the shift: the
+    float, expected, counted, over or short and the sales per person are on the printer's paper, as on the PDF."""
+    from tests.devices.fake_printer import FakePrinter, text_of
+
+    fake = FakePrinter()
+    try:
+        write_config(
+            profile, terminal_id="LANE-CLI", request_timeout_seconds=5, devices={"receipt_printer": fake.address}
+        )
+        signed_in(cli)
+        staffed(cli, pins)
+        assert cli("shift", "open", "--float", "150", "--pin-fd", pin_fd(pins, MANAGER_PIN)).code == 0
+        who = new_checked_in_customer(client)
+        check = tmp_path / "check.json"
+        check.write_text(
+            json.dumps(
+                {
+                    "items": [{"name": "Tea", "quantity": 1, "unitPrice": 1200}],
+                    "payments": [{"method": "cash", "amount": 500}],
+                }
+            )
+        )
+        charged = cli(
+            "charge", "--customer", who["customerId"], "--check", str(check), "--as", CASHIER,
+            "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True,
+        )  # fmt: skip
+        assert charged.code == 0, charged.err
+        assert cli("tx", "complete", charged.data["transactionId"]).code == 0
+
+        x = cli("shift", "x", "--escpos", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+        assert x.code == 0, x.err
+        fake.wait_for(fake.jobs)
+        printed = text_of(fake.jobs()[0]).splitlines()
+
+        def said(*words: str) -> None:
+            """One printed line holds ``words``, in order (a label at the left, its figure at the right)."""
+            assert any(line.split() == " ".join(words).split() for line in printed), (words, printed)
+
+        said("X report — shift 1 so far")
+        said("Opening float", "$150.00")
+        said("+ Cash on checks completed", "$5.00")
+        said("- Cash given back on refunds", "$0.00")
+        said("= Expected in the drawer", "$155.00")
+        said("Sales per person (1)")
+        said(CASHIER, "1 check")
+        said("cash", "$5.00")
+        said("charged", "$7.00")
+
+        closed = cli("shift", "close", "--counted", "154.50", "--escpos", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+        assert closed.code == 0, closed.err
+        fake.wait_for(lambda: len(fake.jobs()) == 2)
+        printed = text_of(fake.jobs()[1]).splitlines()
+        if folder := os.environ.get("POS_TERMINAL_SCREENSHOTS"):  # the roll as printed, to be looked at
+            from tests.devices.paper import render
+
+            render(fake.jobs()[1], Path(folder) / "z-report-escpos.png")
+        said("Z report — shift 1")
+        said("= Expected in the drawer", "$155.00")
+        said("Counted", "$154.50")
+        said("SHORT by $0.50")
+        said(CASHIER, "1 check")
+    finally:
+        fake.close()

@@ -29,6 +29,7 @@ from pos_terminal.domain.people import ApprovalNeeded, Guarded, Role
 from pos_terminal.domain.report import EndOfDayReport
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.shift import DrawerCount, ShiftReportKind
+from pos_terminal.domain.slip import Line, report_slip
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import ChangeStatus
@@ -176,6 +177,12 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     assert register.finish_cash_sale().phase is Phase.PAID_IN_CASH
     day.completed.append({"person": BEN, "total": 800, "cash": 800, "charge": 0})
 
+    # The X report so far, on paper and on the receipt printer's slip alike.
+    so_far = await terminal.shifts.report(Reports.for_terminal(terminal), till.shifts.require_open())
+    assert so_far.shift is not None and so_far.shift.kind is ShiftReportKind.X
+    assert so_far.shift.drawer.expected == day.expected_cash
+    assert_shift_on_the_slip(so_far, day)
+
     # Ben may not close the shift; Maria counts the drawer by denomination and it is 3.50 short.
     with pytest.raises(ApprovalNeeded):
         till.close_shift(DrawerCount.of_total(0))
@@ -222,6 +229,7 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     assert [t.transaction_id for t in report.refunds] == [first]
     assert report.as_json()["shift"]["drawer"]["overShort"] == -350
     assert_z_on_paper(report, tmp_path)
+    assert_shift_on_the_slip(report, day)
 
     # Who did each act, in the journal and its audit log.
     with sqlite3.connect(terminal.journal_path) as journal:
@@ -251,6 +259,55 @@ def assert_z_on_paper(report: EndOfDayReport, tmp_path: Path) -> None:
             assert money.format(figure) in text
         assert all(name in text for name in (ANA, BEN, MARIA))
         assert "Manager approvals (2)" in text and "Refunds made in the shift (1)" in text
+
+
+def assert_shift_on_the_slip(report: EndOfDayReport, day: Day) -> None:
+    """The receipt printer's slip of an X or Z report carries the shift as the roll PDF does (it once had none of
+    it): the float, cash in and given back, expected, counted and over or short, and sales per person, each figure
+    the test's own sum and the same on the PDF."""
+    money = MoneyFormat("en_AU", "AUD")
+    section = report.shift
+    assert section is not None
+    slip = report_slip(report, money.format)
+    if folder := os.environ.get("POS_TERMINAL_SCREENSHOTS"):  # to be looked at, as the PDFs
+        (Path(folder) / f"{str(section.kind).lower()}-report-escpos.txt").write_text(slip.text + "\n")
+    pairs = [(b.left, b.right) for b in slip.blocks if isinstance(b, Line)]
+    pdf = render(report, "roll", money=money)
+    paper = " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages).split())
+
+    def on_both(name: str, value: str) -> None:
+        assert (name, value) in pairs, (name, value, slip.text)
+        assert value in paper, (value, paper)
+
+    assert f"Shift {section.shift.id}" in slip.text
+    on_both("Opening float", money.format(day.opening_float))
+    on_both("+ Cash on checks completed", money.format(sum(c["cash"] for c in day.completed)))
+    on_both("- Cash given back on refunds", money.format(day.refunded_cash))
+    on_both("= Expected in the drawer", money.format(day.expected_cash))
+    if section.kind is ShiftReportKind.Z:
+        assert section.counted is not None
+        on_both("Counted", money.format(section.counted.total))
+        verdict = f"SHORT by {money.format(350)}"
+        assert verdict in slip.text and verdict in paper
+        for value, count in section.counted.pieces:
+            on_both(f"  {money.format(value)} × {count}", money.format(value * count))
+    else:
+        assert "Counted" not in [name for name, _ in pairs] and "still open" in slip.text
+    assert f"Sales per person ({len({c['person'] for c in day.completed})})" in slip.text
+    for name in (ANA, BEN):
+        mine = [c for c in day.completed if c["person"] == name]
+        at = pairs.index((name, f"{len(mine)} check" + ("s" if len(mine) != 1 else "")))
+        assert pairs[at + 1 : at + 4] == [
+            ("  total", money.format(sum(c["total"] for c in mine))),
+            ("  cash", money.format(sum(c["cash"] for c in mine))),
+            ("  charged", money.format(sum(c["charge"] for c in mine))),
+        ], slip.text
+        assert name in paper
+    [refund] = section.refunds
+    assert "Refunds made in the shift (1)" in slip.text and "Refunds made in the shift (1)" in paper
+    on_both("Cash back", money.format(refund.cash))
+    assert f"Manager approvals ({len(section.approvals)})" in slip.text
+    assert f"Manager approvals ({len(section.approvals)})" in paper
 
 
 def assert_no_secrets(terminal: Terminal, *texts: str) -> None:

@@ -103,3 +103,36 @@ async def test_nothing_of_the_sale_is_clipped_from_1024x768_to_1920x1080(
         await finish(window, host)
     finally:
         apply_theme(qapp, Scheme.LIGHT)
+
+
+async def test_why_a_charge_was_refused_is_shown_whole_at_every_size(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The line above the big button once had room for two lines, drawn centred: a third was cut at the top and
+    the bottom at every size. It grows to the whole sentence, and the big button stays in the window."""
+    customer = new_checked_in_customer(client, firstName="Dmitri", lastName="Declined-Kowalczyk", card="declined")
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    cashier = window.cashier
+    for name in ("Flat white", "Ham & cheese toastie"):
+        QTest.mouseClick(tile(window, name), Qt.MouseButton.LeftButton)
+
+    def whole_at_every_size(said: str, picture: str | None = None) -> None:
+        for width, height in SIZES:
+            window.resize(width, height)
+            QApplication.processEvents()
+            assert (window.width(), window.height()) == (width, height)
+            reason = cashier.reason
+            assert reason.isVisible() and reason.text().startswith(said), reason.text()
+            assert reason.height() >= reason.heightForWidth(reason.width()), f"cut at {width}x{height}"
+            assert clipped(window, reason, cashier.action_area) == [], f"at {width}x{height}"
+            assert cashier.action_area.isVisible()
+            if picture is not None:
+                screenshot(window, f"{picture}-{width}x{height}", tmp_path)
+
+    whole_at_every_size("Choose the customer to charge (F2 to find them), or take cash for all of it (F6).")
+    choose(window, "Declined-Kowalczyk")
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    assert host.terminal is not None
+    await until(lambda: host.terminal.register.current.phase is Phase.FAILED, what="declined")  # type: ignore[union-attr]
+    whole_at_every_size("Not charged: The payment was declined", picture="refused-charge")
+    await finish(window, host)

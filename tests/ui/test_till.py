@@ -23,8 +23,9 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.till_view import TillMode
-from tests.conftest import new_checked_in_customer
+from tests.conftest import mint_token, new_checked_in_customer
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
+from tests.ui.layout import clipped
 from tests.ui.test_cashier_flow import choose, type_item
 
 from PySide6.QtCore import QPoint, Qt
@@ -297,3 +298,124 @@ async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
     [disconnect] = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "disconnect"]
     assert (disconnect.actor, disconnect.detail) == (ANA, {"approvedBy": MANAGER})
     await finish(window, host, wait=False)  # the sign-in page polls for a new code
+
+
+async def test_charge_without_a_shift_says_so_on_screen_and_offers_to_open_one(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The button and F8 once did nothing visible without a shift (the log alone said why): the sentence is on the
+    screen before the cashier tries, the big button opens a shift instead, and the charge goes through after."""
+    customer = new_checked_in_customer(client, firstName="Nadia", lastName="Noshift", balance=20_000)
+    signing_in = await host.connect()
+    await signing_in.session.sign_in_with_token(mint_token(client))
+    window = make_window(host)
+    window.start()
+    await until(lambda: window.page is Page.TILL and window.terminal is not None, what="the till's page")
+    terminal = window.terminal
+    assert terminal is not None
+    till = window.till
+    QTest.keyClicks(till.first_name, MANAGER)
+    QTest.keyClicks(till.first_pin, MANAGER_PIN)
+    QTest.keyClicks(till.first_again, MANAGER_PIN)
+    QTest.mouseClick(till.create_button, Qt.MouseButton.LeftButton)
+    await until(lambda: till.mode is TillMode.OPEN_SHIFT, what="the shift step")
+    QTest.mouseClick(till.later_button, Qt.MouseButton.LeftButton)  # "Not now": no shift yet
+    await until(lambda: window.page is Page.WORKSPACE, what="the workspace")
+    cashier = window.cashier
+    await until(lambda: cashier.customers.model.row_of(customer["customerId"]) is not None, what="the customer")
+    choose(window, "Nadia Noshift")
+    type_item(window, "Flat white", "4.80")
+    assert cashier.lines.rowCount() == 1
+
+    said = "No shift is open on this terminal. Open a shift first: count the float in the drawer."
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        await until(lambda w=width, h=height: (window.width(), window.height()) == (w, h), what="the size")
+        assert cashier.reason.isVisible() and cashier.reason.text() == said
+        assert not cashier.reason.visibleRegion().isEmpty(), "on the screen, not behind another widget"
+        assert clipped(window, cashier.reason) == [], f"the whole sentence at {width}x{height}"
+        assert cashier.charge_button.isVisible() and cashier.charge_button.isEnabled()
+        assert cashier.charge_button.text().startswith("Open a shift")
+        assert clipped(window, cashier.charge_button) == []
+    pictures(window, "no-shift", tmp_path)
+
+    QTest.keyClick(window, Qt.Key.Key_F8)  # the offer: the shift's opening, with the check kept behind it
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.OPEN_SHIFT, what="the shift's opening")
+    assert terminal.journal.unfinished_intents() == [] and terminal.journal.authorized_charges() == []
+    QTest.keyClicks(till.opening_float, "150.00")
+    QTest.mouseClick(till.open_button, Qt.MouseButton.LeftButton)
+    await until(lambda: window.page is Page.WORKSPACE, what="back at the check")
+    shift = terminal.shifts.current()
+    assert shift is not None and shift.opening_float == 15_000
+    assert not cashier.reason.isVisible() and cashier.charge_button.text().startswith("Charge $4.80")
+    QTest.mouseClick(cashier.charge_button, Qt.MouseButton.LeftButton)
+    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
+    await finish(window, host)
+
+
+async def test_a_charge_refused_once_under_way_is_said_in_the_banner(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A refusal that comes after the check showed "Charging…" (here: the same check already holds the customer's
+    money, charged from the command line) was cleared from the banner with the check's old messages."""
+    customer = new_checked_in_customer(client, firstName="Dora", lastName="Double", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = host.terminal
+    assert terminal is not None
+    choose(window, "Dora Double")
+    type_item(window, "Scone", "6.00")
+    state = terminal.register.current
+    assert state.customer is not None
+    first = await terminal.checkout.charge(state.check, state.customer)  # as `pos-terminal charge` does
+    assert first.transaction_id is not None
+
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    banner = window.banner
+    await until(lambda: banner.isVisible() and "charged already" in banner.text.text(), what="the refusal shown")
+    assert f"transaction {first.transaction_id} for Dora Double is authorized" in banner.text.text()
+    assert terminal.register.current.phase is Phase.BUILDING
+    await finish(window, host)
+
+
+async def test_the_window_does_not_close_a_shift_over_a_charge_made_elsewhere(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """The till's rule holds for the window too, for a charge the window's own check never had (made from the
+    command line): the banner says what to do and the shift stays open until the charge is completed."""
+    from pos_terminal.domain.check import Check, Item
+    from pos_terminal.domain.lifecycle import Action
+
+    customer = new_checked_in_customer(client, firstName="Ezra", lastName="Elsewhere", balance=20_000)
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None
+    check = Check().add_item(Item("Tea", 1, 450, 1000))
+    held = await terminal.checkout.charge(check, await terminal.customers.find(customer["customerId"]))
+    assert held.transaction_id is not None
+
+    async def close_in_the_window() -> None:
+        QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+        QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
+        dialog = window.close_dialog
+        assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
+        dialog.print_z.setChecked(False)
+        dialog.spins[5000].setValue(4)
+        QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+
+    await close_in_the_window()
+    banner = window.banner
+    await until(lambda: banner.isVisible() and "still authorized" in banner.text.text(), what="the refusal")
+    assert banner.text.text() == (
+        f"The charge {held.transaction_id} is still authorized, neither completed nor canceled. "
+        "Complete or cancel it first, then close the shift."
+    )
+    assert terminal.shifts.current() is not None, "the shift stays open"
+
+    done = await terminal.checkout.change_state(held.transaction_id, Action.COMPLETE)
+    assert done.status.value == "done"
+    await close_in_the_window()
+    await until(lambda: terminal.shifts.current() is None, what="the shift closed")
+    await until(lambda: window.cashier.charge_button.text().startswith("Open a shift"), what="the next shift offered")
+    await finish(window, host)
