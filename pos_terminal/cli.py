@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pos_terminal.domain.lifecycle import Action
-from pos_terminal.domain.words import counted
+from pos_terminal.domain.words import counted, duration
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.logs import configure_logging
 from pos_terminal.paths import Paths
@@ -765,7 +765,7 @@ async def _login(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     out.note(f"To sign in, open {authorization.verification_uri} and enter the code {authorization.user_code}")
     if authorization.verification_uri_complete:
         out.note(f"or open {authorization.verification_uri_complete}")
-    out.note(f"Waiting for approval (the code expires in {authorization.expires_in // 60} minutes)...")
+    out.note(f"Waiting for approval (the code expires in {duration(authorization.expires_in)})...")
     if args.demo:
         await terminal.approve_demo_sign_in(authorization.user_code)
     shown: list[str] = []

@@ -221,14 +221,18 @@ class AuthClient:
         form = {"grant_type": DEVICE_GRANT, "device_code": authorization.device_code}
         phase, message = DevicePhase.PENDING, "Waiting for approval."
         while True:
-            left = int((deadline - self.now()).total_seconds())
+            remaining = (deadline - self.now()).total_seconds()
+            left = int(remaining)
             if on_status is not None:
                 on_status(DeviceStatus(phase, interval, max(0, left), message))
-            if left <= 0:
+            if remaining <= 0:
                 raise ExpiredToken()
-            await self.sleep(min(wait, max(left, 0)))
-            if self.now() >= deadline:
+            if remaining < wait:
+                # the code ends before the next poll is due: no poll sooner than the interval (RFC 8628 §3.5),
+                # so none at all (a wait cut to the whole seconds left once polled early, before the end)
+                await self.sleep(remaining)
                 raise ExpiredToken()
+            await self.sleep(wait)
             try:
                 return await self._token(form)
             except AuthorizationPending:

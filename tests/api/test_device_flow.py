@@ -198,6 +198,25 @@ async def test_slow_down_adds_five_seconds_for_good_and_polling_goes_on(
     assert interval == 7, "one slow_down only: the longer waits were long enough for the service"
 
 
+async def test_no_poll_comes_sooner_than_the_interval_even_as_the_code_runs_out(
+    auth: AuthClient, control: httpx.AsyncClient, time: SimulatedTime
+) -> None:
+    """Each poll took a quarter second: 1.5 s were left when a wait of 2 s was due; the wait was cut to the whole
+    second left and a poll went out 1 s after the one before it, against the interval."""
+    authorization = await start(auth, control, deviceExpiresIn=6)
+    polls: list[datetime] = []  # when each wait ended (a poll follows every one but the last)
+
+    async def answered_late() -> None:
+        polls.append(time.now())
+        time.offset += timedelta(seconds=0.25)
+
+    time.before_poll.update({n: answered_late for n in range(1, 6)})
+    with pytest.raises(ExpiredToken):
+        await auth.poll_device_token(authorization)
+    assert time.slept == [2, 2, 1.5], "the last wait runs to the end of the code, and no poll follows it"
+    assert (polls[1] - polls[0]).total_seconds() >= 2
+
+
 @pytest.mark.parametrize("mode", ["error_before", "drop_before"])
 async def test_network_trouble_backs_off_then_polling_resumes_at_the_interval(
     mode: str, auth: AuthClient, control: httpx.AsyncClient, time: SimulatedTime
