@@ -143,6 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument("--locale", help="locale of amounts and dates, like en_AU (default: as set, else en_AU)")
     setup.add_argument("--currency", help="ISO 4217 code, like AUD (default: as set, else AUD)")
     setup.add_argument("--printer", help="the printer for reports and receipts (a system printer, or pdf:FILE)")
+    setup.add_argument("--auth-url", dest="auth_url", metavar="URL", help="with --region custom: the auth address")
+    setup.add_argument("--pos-url", dest="pos_url", metavar="URL", help="with --region custom: the POS API address")
+    setup.add_argument(
+        "--payments-url", dest="payments_url", metavar="URL", help="with --region custom: the web payments address"
+    )
     setup.add_argument(
         "--store", dest="url", metavar="URL", help="also join the store whose database is at URL (as store join)"
     )
@@ -1446,6 +1451,12 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.services.setup import region_choices, set_up
 
     settings, _ = load_settings(paths.config_file)
+    given = {"auth_url": args.auth_url, "pos_url": args.pos_url, "payments_url": args.payments_url}
+    urls = None
+    if any(value is not None for value in given.values()):
+        urls = settings.custom_urls.model_copy(
+            update={name: value.strip() for name, value in given.items() if value is not None}
+        )
     chosen = set_up(
         settings,
         regions=[key for key, _ in region_choices(paths)],
@@ -1454,6 +1465,7 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
         locale=settings.locale if args.locale is None else args.locale,
         currency=settings.currency if args.currency is None else args.currency,
         printer=args.printer,
+        custom_urls=urls,
     )
     if chosen.printer is not None:
         from pos_terminal.ui.printing import check_printer

@@ -46,19 +46,29 @@ def set_up(
     locale: str,
     currency: str,
     printer: str | None = None,
+    custom_urls: CustomUrls | None = None,
 ) -> Settings:
-    """``settings`` with the set-up page's choices, checked; a ConfigError with one sentence when one is wrong."""
+    """``settings`` with the set-up page's choices, checked; a ConfigError with one sentence when one is wrong.
+    ``custom_urls``, given with them, are the custom region's addresses (the region needs them: see
+    :func:`check_custom_urls`)."""
     typed = basic_choices(terminal_id, locale, currency)
     changes: dict[str, Any] = {"region": check_region(region, regions), **typed}
     if printer is not None:
         changes["printer"] = printer.strip() or None
-    return with_changes(settings, **changes)
+    if custom_urls is not None:
+        changes["custom_urls"] = custom_urls
+    chosen = with_changes(settings, **changes)
+    check_custom_urls(chosen.region, chosen.custom_urls)
+    return chosen
 
 
 def check_custom_urls(region: str, urls: CustomUrls) -> None:
     """Custom addresses are web addresses, and the custom region has at least the auth and POS API ones."""
     if region == CUSTOM and not (urls.auth_url and urls.pos_url):
-        raise UserError("Custom addresses need at least the auth and POS API addresses.")
+        raise UserError(
+            "Custom addresses need at least the auth and POS API addresses.",
+            hint="Give them with the region: setup --region custom --auth-url URL --pos-url URL.",
+        )
     for url in (urls.auth_url, urls.pos_url, urls.payments_url):
         if url and not url.startswith(("https://", "http://")):
             raise UserError(f"“{url}” is not a web address.", hint="Give it like https://host/v4.")

@@ -97,8 +97,10 @@ def test_setup_login_and_the_nightly_report_printed_on_one_profile(
         (("--region", "sandbox", "--terminal", "L" * 65), "“terminal_id” is invalid"),
         (("--region", "sandbox", "--terminal", "LANE-1", "--currency", "XYZ"), "XYZ"),
         (("--region", "sandbox", "--terminal", "LANE-1", "--printer", "no-such-printer"), "no printer called"),
+        (("--region", "custom", "--terminal", "LANE-1"), "Custom addresses need at least the auth and POS API"),
+        (("--region", "custom", "--terminal", "LANE-1", "--auth-url", "https://a", "--pos-url", "ftp://p"), "ftp://p"),
     ],
-    ids=["region", "empty-id", "long-id", "currency", "printer"],
+    ids=["region", "empty-id", "long-id", "currency", "printer", "custom-without-addresses", "custom-bad-address"],
 )
 def test_a_bad_setup_is_one_sentence_and_writes_nothing(
     run: Command, tmp_path: Path, argv: tuple[str, ...], says: str
@@ -129,6 +131,19 @@ def test_config_list_get_set_and_unset(run: Command, tmp_path: Path) -> None:
     one_sentence(run("config", "set", "colour", "red", "--profile", profile), "There is no setting “colour”.")
     one_sentence(run("config", "set", "auto_cancel_hint_seconds", "soon", "--profile", profile), "is invalid")
     assert config(Path(profile))["region"] == "anz", "a refused change leaves the file as it was"
+
+
+def test_a_custom_region_is_set_up_with_its_addresses_in_one_command(run: Command, tmp_path: Path) -> None:
+    """`setup --region custom` took no addresses, and `config set custom_urls.…` then refused each one alone."""
+    profile = str(tmp_path / "p")
+    urls = ("--auth-url", "https://auth.shop.example", "--pos-url", "https://pos.shop.example/v4")
+    assert run("setup", "--region", "custom", "--terminal", "LANE-1", *urls, "--profile", profile).code == 0
+    written = config(Path(profile))
+    assert (written["region"], written["custom_urls"]["pos_url"]) == ("custom", "https://pos.shop.example/v4")
+    assert run("config", "set", "custom_urls.payments_url", "https://pay.shop.example", "--profile", profile).code == 0
+    one_sentence(
+        run("config", "set", "custom_urls.auth_url", "", "--profile", profile), "Custom addresses need at least"
+    )
 
 
 def test_the_old_terminal_flag_is_refused_with_the_new_spellings(run: Command, tmp_path: Path) -> None:
