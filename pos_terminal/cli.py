@@ -214,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
         action.add_argument("transaction_id")
         if name in ("cancel", "refund"):
             _person(action, manager=True)
+        if name == "complete":
+            _person(action)  # optional: who completes it, for the audit log (else the computer's user)
         if name == "refund":
             action.add_argument("--yes", action="store_true", help="refund without asking")
 
@@ -949,6 +951,8 @@ def _state_command(action: Action) -> Handler:
                 return EXIT_ERROR
         if action is not Action.COMPLETE:
             await _act_as(terminal, args, manager=True)
+        elif args.person:
+            await _act_as(terminal, args)
         outcome = await terminal.checkout.change_state(args.transaction_id, action)
         record: dict[str, Any] = {"transactionId": args.transaction_id, "status": outcome.status.value}
         if outcome.transaction is not None:

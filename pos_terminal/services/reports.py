@@ -113,7 +113,7 @@ class Reports:
         region: str,
         production: bool,
         merchant: str | None = None,
-        actor: str | None = None,
+        actor: str | Callable[[], str | None] | None = None,
         lookback: timedelta = DEFAULT_LOOKBACK,
         now: Callable[[], datetime] = utcnow,
         money: Callable[[int], str] | None = None,
@@ -127,14 +127,16 @@ class Reports:
         self.region = region
         self.production = production
         self.merchant = merchant
-        self.actor = actor
+        self._actor = actor
         self.lookback = lookback
         self.now = now
         self.money = money
         self.details = details
 
     @classmethod
-    def for_terminal(cls, terminal: Terminal, *, actor: str | None = None, merchant: str | None = None) -> Reports:
+    def for_terminal(
+        cls, terminal: Terminal, *, actor: str | Callable[[], str | None] | None = None, merchant: str | None = None
+    ) -> Reports:
         """Reports for a composed :class:`~pos_terminal.services.terminal.Terminal` (its client, journal, service).
 
         The listing looks back at least the configured auto-cancel interval, and never less than 24 hours.
@@ -152,6 +154,11 @@ class Reports:
             money=terminal.money.format,
             details=lambda: terminal.store.details.get(),  # the Counter builds its Reports before the store
         )
+
+    @property
+    def actor(self) -> str | None:
+        """Who makes the copy, asked when it is made (the person at the till changes through a day)."""
+        return self._actor() if callable(self._actor) else self._actor
 
     def _merchant(self, details: StoreDetails | None) -> str | None:
         return self.merchant or (details.name if details is not None else None)

@@ -324,7 +324,8 @@ class ReportsView(QWidget):
 
     def attach(self, terminal: Terminal) -> None:
         self.terminal = terminal
-        self.reports = Reports.for_terminal(terminal, actor=terminal.actor)
+        # the person at the till when a copy is made, else the computer's user (a till nobody signs in to)
+        self.reports = Reports.for_terminal(terminal, actor=lambda: terminal.till.actor or terminal.actor)
         self.model.money = terminal.money
         self.show_nothing()
 
@@ -582,16 +583,9 @@ class ReportsView(QWidget):
             self.messages.show_error(exc)
             return None
         assert self.reports is not None
-        self.reports.actor = self._who()
         self.reports.record_report(paper.report, "saved", where=str(saved), layout=paper.layout)
         self.messages.show_info(f"The report is saved to {saved}.")
         return saved
-
-    def _who(self) -> str | None:
-        """Who makes the copy: the person at the till, else the desktop's user."""
-        if self.terminal is None:
-            return None
-        return self.terminal.till.actor or self.terminal.actor
 
     def print_report(self) -> str | None:
         """Print the PDF shown on the terminal's printer (the system's default when none is set); the 80 mm roll
@@ -611,7 +605,6 @@ class ReportsView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc)
             return None
-        self.reports.actor = self._who()
         self.reports.record_report(paper.report, "printed", where=printer, layout=paper.layout)
         self.messages.show_info(f"The report went to the printer {printer}.")
         return printer

@@ -79,7 +79,13 @@ def test_a_shift_opened_reported_and_closed_by_denomination(
         "--pin-fd", pin_fd(pins, CASHIER_PIN), json=True,
     )  # fmt: skip
     assert charged.code == 0, charged.err
-    assert cli("tx", "complete", charged.data["transactionId"]).code == 0
+    completed = cli(
+        "tx", "complete", charged.data["transactionId"], "--as", CASHIER, "--pin-fd", pin_fd(pins, CASHIER_PIN)
+    )
+    assert completed.code == 0, completed.err
+    with sqlite3.connect(profile / "data" / "journal.sqlite3") as db:  # the person who completed it, not root
+        [(actor,)] = db.execute("SELECT actor FROM outbox WHERE target_state = 'complete'").fetchall()
+    assert actor == CASHIER
 
     x = cli("shift", "x", "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
     assert x.code == 0, x.err
