@@ -233,8 +233,18 @@ class SignInView(QWidget):
             address = self.authorization.verification_uri_complete or self.authorization.verification_uri
             if not QDesktopServices.openUrl(QUrl(address)):
                 self.messages.show_error(f"No browser could be opened. Open {address} on another device.")
+            else:  # the system may start a helper that finds no browser, and say nothing: the way out is said here
+                self.messages.show_info(f"Opening {address} in a browser; if none opens, open it on another device.")
 
     def on_demo_clicked(self) -> None:
         if self.terminal is not None and self.authorization is not None:
             self.demo_button.setEnabled(False)
-            self.tasks.run(self.terminal.approve_demo_sign_in(self.authorization.user_code))
+            self.demo_button.setText("Approving…")
+            self.tasks.run(self._approve_demo(self.terminal, self.authorization.user_code))
+
+    async def _approve_demo(self, terminal: Terminal, user_code: str) -> None:
+        try:
+            await terminal.approve_demo_sign_in(user_code)
+        finally:  # approved (the next poll signs in), or refused with its sentence: the button is itself again
+            self.demo_button.setText("&Approve as demo merchant")
+            self.demo_button.setEnabled(self.authorization is not None)

@@ -55,6 +55,8 @@ async def test_first_launch_to_signed_in_and_disconnect(
     screenshot(window, "sign-in", tmp_path)
 
     QTest.mouseClick(sign_in.demo_button, Qt.MouseButton.LeftButton)
+    # the approval takes a moment (the next poll signs in): the button says so rather than only greying
+    assert sign_in.demo_button.text() == "Approving…" and not sign_in.demo_button.isEnabled()
     await until(lambda: window.page is Page.TILL, what="the till's page after approval: the first manager")
     screenshot(window, "till-first-manager", tmp_path)
     await first_manager_and_shift(window)
