@@ -332,10 +332,12 @@ class ProductPanel(QWidget):
         return [self.entries[tile] for tile in self.shown]
 
     def choose_from_search(self) -> None:
-        """Enter in the search: the one product found is added; none found, the text is an item to type."""
+        """Enter in the search: the one product found is added, or among several the one named exactly as typed
+        ("latte" among Latte, Chai latte and Iced latte); none found, the text is an item to type."""
         text = self.search.text().strip()
-        if len(self.shown) == 1 and text:
-            self.chosen.emit(self.entries[self.shown[0]])
+        exact = [tile for tile in self.shown if fold(self.entries[tile].name) == fold(text)]
+        if text and (len(self.shown) == 1 or len(exact) == 1):
+            self.chosen.emit(self.entries[self.shown[0] if len(self.shown) == 1 else exact[0]])
             self.search.setText("")
         elif not self.shown and text:
             self.not_found.emit(text)

@@ -255,7 +255,8 @@ async def test_a_canceled_sale_shows_nothing_charged_in_history(
 async def test_a_whole_sale_without_a_mouse(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
-    """F2 and a name, F3 and part of a product's name, Enter in the quantity box, F8, F9, Ctrl+N: no mouse."""
+    """F2 and a name, F3 and part of a product's name (or all of one), Enter in the quantity box, F8, F9, Ctrl+N:
+    no mouse."""
     customer = new_checked_in_customer(client, firstName="Kay", lastName="Board", balance=20_000)
     window = await signed_in_window(host, make_window, client, listing=customer)
     cashier = window.cashier
@@ -272,6 +273,10 @@ async def test_a_whole_sale_without_a_mouse(
     keys(window, "flat wh")
     enter()
     assert [(i.name, i.quantity) for i in register.current.check.items] == [("Flat white", 2)]
+    QTest.keyClick(window, Qt.Key.Key_F3)
+    keys(window, "latte")  # Latte, Chai latte and Matcha latte are found: the one called so is added
+    enter()
+    assert [i.name for i in register.current.check.items] == ["Flat white", "Latte"]
     QTest.keyClick(window, Qt.Key.Key_F3)
     keys(window, "Lemon tart")
     enter()  # not in the catalog: typed by hand, its price next
