@@ -26,7 +26,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from pos_terminal.domain.barcode import BadCheckDigit, gtin_key
+from pos_terminal.domain.barcode import BadCheckDigit, gtin_key, is_gtin_shaped
 from pos_terminal.domain.check import MAX_RATE_BP
 from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.text import text_problem
@@ -291,8 +291,13 @@ def checked_codes(codes: Iterable[str]) -> list[str]:
             continue
         try:
             result.setdefault(gtin_key(code), code)
-        except BadCheckDigit as exc:
-            raise CatalogEditError(f"The barcode {exc.sentence[0].lower()}{exc.sentence[1:]}") from None
+        except BadCheckDigit:
+            # the scanner's sentence ("was misread") is not what a person who typed the code needs to hear
+            if is_gtin_shaped(code):
+                raise CatalogEditError(f"The barcode {code} has a wrong check digit.") from None
+            raise CatalogEditError(
+                f"The barcode “{code[:20]}” is not a product code (8, 12, 13 or 14 digits)."
+            ) from None
     if len(result) > MAX_BARCODES:
         raise CatalogEditError(f"A product has at most {MAX_BARCODES} barcodes.")
     return list(result.values())

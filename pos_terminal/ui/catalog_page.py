@@ -1,16 +1,196 @@
-"""The back office's catalog page (being built)."""
+"""The back office's catalog page: the products and categories, a product's form, their order, CSV in and out, undo.
+
+Everything here is a manager's act: the manager at the till does it at once, anyone else is asked for a manager's
+PIN first (:func:`~pos_terminal.ui.approval_dialog.with_approval`), and the editor writes who, what and old → new
+to the audit log. A product's form keeps what was typed: a bad value is one sentence beside the form, naming the
+field, and a refresh (the page shown again, another till's change) never overwrites a form being edited.
+
+Products and categories are reordered by dragging a row, by Alt+Up / Alt+Down in a list, or by the Move buttons;
+in a list narrowed by the search, a product moves past the products shown next to it.
+"""
 
 from __future__ import annotations
 
-from pos_terminal.services.terminal import Terminal
-from pos_terminal.ui.tasks import Messages
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from pos_terminal.domain.people import Approval, Guarded
+from pos_terminal.domain.text import fold
+from pos_terminal.errors import UserError
+from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
+from pos_terminal.ui.table_model import Index, ReadOnlyTableModel
+from pos_terminal.ui.tasks import Messages
+from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, level_labels
+
+from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
+    from pos_terminal.services.catalog_editor import ProductEdit
+    from pos_terminal.services.terminal import Terminal
+    from pos_terminal.store.catalog import CategoryRow, ProductRow
+
+MIME = "application/x-pos-terminal-catalog-row"
+SWATCHES = ("#6f4e37", "#c0392b", "#d68910", "#1e8449", "#1f618d", "#7d3c98")
+MAX_PRICE_TEXT = 16
+MAX_RATE_TEXT = 8
+MAX_BARCODES_TEXT = 160  # ten codes of up to 14 digits, spaced
+MAX_SEARCH = 80
+ROW_HEIGHT = 40  # a fingertip per row
+SWATCH = 40
+INACTIVE = QColor("#8c959f")
+RowT = TypeVar("RowT")
+
+
+def place(order: Sequence[str], shown: Sequence[str], uid: str, row: int) -> int | None:
+    """Where :meth:`CatalogEditor.move` puts ``uid`` (its place in ``order`` once taken out) when it is dropped
+    before row ``row`` of the rows ``shown`` (``len(shown)``: after the last); None when it would not move."""
+    if uid not in shown or uid not in order:
+        return None
+    if shown.index(uid) < row:
+        row -= 1  # the rows after it move up once it is taken out
+    others = [u for u in shown if u != uid]
+    rest = [u for u in order if u != uid]
+    if not others:
+        return None
+    row = max(0, min(row, len(others)))
+    to = rest.index(others[row]) if row < len(others) else rest.index(others[-1]) + 1
+    return None if to == list(order).index(uid) else to
+
+
+class _RowsModel(ReadOnlyTableModel[RowT]):
+    """Rows with a uid that can be dragged to another place. Signals: ``dropped(str, int)`` a row's uid and
+    the row it was dropped before (the row count: after the last)."""
+
+    dropped = Signal(str, int)
+
+    def uid(self, row: RowT) -> str:
+        return str(getattr(row, "uid", ""))
+
+    def row_of(self, uid: str) -> int | None:
+        return next((n for n, row in enumerate(self.rows) if self.uid(row) == uid), None)
+
+    def style(self, row: RowT, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and not getattr(row, "active", True):
+            return INACTIVE  # taken off: still listed, greyed
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        return flags | Qt.ItemFlag.ItemIsDragEnabled if index.isValid() else flags | Qt.ItemFlag.ItemIsDropEnabled
+
+    def supportedDropActions(self) -> Qt.DropAction:  # noqa: N802 (Qt's name)
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802 (Qt's name)
+        return [MIME]
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:  # noqa: N802 (Qt's name)
+        data = QMimeData()
+        rows = {index.row() for index in indexes if index.isValid()}
+        if len(rows) == 1 and (row := self.row(rows.pop())) is not None:
+            data.setData(MIME, QByteArray(self.uid(row).encode()))
+        return data
+
+    def dropMimeData(  # noqa: N802 (Qt's name)
+        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
+    ) -> bool:
+        if action != Qt.DropAction.MoveAction or not data.hasFormat(MIME):
+            return False
+        uid = bytes(data.data(MIME).data()).decode()
+        if row < 0:  # dropped on a row (not between two): it takes that row's place
+            row = parent.row() if parent.isValid() else len(self.rows)
+        if self.row_of(uid) is None:
+            return False
+        self.dropped.emit(uid, row)
+        return False  # the page moves it and reads the lists again: the view removes nothing itself
+
+
+class ProductModel(_RowsModel["ProductRow"]):
+    headers: ClassVar[tuple[str, ...]] = ("Name", "Price", "Tax", "Category", "Barcodes", "Active")
+    right_aligned: ClassVar[frozenset[int]] = frozenset({1, 2})
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.price: Callable[[int], str] = lambda cents: f"{cents / 100:.2f}"
+        self.category_names: dict[str, str] = {}
+
+    def cell(self, row: ProductRow, column: int) -> Any:
+        if column == 0:
+            return row.name
+        if column == 1:
+            return self.price(row.price)
+        if column == 2:
+            return "" if row.tax_rate_bp is None else f"{percent(row.tax_rate_bp)} %"
+        if column == 3:
+            return self.category_names.get(row.category_uid or "", "")
+        if column == 4:
+            return " ".join(row.barcodes)
+        return "yes" if row.active else "no"
+
+
+class CategoryModel(_RowsModel["CategoryRow"]):
+    headers: ClassVar[tuple[str, ...]] = ("Category", "Active")
+
+    def cell(self, row: CategoryRow, column: int) -> Any:
+        return row.name if column == 0 else ("yes" if row.active else "no")
+
+
+def percent(points: int) -> str:
+    """Basis points as a percent typed: 1000 → "10", 1250 → "12.5"."""
+    whole, rest = divmod(points, 100)
+    return f"{whole}" if not rest else f"{whole}.{rest:02d}".rstrip("0")
+
+
+def _table(model: _RowsModel[Any], name: str) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setAccessibleName(name)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setDragEnabled(True)
+    table.setAcceptDrops(True)
+    table.setDropIndicatorShown(True)
+    table.setDragDropOverwriteMode(False)
+    table.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)  # our rows only: the model knows one type
+    table.setDefaultDropAction(Qt.DropAction.MoveAction)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
+    table.setWordWrap(False)
+    table.setTabKeyNavigation(False)  # Tab leaves the list for the next control
+    return table
+
+
+class Swatch(QPushButton):
+    """A colour to tap: a fingertip square, as narrow as the room it has allows."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(SWATCH, SWATCH)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(SWATCH, SWATCH)
 
 
 class CatalogPage(QWidget):
-    """Signals: ``changed()`` after a change was saved."""
+    """Signals: ``changed()`` after a change was saved (the product grid follows)."""
 
     changed = Signal()
 
@@ -18,14 +198,598 @@ class CatalogPage(QWidget):
         super().__init__(parent)
         self.messages = messages
         self.terminal: Terminal | None = None
-        QVBoxLayout(self)
+        self.prompt: ManagerPrompt | None = None  # the manager's prompt, while one is up
+        self.file_dialog: QFileDialog | None = None
+        self.all_products: list[ProductRow] = []
+        self.all_categories: list[CategoryRow] = []
+        self.editing: str | None = None  # the product in the form; None: a new one
+        self.dirty = False  # the form holds what someone typed and has not saved
+        self._loading = False
+
+        # --- the bar: search, CSV, undo ---
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Find a product: name, category or barcode")
+        self.search.setAccessibleName("Find a product in the catalog")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMaxLength(MAX_SEARCH)
+        self.search.textChanged.connect(self.on_search_changed)
+        self.import_button = button("&Import CSV…", name="Import a catalog from a CSV file")
+        self.export_button = button("E&xport CSV…", name="Export the catalog to a CSV file")
+        self.undo_button = button("Undo", name="Undo the last change")
+        self.undo_button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.undo_button.setMinimumWidth(160)
+        self.notice = label(role="reason", wrap=True)  # what went wrong with an import, a move, a category
+        self.notice.setAccessibleName("Catalog problem")
+        self.notice.hide()
+
+        # --- the products ---
+        self.products = ProductModel(self)
+        self.product_table = _table(self.products, "Products")
+        header = self.product_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.resizeSection(3, 110)
+        header.resizeSection(4, 130)
+        self.product_table.selectionModel().currentRowChanged.connect(self.on_product_current)
+        self.products.dropped.connect(lambda uid, row: self.move_product(uid, row))
+        self.new_button = button("&New product", name="Add a new product")
+        self.up_button = button("Move up", name="Move the product up (Alt+Up)", shortcut="Alt+Up")
+        self.down_button = button("Move down", name="Move the product down (Alt+Down)", shortcut="Alt+Down")
+        self.count = label(role="hint")
+        self.count.setAccessibleName("Products shown")
+
+        # --- the categories ---
+        self.categories = CategoryModel(self)
+        self.category_table = _table(self.categories, "Categories")
+        self.category_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.category_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.category_table.setMinimumHeight(3 * ROW_HEIGHT + 30)
+        self.category_table.selectionModel().currentRowChanged.connect(self.on_category_current)
+        self.categories.dropped.connect(lambda uid, row: self.move_category(uid, row))
+        self.category_name = QLineEdit()
+        self.category_name.setAccessibleName("Category name")
+        self.category_name.setPlaceholderText("Category name")
+        from pos_terminal.services.catalog_editor import MAX_CATEGORY_NAME, MAX_PRODUCT_NAME
+
+        self.category_name.setMaxLength(MAX_CATEGORY_NAME)
+        self.add_category_button = button("Add", name="Add a category")
+        self.rename_category_button = button("Rename", name="Rename the category")
+        self.active_category_button = button("Take off", name="Take the category off")
+        self.category_up_button = button("Up", name="Move the category up (Alt+Up)")
+        self.category_down_button = button("Down", name="Move the category down (Alt+Down)")
+
+        # --- the product's form ---
+        self.form_title = label("New product", role="heading")
+        self.form_title.setAccessibleName("Product being edited")
+        self.name = QLineEdit()
+        self.name.setAccessibleName("Product name")
+        self.name.setMaxLength(MAX_PRODUCT_NAME)
+        self.price = QLineEdit()
+        self.price.setAccessibleName("Price")
+        self.price.setMaxLength(MAX_PRICE_TEXT)
+        self.price.setInputMethodHints(Qt.InputMethodHint.ImhFormattedNumbersOnly)
+        self.tax = QLineEdit()
+        self.tax.setAccessibleName("Tax rate in percent")
+        self.tax.setPlaceholderText("none")
+        self.tax.setMaxLength(MAX_RATE_TEXT)
+        self.tax.setInputMethodHints(Qt.InputMethodHint.ImhFormattedNumbersOnly)
+        self.category = QComboBox()
+        self.category.setAccessibleName("Category")
+        self.barcodes = QLineEdit()
+        self.barcodes.setAccessibleName("Barcodes")
+        self.barcodes.setPlaceholderText("codes, separated by spaces")
+        self.barcodes.setMaxLength(MAX_BARCODES_TEXT)
+        self.colour = QLineEdit()
+        self.colour.setAccessibleName("Grid colour")
+        self.colour.setPlaceholderText("#rrggbb, or none")
+        self.colour.setClearButtonEnabled(True)  # no colour: the grid's own
+        self.colour.setMaxLength(7)
+        self.swatches: list[QPushButton] = []
+        self.swatch_box = QWidget()
+        self.swatch_box.setAccessibleName("Grid colours")
+        swatch_row = QHBoxLayout(self.swatch_box)
+        swatch_row.setContentsMargins(0, 0, 0, 0)
+        swatch_row.setSpacing(6)
+        for colour in SWATCHES:
+            swatch = Swatch()
+            swatch.setAccessibleName(f"Colour {colour}")
+            swatch.setToolTip(colour)
+            swatch.setMinimumSize(SWATCH, SWATCH)
+            swatch.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+            swatch.setStyleSheet(f"QPushButton {{ background: {colour}; border: 1px solid #52606d; }}")
+            swatch.clicked.connect(lambda _=False, c=colour: self.on_swatch_clicked(c))
+            self.swatches.append(swatch)
+            swatch_row.addWidget(swatch)
+        self.active = QCheckBox("On sale (shown in the product grid)")
+        self.active.setAccessibleName("Active")
+        self.active.setChecked(True)
+        self.save_button = button("&Save product", role="primary", name="Save the product")
+        self.revert_button = button("Revert", name="Show the product as saved")
+        self.revert_button.setMinimumHeight(BIG_BUTTON)  # beside Save, one height
+        self.problem = label(role="reason", wrap=True)  # the service's sentence, naming the field
+        self.problem.setAccessibleName("Why the product was not saved")
+        self.problem.hide()
+
+        fields = form()
+        fields.addRow("Na&me", self.name)
+        fields.addRow("&Price", self.price)
+        fields.addRow("&Tax rate (%)", self.tax)
+        fields.addRow("Cate&gory", self.category)
+        fields.addRow("&Barcodes", self.barcodes)
+        fields.addRow("Co&lour", self.colour)
+        fields.addRow("", self.swatch_box)
+        fields.addRow("", self.active)
+        level_labels(fields)
+
+        # --- layout ---
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 3)
+        bar.addWidget(self.import_button)
+        bar.addWidget(self.export_button)
+        bar.addWidget(self.undo_button, 2)
+
+        product_buttons = QHBoxLayout()
+        product_buttons.addWidget(self.new_button)
+        product_buttons.addWidget(self.up_button)
+        product_buttons.addWidget(self.down_button)
+        product_buttons.addWidget(self.count, 1)
+
+        category_buttons = QHBoxLayout()
+        category_buttons.addWidget(self.category_name, 1)
+        category_buttons.addWidget(self.add_category_button)
+        category_buttons.addWidget(self.rename_category_button)
+        category_buttons.addWidget(self.active_category_button)
+        category_buttons.addWidget(self.category_up_button)
+        category_buttons.addWidget(self.category_down_button)
+
+        lists = QVBoxLayout()
+        lists.addWidget(self.product_table, 3)
+        lists.addLayout(product_buttons)
+        lists.addWidget(self.category_table, 1)
+        lists.addLayout(category_buttons)
+
+        editor = QWidget()
+        editor.setAccessibleName("Product")
+        editor_layout = QVBoxLayout(editor)
+        editor_layout.setContentsMargins(0, 0, 8, 0)
+        editor_layout.addWidget(self.form_title)
+        editor_layout.addLayout(fields)
+        editor_layout.addWidget(self.problem)
+        save_row = QHBoxLayout()
+        save_row.addWidget(self.save_button, 2)
+        save_row.addWidget(self.revert_button, 1)
+        editor_layout.addLayout(save_row)
+        editor_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(editor)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(400)
+        self.form_area = scroll
+
+        body = QHBoxLayout()
+        body.addLayout(lists, 3)
+        body.addWidget(scroll, 2)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.notice)
+        layout.addLayout(body, 1)
+
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self.import_button.clicked.connect(self.on_import_clicked)
+        self.export_button.clicked.connect(self.on_export_clicked)
+        self.undo_button.clicked.connect(self.on_undo_clicked)
+        self.new_button.clicked.connect(self.on_new_clicked)
+        self.up_button.clicked.connect(lambda: self.step_product(-1))
+        self.down_button.clicked.connect(lambda: self.step_product(1))
+        self.save_button.clicked.connect(self.on_save_clicked)
+        self.revert_button.clicked.connect(self.on_revert_clicked)
+        for field in (self.name, self.price, self.tax, self.barcodes, self.colour):
+            field.textEdited.connect(self.on_form_edited)
+            field.returnPressed.connect(self.on_save_clicked)
+        self.category.activated.connect(self.on_form_edited)
+        self.active.clicked.connect(self.on_form_edited)
+        self.add_category_button.clicked.connect(self.on_add_category_clicked)
+        self.rename_category_button.clicked.connect(self.on_rename_category_clicked)
+        self.active_category_button.clicked.connect(self.on_category_active_clicked)
+        self.category_up_button.clicked.connect(lambda: self.step_category(-1))
+        self.category_down_button.clicked.connect(lambda: self.step_category(1))
+        self.category_name.returnPressed.connect(self.on_add_category_clicked)
+        # Alt+Up / Alt+Down move the category chosen while its list has the focus, else the product chosen
+        for keys, by in (("Alt+Up", -1), ("Alt+Down", 1)):
+            page_shortcut = QShortcut(QKeySequence(keys), self)
+            page_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            page_shortcut.activated.connect(lambda b=by: self._step_focused(b))
+
+    # --- the terminal ---------------------------------------------------------------------------------------------
 
     def attach(self, terminal: Terminal) -> None:
         self.terminal = terminal
+        self.products.price = terminal.money.format
         self.refresh()
 
     def detach(self) -> None:
         self.terminal = None
+        self.dirty = False
+        self.editing = None
+        if self.prompt is not None:
+            self.prompt.reject()
 
     def refresh(self) -> None:
-        """Show the terminal's data as it is now."""
+        """Show the terminal's catalog as it is now; a product being edited stays as typed."""
+        if self.terminal is None:
+            return
+        editor = self.terminal.catalog_editor
+        try:
+            products, categories = editor.products(), editor.categories()
+        except UserError as exc:
+            self._notice(exc)
+            return
+        self.all_products, self.all_categories = products, categories
+        self.products.category_names = {row.uid: row.name for row in categories}
+        selected_category = self._current(self.category_table, self.categories)
+        self._fill_categories(categories)
+        self.categories.replace_rows(categories)
+        self._select(self.category_table, self.categories, selected_category.uid if selected_category else None)
+        self._show_products()
+        if not self.dirty:
+            row = self._product(self.editing)
+            self._load(row)
+        self._update_buttons()
+
+    def _show_products(self) -> None:
+        words = fold(self.search.text()).split()
+        names = self.products.category_names
+        shown = [
+            row
+            for row in self.all_products
+            if all(
+                word in fold(f"{row.name} {names.get(row.category_uid or '', '')} {' '.join(row.barcodes)}")
+                for word in words
+            )
+        ]
+        self.products.replace_rows(shown)
+        self._select(self.product_table, self.products, self.editing)
+        total = len(self.all_products)
+        self.count.setText(f"{len(shown)} of {total} products" if words else f"{total} products")
+
+    def _fill_categories(self, categories: Sequence[CategoryRow]) -> None:
+        chosen = self.category.currentData()
+        self.category.clear()
+        self.category.addItem("No category", None)
+        for row in categories:
+            self.category.addItem(row.name if row.active else f"{row.name} (taken off)", row.uid)
+        self.category.setCurrentIndex(max(0, self.category.findData(chosen)))
+
+    def _update_buttons(self) -> None:
+        last = self.terminal.catalog_editor.last_change() if self.terminal is not None else None
+        text = f"Undo {last}" if last else "Undo"
+        self.undo_button.setText(text.replace("&", "&&"))
+        self.undo_button.setToolTip(f"Take back the last change: {last}" if last else "Nothing to undo")
+        self.undo_button.setEnabled(last is not None)
+        self.revert_button.setEnabled(self.dirty)
+        category = self._current(self.category_table, self.categories)
+        self.rename_category_button.setEnabled(category is not None)
+        self.active_category_button.setEnabled(category is not None)
+        self.active_category_button.setText("Put back" if category is not None and not category.active else "Take off")
+        self.category_up_button.setEnabled(category is not None)
+        self.category_down_button.setEnabled(category is not None)
+        product = self._current(self.product_table, self.products)
+        self.up_button.setEnabled(product is not None)
+        self.down_button.setEnabled(product is not None)
+
+    # --- the product's form -------------------------------------------------------------------------------------
+
+    def _product(self, uid: str | None) -> ProductRow | None:
+        return next((row for row in self.all_products if row.uid == uid), None) if uid else None
+
+    def _load(self, row: ProductRow | None) -> None:
+        """Show ``row`` in the form (None: an empty form for a new product)."""
+        self._loading = True
+        self.editing = row.uid if row is not None else None
+        self.form_title.setText(f"“{row.name}”".replace("&", "&&") if row is not None else "New product")
+        self.name.setText(row.name if row else "")
+        self.price.setText(self.terminal.money.format(row.price) if row and self.terminal else "")
+        self.tax.setText(percent(row.tax_rate_bp) if row and row.tax_rate_bp is not None else "")
+        self.category.setCurrentIndex(max(0, self.category.findData(row.category_uid if row else None)))
+        self.barcodes.setText(" ".join(row.barcodes) if row else "")
+        self.colour.setText(row.colour or "" if row else "")
+        self.active.setChecked(row.active if row else True)
+        self.dirty = False
+        self._problem(None)
+        self._loading = False
+        self._update_buttons()
+
+    def on_form_edited(self, *_: object) -> None:
+        if not self._loading:
+            self.dirty = True
+            self.revert_button.setEnabled(True)
+
+    def on_swatch_clicked(self, colour: str) -> None:
+        self.colour.setText(colour)
+        self.on_form_edited()
+
+    def on_product_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        row = self.products.row(current.row()) if current.isValid() else None
+        if row is not None and row.uid != self.editing:
+            self._load(row)  # choosing a product is choosing to edit it (what was typed for another goes)
+        self._update_buttons()
+
+    def on_new_clicked(self) -> None:
+        self.product_table.clearSelection()
+        self.product_table.setCurrentIndex(QModelIndex())
+        self._load(None)
+        self.name.setFocus()
+
+    def on_revert_clicked(self) -> None:
+        self._load(self._product(self.editing))
+
+    def _problem(self, error: UserError | None) -> None:
+        self.problem.setText(error.text() if error is not None else "")
+        self.problem.setVisible(error is not None)
+
+    def form_edit(self) -> ProductEdit:
+        """What the form holds, as the editor takes it; CatalogEditError naming the field when a value is not one."""
+        from pos_terminal.domain.money import AmountInputError
+        from pos_terminal.services.catalog_editor import CatalogEditError, ProductEdit, parse_rate
+
+        assert self.terminal is not None
+        typed = self.price.text().strip()
+        if not typed:
+            raise CatalogEditError("The price is empty.")
+        try:
+            price = self.terminal.money.parse(typed)
+        except AmountInputError as exc:
+            raise CatalogEditError(f"The price: {exc.sentence[0].lower()}{exc.sentence[1:]}") from None
+        try:
+            rate = parse_rate(self.tax.text().replace(",", "."))
+        except CatalogEditError as exc:
+            raise CatalogEditError(f"{exc.sentence[0].upper()}{exc.sentence[1:]}.") from None
+        codes = tuple(self.barcodes.text().replace(",", " ").split())
+        return ProductEdit(
+            name=self.name.text(),
+            price=price,
+            tax_rate_bp=rate,
+            category_uid=self.category.currentData(),
+            barcodes=codes,
+            colour=self.colour.text().strip() or None,
+            active=self.active.isChecked(),
+        )
+
+    def on_save_clicked(self) -> None:
+        if self.terminal is None:
+            return
+        try:
+            edit = self.form_edit()
+        except UserError as exc:
+            self._problem(exc)
+            return
+        uid = self.editing
+        name = " ".join(edit.name.split())
+        question = f"Save the changes to “{name}”?" if uid else f"Add “{name}” to the catalog?"
+        self._approved(question, lambda by: self._save(uid, edit, by), self._problem)
+
+    def _save(self, uid: str | None, edit: ProductEdit, by: str | None) -> None:
+        assert self.terminal is not None
+        row = self.terminal.catalog_editor.save_product(uid, edit, by=by)
+        self.dirty = False
+        self.editing = row.uid
+        self._after_change(f"“{row.name}” is saved.", product=row.uid)
+
+    # --- order ------------------------------------------------------------------------------------------------------
+
+    def _step_focused(self, by: int) -> None:
+        if self.category_table.hasFocus():
+            self.step_category(by)
+        else:
+            self.step_product(by)
+
+    def step_product(self, by: int) -> None:
+        """The product chosen, one place up (``by`` -1) or down (1) among those shown."""
+        row = self._current(self.product_table, self.products)
+        if row is not None:
+            index = self.products.rows.index(row)
+            self.move_product(row.uid, index + (by if by < 0 else 2))
+
+    def step_category(self, by: int) -> None:
+        row = self._current(self.category_table, self.categories)
+        if row is not None:
+            index = self.categories.rows.index(row)
+            self.move_category(row.uid, index + (by if by < 0 else 2))
+
+    def move_product(self, uid: str, row: int) -> None:
+        """Move a product before row ``row`` of those shown (a drop, or a step)."""
+        order = [p.uid for p in self.all_products]
+        to = place(order, [self.products.uid(p) for p in self.products.rows], uid, row)
+        self._move("product", uid, to)
+
+    def move_category(self, uid: str, row: int) -> None:
+        order = [c.uid for c in self.all_categories]
+        to = place(order, order, uid, row)
+        self._move("category", uid, to)
+
+    def _move(self, kind: str, uid: str, to: int | None) -> None:
+        if self.terminal is None or to is None:
+            return
+        rows: Sequence[Any] = self.all_products if kind == "product" else self.all_categories
+        name = next((row.name for row in rows if row.uid == uid), "")
+
+        def move(by: str | None) -> None:
+            assert self.terminal is not None
+            self.terminal.catalog_editor.move(kind, uid, to, by=by)
+            if kind == "category":
+                self._after_change(None, category=uid)
+            else:
+                self._after_change(None, product=uid)
+
+        self._approved(f"Move “{name}” to place {to + 1}?", move, self._notice)
+
+    # --- categories -------------------------------------------------------------------------------------------------
+
+    def on_category_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        row = self.categories.row(current.row()) if current.isValid() else None
+        if row is not None:
+            self.category_name.setText(row.name)
+        self._update_buttons()
+
+    def on_add_category_clicked(self) -> None:
+        name = " ".join(self.category_name.text().split())
+        self._category(None, name, True, f"Add the category “{name}”?")
+
+    def on_rename_category_clicked(self) -> None:
+        row = self._current(self.category_table, self.categories)
+        if row is not None:
+            name = " ".join(self.category_name.text().split())
+            self._category(row.uid, name, row.active, f"Rename the category “{row.name}” to “{name}”?")
+
+    def on_category_active_clicked(self) -> None:
+        row = self._current(self.category_table, self.categories)
+        if row is not None:
+            verb = "Put back" if not row.active else "Take off"
+            self._category(row.uid, row.name, not row.active, f"{verb} the category “{row.name}”?")
+
+    def _category(self, uid: str | None, name: str, active: bool, question: str) -> None:
+        def save(by: str | None) -> None:
+            assert self.terminal is not None
+            row = self.terminal.catalog_editor.save_category(uid, name, active=active, by=by)
+            self._after_change(f"The category “{row.name}” is saved.", category=row.uid)
+
+        self._approved(question, save, self._notice)
+
+    # --- CSV and undo -----------------------------------------------------------------------------------------------
+
+    def on_import_clicked(self) -> None:
+        dialog = QFileDialog(self, "Import a catalog (CSV)", str(Path.home()), "CSV files (*.csv);;All files (*)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda chosen: self.import_file(Path(chosen)))
+        dialog.finished.connect(lambda _: setattr(self, "file_dialog", None))
+        self.file_dialog = dialog
+        dialog.open()
+
+    def import_file(self, path: Path) -> None:
+        """Check the whole file, then (a manager approving) make it the catalog; nothing changes when any row is
+        bad, and the bad rows are named by line number in one message."""
+        from pos_terminal.services.catalog_editor import parse_csv, read_csv
+
+        if self.terminal is None:
+            return
+        try:
+            data = read_csv(path)
+            parse_csv(data, path.name)  # checked before anyone is asked to approve it
+        except UserError as exc:
+            self._notice(exc)
+            return
+
+        def publish(by: str | None) -> None:
+            assert self.terminal is not None
+            published = self.terminal.catalog_editor.import_csv(data, source=path.name, by=by)
+            if not published.any:
+                self._after_change(f"The catalog is already {path.name}: nothing changed.")
+                return
+            self._after_change(
+                f"{path.name} is imported: {len(published.added)} added, {len(published.changed)} changed,"
+                f" {len(published.retired)} taken off."
+            )
+
+        self._approved(f"Make {path.name} the catalog?", publish, self._notice)
+
+    def on_export_clicked(self) -> None:
+        suggested = Path.home() / "catalog.csv"
+        dialog = QFileDialog(self, "Export the catalog (CSV)", str(suggested), "CSV files (*.csv)")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix("csv")
+        dialog.selectFile(str(suggested))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda chosen: self.export_file(Path(chosen)))
+        dialog.finished.connect(lambda _: setattr(self, "file_dialog", None))
+        self.file_dialog = dialog
+        dialog.open()
+
+    def export_file(self, path: Path) -> None:
+        from pos_terminal.services.catalog import write_text
+
+        if self.terminal is None:
+            return
+        try:
+            write_text(path, self.terminal.catalog_editor.export_csv())
+        except UserError as exc:
+            self._notice(exc)
+            return
+        self._notice(None)
+        self.messages.show_info(f"The catalog is exported to {path}.")
+
+    def on_undo_clicked(self) -> None:
+        if self.terminal is None or (last := self.terminal.catalog_editor.last_change()) is None:
+            return
+
+        def undo(by: str | None) -> None:
+            assert self.terminal is not None
+            what = self.terminal.catalog_editor.undo(by=by)
+            self.dirty = False  # the form shows the product as the undo left it
+            self._after_change(f"Undone: {what}." if what else "There was nothing to undo.")
+
+        self._approved(f"Undo {last}?", undo, self._notice)
+
+    # --- plumbing ---------------------------------------------------------------------------------------------------
+
+    def _approved(self, question: str, act: Callable[[str | None], None], failed: Callable[[UserError], None]) -> None:
+        """``act(by)`` once a manager is at the till or approved (``by``: the name for the audit log); an
+        expected failure goes to ``failed``."""
+        if self.terminal is None:
+            return
+        till = self.terminal.till
+
+        def then(approval: Approval | None) -> None:
+            self.prompt = None
+            try:
+                act(till.catalog_manager(approval))
+            except UserError as exc:
+                failed(exc)
+
+        self.prompt = with_approval(self, till, Guarded.MANAGE_CATALOG, question, then)
+        if self.prompt is not None:
+            self.prompt.rejected.connect(lambda: setattr(self, "prompt", None))
+
+    def _after_change(self, news: str | None, *, product: str | None = None, category: str | None = None) -> None:
+        self._notice(None)
+        self.refresh()
+        if product is not None:
+            self._select(self.product_table, self.products, product)
+        if category is not None:
+            self._select(self.category_table, self.categories, category)
+        self._update_buttons()
+        if news:
+            self.messages.show_info(news)
+        self.changed.emit()
+
+    def _notice(self, error: UserError | None) -> None:
+        self.notice.setText(error.text() if error is not None else "")
+        self.notice.setVisible(error is not None)
+
+    def on_search_changed(self, _text: str) -> None:
+        self._show_products()
+        self._update_buttons()
+
+    @staticmethod
+    def _current(table: QTableView, model: _RowsModel[Any]) -> Any:
+        index = table.currentIndex()
+        return model.row(index.row()) if index.isValid() else None
+
+    def _select(self, table: QTableView, model: _RowsModel[Any], uid: str | None) -> None:
+        row = model.row_of(uid) if uid else None
+        if row is None:
+            return
+        index = model.index(row, 0)
+        table.selectionModel().setCurrentIndex(
+            index, table.selectionModel().SelectionFlag.ClearAndSelect | table.selectionModel().SelectionFlag.Rows
+        )
+        table.scrollTo(index)
