@@ -1,6 +1,7 @@
 """The back office's people and store details on real widgets: a manager adds a cashier who signs in at once, a
 cashier's change asks for a manager's PIN and the audit log names the manager with old and new values, the till's
-refusals beside the form, and the store's details on a receipt. Both pages fit at 1024×768 and 1920×1080."""
+refusals beside the form (a store till's too, while its store is away: a real PostgreSQL), and the store's details
+on a receipt. Both pages fit at 1024×768 and 1920×1080."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.details_page import DetailsPage
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.people_page import Form, PeoplePage
+from tests.conftest import StoreTarget
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
 from tests.ui.test_cashier_flow import authorized_sale
@@ -388,3 +390,45 @@ async def test_both_pages_fit_and_line_up_at_counter_sizes(
     pictures(window, "back-office-details", tmp_path)
     details.on_revert_clicked()
     await finish(window, host)
+
+
+async def test_a_store_till_adds_and_renames_people_only_while_the_store_is_reached(
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    postgres_target: StoreTarget,
+) -> None:
+    postgres_target.open().init_schema()
+    postgres_target.close_all()
+    await (await host.connect()).store.join(postgres_target.url, postgres_target.password)
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: window.status.store.text() == "Store online", what="the store online")
+    page = await people_page(window)
+    assert page.scope.text().startswith("The store's people: a change here reaches every till.")
+    details = window.back_office.details
+    assert details.scope.text().startswith("The store's details: every till prints them.")
+
+    server = postgres_target.server
+    assert server is not None
+    server.stop(mode="immediate")
+    try:
+        fill_add(page, ANA, ANA_PIN, ANA_PIN)
+        click(page.submit_button)
+        await settled(page)
+        assert page.reason.text().startswith("New people can be added only while the store database can be reached.")
+        assert (page.name.text(), page.pin.text(), page.form) == (ANA, ANA_PIN, Form.ADD), "kept as typed"
+        choose(page, MANAGER)
+        click(page.rename_button)
+        page.new_name.setText("Maria Boss")
+        click(page.submit_button)
+        await settled(page)
+        assert page.reason.text().startswith("People can be renamed only while the store database can be reached.")
+        assert page.new_name.text() == "Maria Boss" and names(page) == [MANAGER]
+    finally:
+        server.start()
+    await until(lambda: window.status.store.text() == "Store online", timeout=30, what="online again")
+    fill_add(page, ANA, ANA_PIN, ANA_PIN)
+    click(page.submit_button)
+    await settled(page)
+    assert names(page) == [ANA, MANAGER], page.reason.text()
+    await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
