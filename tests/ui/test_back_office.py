@@ -26,7 +26,7 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.details_page import DetailsPage
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.people_page import Form, PeoplePage
-from tests.conftest import StoreTarget
+from tests.store.postgres import StoreTarget
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
 from tests.ui.test_cashier_flow import authorized_sale
