@@ -406,6 +406,7 @@ class PeoplePage(QWidget):
                 f"Add {name} as a {role}?",
                 lambda till, approval: till.add_person(name, role, pin, approval),
                 lambda person: f"{person.name} is added as a {person.role}: they can sign in at the till now.",
+                from_form=True,
             )
             return
         assert subject is not None
@@ -415,6 +416,7 @@ class PeoplePage(QWidget):
                 f"Rename {subject.name} to {new_name}?",
                 lambda till, approval: till.rename(subject.name, new_name, approval),
                 lambda person: f"{subject.name} is now called {person.name}.",
+                from_form=True,
             )
         elif form is Form.ROLE:
             role = Role(self.new_role.currentData())
@@ -422,6 +424,7 @@ class PeoplePage(QWidget):
                 f"Make {subject.name} a {role}?",
                 lambda till, approval: _now(till.set_role(subject.name, role, approval)),
                 lambda person: f"{person.name} is a {person.role} now.",
+                from_form=True,
             )
         elif form is Form.PIN:
             pin = self._new_pin(self.new_pin, self.new_pin_again)
@@ -429,6 +432,7 @@ class PeoplePage(QWidget):
                 f"Set a new PIN for {subject.name}?",
                 lambda till, approval: till.reset_pin(subject.name, pin, approval),
                 lambda person: f"{person.name} has a new PIN and can sign in with it.",
+                from_form=True,
             )
 
     def _new_pin(self, pin: QLineEdit, again: QLineEdit) -> str:
@@ -467,8 +471,11 @@ class PeoplePage(QWidget):
         question: str,
         make: Callable[[Till, Approval | None], Awaitable[Person]],
         said: Callable[[Person], str],
+        *,
+        from_form: bool = False,
     ) -> None:
-        """Ask the till for a manager (the prompt when the person at the till is not one), then make the change."""
+        """Ask the till for a manager (the prompt when the person at the till is not one), then make the change;
+        the form closes once what it asked for is done (a form left open beside an unlock or a disable stays)."""
         terminal = self.terminal
         if terminal is None or self.tasks.busy:
             return
@@ -477,7 +484,9 @@ class PeoplePage(QWidget):
         def then(approval: Approval | None) -> None:
             if self.terminal is terminal:
                 self.submit_button.setEnabled(False)
-                self.tasks.run(self._make(terminal, make, approval, said), key="change", on_error=self._refused)
+                self.tasks.run(
+                    self._make(terminal, make, approval, said, from_form), key="change", on_error=self._refused
+                )
 
         self.prompt = with_approval(self, terminal.till, Guarded.MANAGE_PEOPLE, question, then)
 
@@ -487,10 +496,12 @@ class PeoplePage(QWidget):
         make: Callable[[Till, Approval | None], Awaitable[Person]],
         approval: Approval | None,
         said: Callable[[Person], str],
+        from_form: bool,
     ) -> None:
         person = await make(terminal.till, approval)
         self.submit_button.setEnabled(True)
-        self._open_none()
+        if from_form:
+            self._open_none()
         self.refresh()
         self._choose(person.id)
         self.done.setText(said(person))

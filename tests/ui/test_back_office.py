@@ -275,9 +275,13 @@ async def test_rename_role_disable_enable_unlock_and_the_tills_refusals(
     await settled(page)
     assert page.done.text() == f"{ANA} is unlocked and can sign in again." and row(page, ANA)[3] == ""
 
-    # Disabled, she is off the till's list but still here; enabled, she is back with her PIN.
+    # Disabled, she is off the till's list but still here; enabled, she is back with her PIN. A form being filled
+    # in meanwhile stays as it was.
+    fill_add(page, "Carla Cashier", "", "")
     click(page.disable_button)
     await settled(page)
+    assert page.form is Form.ADD and page.name.text() == "Carla Cashier"
+    click(page.cancel_button)
     assert row(page, ANA) == [ANA, "Cashier", "No: disabled", ""] and page.enable_button.isEnabled()
     assert [p.name for p in terminal.staff.people(active_only=True)] == [MANAGER]
     click(page.enable_button)
