@@ -86,7 +86,7 @@ def preview_html(details: StoreDetails | None) -> str:
     """The head and foot of a receipt: the name, then :meth:`StoreDetails.head_lines`, the check, then the footer."""
     if details is None:
         return "<i>A receipt without the store's details has no name at its head.</i>"
-    lines = [f"<b>{html.escape(line)}</b>" for line in _wrapped(details.name)]
+    lines = [f"<b style='font-size:large'>{html.escape(line)}</b>" for line in _wrapped(details.name)]
     lines += [html.escape(part) for line in details.head_lines() for part in _wrapped(line)]
     lines += ["", "<i>… the items, totals and payment …</i>", ""]
     lines += [html.escape(part) for line in details.foot_lines() for part in _wrapped(line)]
@@ -148,7 +148,7 @@ class DetailsPage(QWidget):
         self.preview = label(wrap=True)
         self.preview.setAccessibleName("The head and foot of a receipt")
         self.preview.setTextFormat(Qt.TextFormat.RichText)
-        self.preview.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.preview.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # as the PDF roll has it
         self.preview.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         paper = QFrame()
         paper.setFrameShape(QFrame.Shape.StyledPanel)

@@ -82,6 +82,11 @@ class PeopleModel(ReadOnlyTableModel[Person]):
             return "Yes" if person.active else "No: disabled"
         return locked_until(person, self.at)
 
+    def style(self, person: Person, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            return person.label  # whole, where a long name is shortened with "…"
+        return None
+
     def row_of(self, person_id: int) -> int | None:
         return next((row for row, person in enumerate(self.rows) if person.id == person_id), None)
 
@@ -118,6 +123,7 @@ class PeoplePage(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)  # one line a person, a long name shortened with "…"
         self.table.setTabKeyNavigation(False)  # Tab goes on to the buttons; the arrows move in the list
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(BUTTON)  # a row is a fingertip high

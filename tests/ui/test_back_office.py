@@ -366,11 +366,17 @@ async def test_both_pages_fit_and_line_up_at_counter_sizes(
     assert terminal is not None
     await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
     await terminal.till.add_person("Bartholomew Featherstonehaugh-Smythe", Role.MANAGER, BEN_PIN)
+    await terminal.till.add_person(BEN, Role.CASHIER, BEN_PIN)
+    terminal.till.disable(BEN)
+    for _ in range(5):  # every state the list shows: locked, disabled, a long name
+        with pytest.raises(UserError):
+            await terminal.staff.verify(ANA, "0000")
     page = await people_page(window)
     page.refresh()
-    fill_add(page, "Carla Cashier", "1234", "")
-    page.reason.setText("Someone called “Carla Cashier” is already on this terminal.")  # as a refusal shows
-    page.reason.show()
+    fill_add(page, "ben cashier", "1234", "1234")
+    click(page.submit_button)  # a refusal beside the form, as typed
+    await settled(page)
+    assert page.reason.isVisible() and page.name.text() == "ben cashier"
     for size in ((1024, 768), (1920, 1080)):
         window.resize(*size)
         QApplication.processEvents()
