@@ -276,6 +276,7 @@ class PeoplePage(QWidget):
     def detach(self) -> None:
         self.tasks.cancel_all()
         self.terminal = None
+        self.submit_button.setEnabled(True)  # a change canceled half-way leaves nothing pending
         self._show_form(Form.NONE)
         self.refresh()
 

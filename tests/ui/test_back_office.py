@@ -36,9 +36,30 @@ from tests.ui.test_till import ANA, ANA_PIN, BEN, BEN_PIN, pictures, switch_to
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QPlainTextEdit,
+    QWidget,
+)
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def nameless(page: QWidget) -> list[str]:
+    """Controls shown on ``page`` that a screen reader could not name."""
+    controls = (QAbstractButton, QLineEdit, QComboBox, QAbstractItemView, QPlainTextEdit)
+    return [
+        f"{type(w).__name__} {getattr(w, 'text', lambda: '')()!r}"
+        for w in page.findChildren(QWidget)
+        if isinstance(w, controls)
+        and w.isVisible()
+        and not w.accessibleName()
+        and not isinstance(w.parentWidget(), QLineEdit | QComboBox | QAbstractItemView)
+    ]
 
 
 def type_in(widget: QWidget, text: str) -> None:
@@ -381,6 +402,7 @@ async def test_both_pages_fit_and_line_up_at_counter_sizes(
         window.resize(*size)
         QApplication.processEvents()
         assert clipped(window) == [], f"People at {size}"
+        assert nameless(page) == []
         assert misaligned_labels(page) == []
         assert min(b.height() for b in (page.add_button, *page.person_buttons)) >= 40, "fingertip-sized"
     pictures(window, "back-office-people", tmp_path)
@@ -395,6 +417,7 @@ async def test_both_pages_fit_and_line_up_at_counter_sizes(
         window.resize(*size)
         QApplication.processEvents()
         assert clipped(window) == [], f"Store details at {size}"
+        assert nameless(details) == []
         assert misaligned_labels(details) == []
         assert details.save_button.height() == details.revert_button.height()
     pictures(window, "back-office-details", tmp_path)
