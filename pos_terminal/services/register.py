@@ -149,8 +149,9 @@ def utcnow() -> datetime:
 class DiscountGuard(Protocol):
     """Whether the check's discounts need a manager (:class:`~pos_terminal.services.till.Till`)."""
 
-    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None) -> int:
-        """The share approved for the check now; a UserError when a manager must approve it first."""
+    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None, *, amount: int = 0) -> int:
+        """The share approved for the check now (``amount`` cents off); a UserError when a manager must approve
+        it first."""
         ...
 
 
@@ -239,7 +240,10 @@ class Register:
             return approved_bp
         totals = check.totals()
         return self.guard.before_discount(
-            discount_share_bp(totals.item_total, totals.discount_total), approved_bp, approval
+            discount_share_bp(totals.item_total, totals.discount_total),
+            approved_bp,
+            approval,
+            amount=-totals.discount_total,
         )
 
     def choose_customer(self, customer: Customer | None) -> OpenCheck:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
+from pos_terminal.domain.people import Approval, ApprovalNeeded, DiscountNeedsApproval, Guarded
 from pos_terminal.domain.sale import FINISHED, LOCKED, UNCHARGED, CheckFinished, CheckLocked, Phase
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
@@ -824,7 +824,23 @@ class CashierView(QWidget):
                 def retry(given: Approval | None) -> None:
                     self._edit(change, select=select, approval=given, done=done)
 
-                self.prompt = with_approval(self, self.terminal.till, exc.act, f"{exc.act.sentence}?", retry)
+                # what was said about the check before (a percent refused) is not what the manager is asked
+                self.messages.resolve(CHECK)
+                question, reason, subject = f"{exc.act.sentence}?", None, None
+                if isinstance(exc, DiscountNeedsApproval):
+                    subject = f"discount {exc.what(self.money.format)}"
+                    question = f"Approve a discount of {exc.what(self.money.format)}?"
+                    reason = exc.explained(self.money.format)
+                self.prompt = with_approval(
+                    self,
+                    self.terminal.till,
+                    exc.act,
+                    question,
+                    retry,
+                    subject=subject,
+                    reason=reason,
+                    back_to=self.table,
+                )
             else:
                 self.messages.show_error(exc, topic=CHECK)
             return False
@@ -1088,7 +1104,13 @@ class CashierView(QWidget):
         whose = f" to {state.customer.display_name}" if state.customer else ""
         question = f"Cancel the charge of {self.money.format(state.totals.charge_amount)}{whose}?"
         self.prompt = with_approval(
-            self, terminal.till, Guarded.CANCEL_CHARGED, question, self._start_cancel, subject=state.transaction_id
+            self,
+            terminal.till,
+            Guarded.CANCEL_CHARGED,
+            question,
+            self._start_cancel,
+            subject=state.transaction_id,
+            back_to=self.table,
         )
 
     def _start_cancel(self, approval: Approval | None) -> None:
