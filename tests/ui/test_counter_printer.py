@@ -19,9 +19,10 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.store.journal import utcnow
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
 from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, screenshot, signed_in_window, until
-from tests.ui.test_cashier_flow import authorized_sale, type_item
+from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 from tests.ui.test_till import ANA, ANA_PIN, switch_to, with_cashiers
 
 from PySide6.QtCore import Qt
@@ -188,4 +189,46 @@ async def test_the_settings_hold_the_devices_and_refuse_an_address_the_terminal_
     [settings] = saved
     assert settings.devices.receipt_printer == "tcp://192.0.2.7" and settings.devices.scanner_prefix == "]C"
     assert settings.devices.customer_display and settings.devices.cash_drawer
+    await finish(window, host)
+
+
+async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approval(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """The banner said "Give back $10.00 in cash" and the drawer stayed shut: F10 and a second approval."""
+    host = printer_host
+    customer = new_checked_in_customer(client, firstName="Rhea", lastName="Refund", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+    choose(window, "Rhea Refund")
+    type_item(window, "Hamper", "30.00")
+    QTest.keyClicks(window.cashier.cash_input, "10")
+    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    register = terminal.register
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    await until(lambda: len(fake.kicks()) == 1, what="the drawer for the cash taken")
+
+    window.show_tab(Tab.HISTORY)
+    history = window.history
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
+    QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    prompt = history.prompt
+    assert isinstance(prompt, ManagerPrompt) and "give back $10.00 in cash" in prompt.question.text()
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: len(fake.kicks()) == 2, what="the drawer opened for the cash given back")
+    await until(lambda: not history.tasks.busy, what="the audit entry")
+    assert "Give back $10.00 in cash." in window.banner.text.text()
+    assert window.prompt is None and window.confirmation is None, "no second approval"
+    entries = terminal.journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    assert [(e.actor, e.detail) for e in entries if e.action == "drawer opened"][-1] == (
+        ANA,
+        {"reason": "refund", "approvedBy": MANAGER},
+    )
+    assert terminal.shifts.section(terminal.shifts.require_open()).no_sales == 0, "a refund is not a no-sale"
     await finish(window, host)
