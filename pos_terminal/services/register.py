@@ -275,6 +275,9 @@ class Register:
         if not state.check.paid_in_full:
             state.check.validate()  # a broken line is named first
             raise NotPaidInFull()
+        if self.checkout.guard is not None:
+            # as a charge: the cash goes into a shift's drawer, taken by the person at the till
+            self.checkout.guard.before_charge()
         totals = state.totals
         customer = state.customer.display_name if state.customer else None
         sale = self.journal.record_cash_sale(

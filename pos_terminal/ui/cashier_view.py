@@ -584,14 +584,14 @@ class CashierView(QWidget):
         check = state.check
         blocked = ""  # why the big button cannot do anything yet
         refused = self.terminal.till.charge_refused() if self.terminal is not None else None
-        if check.items and check.paid_in_full:
+        if refused is not None:  # a cash sale as a charge: its cash belongs in a shift's drawer
+            blocked = refused.text()
+            self._offering_shift = isinstance(refused, NoShiftOpen)
+        elif check.items and check.paid_in_full:
             change = state.totals.change_due
             self.charge_button.setText(
                 "Finish cash sale\n" + (f"change due {self.money.format(change)}" if change else "no change due")
             )
-        elif refused is not None:
-            blocked = refused.text()
-            self._offering_shift = isinstance(refused, NoShiftOpen)
         elif not check.items:
             blocked = "Add an item to the check."
         elif problems := check.problems():
@@ -599,8 +599,9 @@ class CashierView(QWidget):
         elif state.customer is None:
             blocked = "Choose the customer to charge (F2 to find them), or take cash for all of it (F6)."
         if self._offering_shift:
-            self.charge_button.setText("Open a shift\n(a charge needs one)")
-        elif not (check.items and check.paid_in_full):
+            needs = "a sale needs one" if check.items and check.paid_in_full else "a charge needs one"
+            self.charge_button.setText(f"Open a shift\n({needs})")
+        elif refused is not None or not (check.items and check.paid_in_full):
             amount = self.money.format(max(0, state.totals.charge_amount))
             name = state.customer.display_name if state.customer else ""
             self.charge_button.setText(f"Charge {amount}\nto {self._fit_name(name)}" if name else "Charge")
@@ -1009,12 +1010,12 @@ class CashierView(QWidget):
         if self.terminal is None:
             return
         state = self.register.current
+        self._render_actions(state)  # a shift opened or closed elsewhere (the command line) changes the offer
+        if self._offering_shift:  # a cash sale too: its cash goes into a shift's drawer
+            self.open_shift_requested.emit()
+            return
         if state.editable and state.check.paid_in_full:
             self.finish_cash_sale()
-            return
-        self._render_actions(state)  # a shift opened or closed elsewhere (the command line) changes the offer
-        if self._offering_shift:
-            self.open_shift_requested.emit()
             return
         if not self.charge_button.isEnabled() or self.action_area.currentIndex() != Actions.CHARGE:
             refused = self.entry_refused()

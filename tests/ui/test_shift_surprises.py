@@ -11,8 +11,12 @@ from pathlib import Path
 import httpx
 
 from pos_terminal.app import AppHost
+from pos_terminal.domain.sale import Phase
+from pos_terminal.domain.shift import DrawerCount
+from pos_terminal.services.shifts import NoShiftOpen
 from pos_terminal.ui.approval_dialog import ManagerPrompt
-from pos_terminal.ui.main_window import MainWindow
+from pos_terminal.ui.main_window import MainWindow, Page
+from pos_terminal.ui.till_view import TillMode
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
 from tests.ui.test_cashier_flow import type_item
 from tests.ui.test_till import ANA, ANA_PIN, pictures, switch_to, with_cashiers
@@ -89,4 +93,43 @@ async def test_the_keyboard_comes_back_to_the_cashier_however_the_managers_promp
     assert [(a.act, a.asked_by, a.manager, a.subject) for a in approvals] == [
         ("discount above the limit", ANA, MANAGER, "discount 15 % ($3.60)")
     ], "the Z report's For names what was approved"
+    await finish(window, host)
+
+
+async def test_a_cash_sale_needs_an_open_shift_as_a_charge_does(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A sale paid fully in cash was finished with no shift open: its cash belonged to no shift's drawer."""
+    window = await signed_in_window(host, make_window, client)
+    terminal = window.terminal
+    assert terminal is not None
+    terminal.till.close_shift(DrawerCount(total=20_000))  # closed elsewhere (the command line)
+    cashier = window.cashier
+    type_item(window, "Muffin", "5.50")
+    QTest.keyClick(window, Qt.Key.Key_F6)
+    QTest.keyClicks(cashier.cash_input, "10")
+    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    assert (
+        cashier.reason.text() == "No shift is open on this terminal. Open a shift first: count the float in the drawer."
+    )
+    assert cashier.charge_button.text() == "Open a shift\n(a sale needs one)"
+    try:
+        terminal.register.finish_cash_sale()
+    except NoShiftOpen:
+        pass
+    else:
+        raise AssertionError("the register finished a cash sale with no shift open")
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: window.page is Page.TILL and window.till.mode is TillMode.OPEN_SHIFT, what="the offer")
+    assert terminal.register.current.phase is Phase.BUILDING
+    assert terminal.journal.all_cash_sales() == []
+    QTest.keyClicks(window.till.opening_float, "150.00")
+    QTest.mouseClick(window.till.open_button, Qt.MouseButton.LeftButton)
+    await until(lambda: window.page is Page.WORKSPACE, what="back at the check")
+    assert cashier.charge_button.text().startswith("Finish cash sale")
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    assert terminal.register.current.phase is Phase.PAID_IN_CASH
+    shift = terminal.shifts.require_open()
+    assert [sale.total for sale in terminal.journal.all_cash_sales()] == [550]
+    assert terminal.shifts.section(shift).drawer.cash_sales == 550
     await finish(window, host)
