@@ -174,11 +174,17 @@ class Register:
         self.now = now
         self.current = OpenCheck()
         self._listeners: list[Callable[[OpenCheck], None]] = []
+        self._restore_listeners: list[Callable[[OpenCheck], None]] = []
         self.guard: DiscountGuard | None = None
 
     def on_change(self, listener: Callable[[OpenCheck], None]) -> None:
         """Call ``listener`` after every saved change (the screen shows "charging" while the create is out)."""
         self._listeners.append(listener)
+
+    def on_restore(self, listener: Callable[[OpenCheck], None]) -> None:
+        """Call ``listener`` with the check found at :meth:`restore`: where it stood before the restart, which is
+        no change (a charge restored authorized and then found complete is; one restored complete is not)."""
+        self._restore_listeners.append(listener)
 
     def _tell(self, state: OpenCheck) -> OpenCheck:
         for listener in list(self._listeners):
@@ -216,6 +222,8 @@ class Register:
         if state.phase is Phase.CHARGING:
             state = replace(state, phase=Phase.VERIFYING)
         self.current = state
+        for listener in list(self._restore_listeners):
+            listener(state)
         return Restored(check_restored=state.phase not in FINISHED, charge_in_flight=state.phase in LOCKED)
 
     # --- building ---------------------------------------------------------------------------
