@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -131,6 +132,23 @@ def _least_room(widget: QLabel, lines: int) -> None:
     widget.setSizePolicy(policy)
 
 
+class QuantityBox(QSpinBox):
+    """The keypad's quantity: a number above the most a line holds is refused as it is typed (or pasted), and
+    said (``refused(str)``), rather than cut to the maximum without a word.
+
+    Signals: ``refused(str)`` the sentence."""
+
+    refused = Signal(str)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        answer = super().validate(text, pos)
+        state = answer[0]
+        digits = text.strip().replace(",", "").replace("\u00a0", "")
+        if state == QValidator.State.Invalid and digits.isdigit() and int(digits) > self.maximum():
+            self.refused.emit(f"A line holds at most {self.maximum():,} of an item.")
+        return answer
+
+
 class CashierView(QWidget):
     """Signals: ``changed()`` after any change of the open check (the status bar re-reads the outbox);
     ``open_shift_requested()`` the big button (or F8) pressed while no shift is open: it offers to open one."""
@@ -189,15 +207,18 @@ class CashierView(QWidget):
     # --- building the screen ------------------------------------------------------------------------
 
     def _keypad_page(self, page: QWidget) -> QWidget:
+        from pos_terminal.domain.check import MAX_QUANTITY  # the check's arithmetic itself loads later
+
         self.item_name = QLineEdit()
         self.item_name.setPlaceholderText("What is sold (F7)")
         self.item_name.setAccessibleName("Item name")
         self.item_price = QLineEdit()
         self.item_price.setPlaceholderText("0.00")
         self.item_price.setAccessibleName("Item price")
-        self.item_quantity = QSpinBox()
-        self.item_quantity.setRange(1, 9999)
+        self.item_quantity = QuantityBox()
+        self.item_quantity.setRange(1, MAX_QUANTITY)
         self.item_quantity.setAccessibleName("Item quantity")
+        self.item_quantity.refused.connect(lambda sentence: self.messages.show_error(sentence, topic=CHECK))
         self.item_tax = QLineEdit("10")
         self.item_tax.setAccessibleName("Item tax rate in percent")
         self.item_tax.setToolTip("Tax rate in percent, included in the price (leave empty for no tax)")
@@ -812,11 +833,11 @@ class CashierView(QWidget):
         done: Callable[[], None] | None = None,
     ) -> bool:
         """Apply ``change`` (then ``done``); one a manager must approve first (a large discount) asks for it."""
-        from pos_terminal.domain.check import DiscountTooLarge
+        from pos_terminal.domain.check import DiscountTooLarge, TooLarge
 
         try:
             self.register.edit(change, approval=approval)
-        except DiscountTooLarge as exc:
+        except (DiscountTooLarge, TooLarge) as exc:
             self.messages.show_error(UserError(exc.explained(self.money.format), hint=exc.hint), topic=CHECK)
             return False
         except ApprovalNeeded as exc:

@@ -133,3 +133,35 @@ async def test_a_cash_sale_needs_an_open_shift_as_a_charge_does(
     assert [sale.total for sale in terminal.journal.all_cash_sales()] == [550]
     assert terminal.shifts.section(shift).drawer.cash_sales == 550
     await finish(window, host)
+
+
+async def test_huge_numbers_are_refused_where_they_are_typed(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A quantity of 99999999999 became 9999 without a word; 9999 × $99,999 went onto the check, and only Charge
+    turned off later."""
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    register = cashier.register
+    QTest.keyClick(window, Qt.Key.Key_F7)
+    QTest.keyClicks(cashier.item_name, "Gold")
+    QTest.keyClicks(cashier.item_price, "99999")
+    cashier.item_quantity.lineEdit().selectAll()
+    QTest.keyClicks(cashier.item_quantity, "99999999999")
+    assert window.banner.text.text().startswith("A line holds at most 9,999 of an item.")
+    assert cashier.item_quantity.value() == 9999
+    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+    assert window.banner.text.text().startswith(
+        "9,999 × Gold would come to $999,890,001.00, more than the $21,474,836.47 the service takes."
+    )
+    assert register.current.check.items == () and cashier.item_price.text() == "99999", "nothing added, kept"
+
+    cashier.item_price.setText("1.00")
+    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+    [line] = register.current.check.items
+    assert line.quantity == 9999
+    cashier.table.setFocus()
+    QTest.keyClick(cashier.table, Qt.Key.Key_Plus)  # one more than a line holds
+    assert window.banner.text.text().startswith("A line holds at most 9,999 of an item.")
+    assert register.current.check.items[0].quantity == 9999
+    await finish(window, host)
