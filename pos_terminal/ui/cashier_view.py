@@ -368,6 +368,7 @@ class CashierView(QWidget):
                 ("tax", "Tax included"),
                 ("payments", "Cash taken"),
                 ("balance", "Balance"),
+                ("loyalty", "Loyalty"),  # what the service took off a member's charge, once it is known
             )
         ):
             name, value = label(text), label()
@@ -379,6 +380,11 @@ class CashierView(QWidget):
             grid.addWidget(name, row, 0)
             grid.addWidget(value, row, 1)
             self.figures[key] = (name, value)
+        for shown in self.figures["loyalty"]:  # its room is kept: it coming never moves the lines above
+            policy = shown.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            shown.setSizePolicy(policy)
+            shown.hide()
 
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why the check cannot be charged")
@@ -573,12 +579,22 @@ class CashierView(QWidget):
         for key in ("item_total", "discount_total", "total", "tax", "payments"):
             self.figures[key][1].setText(self.money.format(getattr(totals, key)))
         name, value = self.figures["balance"]
-        if totals.change_due:
+        transaction = state.transaction
+        loyalty = 0
+        if state.phase in (Phase.COMPLETE, Phase.REFUNDED) and transaction is not None:
+            # what the customer paid, after what the service took off (a member's loyalty), not what was asked
+            loyalty = transaction.modified_amount
+            name.setText("Charged" if state.phase is Phase.COMPLETE else "Refunded")
+            value.setText(self.money.format(transaction.amount_charged))
+        elif totals.change_due:
             name.setText("Change due")
             value.setText(self.money.format(totals.change_due))
         else:
             name.setText("Balance")
             value.setText(self.money.format(totals.left_to_pay if totals.total >= 0 else totals.balance))
+        self.figures["loyalty"][1].setText(self.money.format(loyalty))
+        for shown in self.figures["loyalty"]:
+            shown.setVisible(bool(loyalty))
 
     def _render_actions(self, state: OpenCheck) -> None:
         """The big button does the next thing: charge (or finish a cash sale), complete or cancel, a new check."""

@@ -17,8 +17,10 @@ from pos_terminal.services.shifts import NoShiftOpen
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.till_view import TillMode
+from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
-from tests.ui.test_cashier_flow import type_item
+from tests.ui.layout import clipped
+from tests.ui.test_cashier_flow import choose, type_item
 from tests.ui.test_till import ANA, ANA_PIN, pictures, switch_to, with_cashiers
 
 from PySide6.QtCore import Qt
@@ -164,4 +166,35 @@ async def test_huge_numbers_are_refused_where_they_are_typed(
     QTest.keyClick(cashier.table, Qt.Key.Key_Plus)  # one more than a line holds
     assert window.banner.text.text().startswith("A line holds at most 9,999 of an item.")
     assert register.current.check.items[0].quantity == 9999
+    await finish(window, host)
+
+
+async def test_the_totals_show_what_a_member_paid_after_their_discount(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The panel still said "Balance $22.00" while the status said "Charged $20.90 (loyalty -$1.10)"."""
+    member = new_checked_in_customer(client, firstName="Mia", lastName="Member", memberNo="M-2024", balance=50_000)
+    window = await signed_in_window(host, make_window, client, listing=member)
+    cashier = window.cashier
+    choose(window, "Mia Member")
+    type_item(window, "Hamper", "22.00")
+    assert cashier.figures["balance"][0].text() == "Balance" and cashier.figures["balance"][1].text() == "$22.00"
+    register = cashier.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    assert cashier.summary.text() == "Charged $20.90 to Mia Member (loyalty -$1.10)"
+    name, value = cashier.figures["balance"]
+    assert (name.text(), value.text()) == ("Charged", "$20.90")
+    name, value = cashier.figures["loyalty"]
+    assert name.isVisible() and (name.text(), value.text()) == ("Loyalty", "-$1.10")
+    for path in pictures(window, "member-totals", tmp_path):
+        assert path.exists()
+    window.resize(1024, 768)
+    QApplication.processEvents()
+    for shown in (*cashier.figures["balance"], *cashier.figures["loyalty"]):
+        assert clipped(window, shown) == [], shown.text()
+    QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert not cashier.figures["loyalty"][0].isVisible() and cashier.figures["balance"][0].text() == "Balance"
     await finish(window, host)
