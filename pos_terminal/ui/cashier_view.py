@@ -37,7 +37,18 @@ from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.keypad import Keypad
 from pos_terminal.ui.products import ProductPanel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import ElidedLabel, button, confirm, empty, label, on_enter, roomy, set_role, waited
+from pos_terminal.ui.widgets import (
+    MAX_TYPED_NAME,
+    ElidedLabel,
+    button,
+    confirm,
+    empty,
+    label,
+    on_enter,
+    roomy,
+    set_role,
+    waited,
+)
 
 # The first screen is painted before asyncio, the service's side, the check's arithmetic and the catalog load
 # (pos_terminal.app): what a method needs of them it imports, by then loaded.
@@ -100,6 +111,7 @@ PENDING_REFRESH_SECONDS = 2  # while a complete or cancel waits to be confirmed,
 REFRESH_SECONDS = 15  # an authorized transaction is read this often (auto-cancel, a change made elsewhere)
 COLUMN_MINIMUM = (200, 400, 330)  # customers, the sale, the ticket: 1024 px wide holds all three
 COLUMN_STRETCH = (2, 5, 3)
+MAX_TYPED_AMOUNT = 20  # a price, a percent, a discount, the cash taken: more than an int32 of cents can hold
 
 
 class Page:
@@ -232,6 +244,14 @@ class CashierView(QWidget):
         self.cash_input.setPlaceholderText("Cash the customer gave (F6)")
         self.cash_input.setAccessibleName("Cash taken")
         self.add_cash_button = button("Add", name="Add cash taken")
+        for typed, most in (
+            (self.item_name, MAX_TYPED_NAME),
+            (self.item_price, MAX_TYPED_AMOUNT),
+            (self.item_tax, MAX_TYPED_AMOUNT),
+            (self.discount_input, MAX_TYPED_AMOUNT),
+            (self.cash_input, MAX_TYPED_AMOUNT),
+        ):
+            typed.setMaxLength(most)
         self.keypad = Keypad()
         self.keypad.serve(self.item_price, self.item_quantity, self.item_tax, self.discount_input, self.cash_input)
         self.typing_into = label(role="hint")

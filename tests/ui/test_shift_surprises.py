@@ -198,3 +198,40 @@ async def test_the_totals_show_what_a_member_paid_after_their_discount(
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     assert not cashier.figures["loyalty"][0].isVisible() and cashier.figures["balance"][0].text() == "Balance"
     await finish(window, host)
+
+
+async def test_text_fields_are_bounded_and_a_long_search_stays_in_its_column(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A 5,000-character paste was taken whole: the "No … matches" labels overflowed their columns and Enter made
+    the text an item typed by hand."""
+    window = await signed_in_window(host, make_window, client)
+    window.resize(1024, 768)
+    cashier = window.cashier
+    pasted = "x" * 5000
+    cashier.customers.search.setFocus()
+    cashier.customers.search.insert(pasted)  # as a paste inserts it
+    QApplication.processEvents()
+    customers = cashier.customers
+    assert len(customers.search.text()) <= 80 and customers.status.text().startswith("No checked-in customer")
+    assert customers.status.minimumSizeHint().width() <= customers.width(), "the sentence fits its column"
+    QTest.keyClick(window, Qt.Key.Key_F3)
+    cashier.products.search.insert(pasted)
+    QApplication.processEvents()
+    found = cashier.products.none_found
+    assert found.isVisible() and found.text().startswith("No product matches")
+    assert found.minimumSizeHint().width() <= cashier.products.width(), "the sentence fits its column"
+    QTest.keyClick(cashier.products.search, Qt.Key.Key_Return)
+    assert cashier.item_name.hasFocus() or cashier.item_price.hasFocus()
+    assert 0 < len(cashier.item_name.text()) <= 80
+    for field in (
+        cashier.item_name,
+        cashier.item_price,
+        cashier.item_tax,
+        cashier.discount_input,
+        cashier.cash_input,
+        customers.search,
+        cashier.products.search,
+    ):
+        assert 0 < field.maxLength() <= 80, field.accessibleName()
+    await finish(window, host)
