@@ -472,11 +472,11 @@ class CashierView(QWidget):
             self.entry_tabs.tabBar(),
             self.products.search,
             *self.products.category_group.buttons(),
-            self.item_name,
-            self.add_item_button,
+            self.item_name,  # the item, its price, quantity and tax, then Add: a price typed after Tab is kept
             self.item_price,
             self.item_quantity,
             self.item_tax,
+            self.add_item_button,
             self.discount_input,
             self.add_discount_button,
             self.cash_input,

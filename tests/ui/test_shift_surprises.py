@@ -235,3 +235,25 @@ async def test_text_fields_are_bounded_and_a_long_search_stays_in_its_column(
     ):
         assert 0 < field.maxLength() <= 80, field.accessibleName()
     await finish(window, host)
+
+
+async def test_tab_on_the_keypad_goes_from_the_item_to_its_price(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Item → Add → Price lost a price typed after Tab."""
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    QTest.keyClick(window, Qt.Key.Key_F7)
+    QTest.keyClicks(focused(), "Scone")
+    visited = []
+    for _ in range(4):
+        QTest.keyClick(focused(), Qt.Key.Key_Tab)
+        widget = focused()
+        visited.append(widget.parentWidget() if widget is cashier.item_quantity.lineEdit() else widget)
+    assert visited == [cashier.item_price, cashier.item_quantity, cashier.item_tax, cashier.add_item_button]
+    cashier.item_price.setFocus()
+    QTest.keyClicks(focused(), "4.50")
+    QTest.keyClick(focused(), Qt.Key.Key_Return)
+    [line] = cashier.register.current.check.items
+    assert (line.name, line.unit_price) == ("Scone", 450)
+    await finish(window, host)
