@@ -25,7 +25,7 @@ from tests.ui.test_till import ANA, ANA_PIN, pictures, switch_to, with_cashiers
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 
 def focused() -> QWidget:
@@ -256,4 +256,34 @@ async def test_tab_on_the_keypad_goes_from_the_item_to_its_price(
     QTest.keyClick(focused(), Qt.Key.Key_Return)
     [line] = cashier.register.current.check.items
     assert (line.name, line.unit_price) == ("Scone", 450)
+    await finish(window, host)
+
+
+async def test_ctrl_q_during_a_charge_asks_first(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    customer = new_checked_in_customer(client, firstName="Quinn", lastName="Quitter", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    choose(window, "Quinn Quitter")
+    type_item(window, "Tart", "7.00")
+    client.post(
+        "/sandbox/faults", json={"method": "POST", "path": "/v4/transactions", "mode": "delay", "delayMs": 1500}
+    ).raise_for_status()
+    register = window.cashier.register
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: register.current.phase is Phase.CHARGING, what="charging")
+    QTest.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    box = window.confirmation
+    assert isinstance(box, QMessageBox) and box.text() == "Quit during a charge?"
+    assert box.informativeText().startswith("The charge of $7.00 to Quinn Quitter is being sent to the service.")
+    box.button(QMessageBox.StandardButton.No).click()
+    assert window.isVisible()
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    window.activateWindow()  # as the window system does once the box is gone
+    await until(window.isActiveWindow, what="the window active again")
+    QTest.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    box = window.confirmation
+    assert isinstance(box, QMessageBox) and "is authorized, neither completed nor canceled" in box.informativeText()
+    box.button(QMessageBox.StandardButton.Yes).click()
+    await until(lambda: not window.isVisible(), what="the window closed")
     await finish(window, host)
