@@ -603,7 +603,7 @@ class CashierView(QWidget):
         loyalty = 0
         if state.phase in (Phase.COMPLETE, Phase.REFUNDED) and transaction is not None:
             # what the customer paid, after what the service took off (a member's loyalty), not what was asked
-            loyalty = transaction.modified_amount
+            loyalty = transaction.modified_amount or 0
             name.setText("Charged" if state.phase is Phase.COMPLETE else "Refunded")
             value.setText(self.money.format(transaction.amount_charged))
         elif totals.change_due:
