@@ -27,11 +27,12 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from pos_terminal.domain.money import in_int32
+from pos_terminal.domain.money import INT32_MAX, in_int32
 from pos_terminal.domain.text import text_problem
 from pos_terminal.errors import UserError
 
 MAX_RATE_BP = 10000  # a tax rate or discount percent of at most 100 %
+MAX_QUANTITY = 9999  # of one line, as the cashier types or adds it (a check file may hold more, up to int32)
 MAX_REF_LENGTH = 64
 JSON_VERSION = 1
 
@@ -208,6 +209,32 @@ class DiscountTooLarge(UserError):
         return f"A discount of {money(self.discount)} is more than the check's {money(self.available)}."
 
 
+class TooLarge(UserError):
+    """A line or a check that would come to more than an int32 of cents (the service's bound), or a quantity above
+    :data:`MAX_QUANTITY`: refused when it is typed, never left on the check for Charge to turn off later."""
+
+    hint = "Check the quantity and the price."
+
+    def __init__(self, sentence: str, *, amount: int | None = None, what: str = "") -> None:
+        self.amount = amount
+        self.what = what
+        super().__init__(sentence)
+
+    def explained(self, money: Callable[[int], str]) -> str:
+        """One sentence with the amounts written by ``money`` (the terminal's money format)."""
+        if self.amount is None:
+            return self.sentence
+        return f"{self.what} would come to {money(self.amount)}, more than the {money(INT32_MAX)} the service takes."
+
+
+def _sound_line(item: Item) -> None:
+    """A line the cashier adds or changes: at most :data:`MAX_QUANTITY`, and an amount the service can take."""
+    if item.quantity > MAX_QUANTITY:
+        raise TooLarge(f"A line holds at most {MAX_QUANTITY:,} of an item.", what=item.name)
+    if item.unit_price >= 0 and not in_int32(item.amount):
+        raise TooLarge("The line is too large.", amount=item.amount, what=f"{item.quantity:,} × {item.name}")
+
+
 class CheckFileError(UserError):
     """A check file (CLI) or a saved check (journal) that cannot be read."""
 
@@ -248,14 +275,25 @@ class Check:
     # --- editing: each returns a new check ----------------------------------------------------
 
     def add_item(self, item: Item) -> Check:
-        return replace(self, items=(*self.items, item))
+        """The check with ``item``; :class:`TooLarge` when the line or the check would come to more than the
+        service takes (or the quantity is above :data:`MAX_QUANTITY`)."""
+        _sound_line(item)
+        return self._bounded(replace(self, items=(*self.items, item)))
 
     def set_quantity(self, which: int | str, quantity: int) -> Check:
-        """The item at an index or with an id, with a new quantity."""
+        """The item at an index or with an id, with a new quantity; :class:`TooLarge` as :meth:`add_item`."""
         index = _locate(self.items, which)
         items = list(self.items)
         items[index] = replace(items[index], quantity=quantity)
-        return replace(self, items=tuple(items))
+        _sound_line(items[index])
+        return self._bounded(replace(self, items=tuple(items)))
+
+    def _bounded(self, changed: Check) -> Check:
+        """``changed``, unless its items come to more than an int32 of cents where this check's did not."""
+        after = changed._item_sums()[0]
+        if not in_int32(after) and in_int32(self._item_sums()[0]):
+            raise TooLarge("The check is too large.", amount=after, what="The check")
+        return changed
 
     def remove_item(self, which: int | str) -> Check:
         return replace(self, items=_without(self.items, which))

@@ -13,6 +13,7 @@ the command line keeps working.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -154,7 +155,31 @@ class ApprovalNeeded(UserError):
         super().__init__(f"{act.sentence} needs a manager's approval.")
 
 
+class DiscountNeedsApproval(ApprovalNeeded):
+    """The check's discounts (``share_bp`` of its items, ``amount`` cents off) are above the limit: the manager
+    is told how much they approve, and the approval names it (the Z report's "For")."""
+
+    def __init__(self, share_bp: int, amount: int) -> None:
+        self.share_bp = share_bp
+        self.amount = amount
+        super().__init__(Guarded.DISCOUNT)
+
+    def what(self, money: Callable[[int], str]) -> str:
+        """``15 % ($3.60)``: the discounts' share of the items and what they take off, by ``money``."""
+        return f"{percent_text(self.share_bp)} % ({money(self.amount)})"
+
+    def explained(self, money: Callable[[int], str]) -> str:
+        """The sentence of the prompt: ``A discount of 15 % ($3.60) needs a manager's approval.``"""
+        return f"A discount of {self.what(money)} needs a manager's approval."
+
+
 # --- discounts -------------------------------------------------------------------------------------------------
+
+
+def percent_text(bp: int) -> str:
+    """Basis points as a person writes the percent: 1500 → ``15``, 1250 → ``12.5``, 1001 → ``10.01``."""
+    whole, cents = divmod(bp, 100)
+    return f"{whole}" if not cents else f"{whole}.{cents:02d}".rstrip("0")
 
 
 def discount_share_bp(item_total: int, discount_total: int) -> int:

@@ -560,3 +560,24 @@ class Receipt:
     def paid_in_total(self) -> int:
         """What left the customer's account: the amount charged and the tip on top of it."""
         return self.charged_amount + self.tip_amount
+
+
+@dataclass(frozen=True, slots=True)
+class CashReceipt:
+    """What the receipt of a cash sale shows: a check paid in full in cash, never sent to the service (it has no
+    transaction, so no QR code); amounts in cents, times in UTC."""
+
+    when: datetime
+    terminal_id: str | None
+    customer: str
+    items: tuple[ReceiptLine, ...]
+    discounts: tuple[ModifierRow, ...]
+    total: int
+    tax: int
+    paid: int  # the cash taken
+    change: int  # handed back
+    region: str
+    production: bool
+    merchant: str | None = None
+    head: tuple[str, ...] = ()
+    foot: tuple[str, ...] = ()

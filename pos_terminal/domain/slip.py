@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState
-from pos_terminal.domain.report import EndOfDayReport, Receipt
+from pos_terminal.domain.report import CashReceipt, EndOfDayReport, Receipt
 from pos_terminal.domain.shift import (
     EXPECTED_NOTE,
     ShiftSection,
@@ -174,6 +174,32 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     if r.foot:
         blocks += [Feed(), *(Line(line, center=True) for line in r.foot)]
     return Slip(SlipKind.RECEIPT, f"Receipt {r.transaction_id}", tuple(blocks))
+
+
+def cash_receipt_slip(receipt: CashReceipt, money: Callable[[int], str], tz: tzinfo | None = None) -> Slip:
+    """The receipt of a cash sale: the store, the lines, the total with its tax, the cash taken and the change."""
+    r = receipt
+    blocks: list[Block] = [Line(r.merchant or "Receipt", large=True, center=True)]
+    blocks += [Line(line, center=True) for line in r.head]
+    if not r.production:
+        blocks.append(Line("SANDBOX - not a real payment", bold=True, center=True))
+    blocks += [
+        Feed(),
+        Line("Time", _local(r.when, tz)),
+        Line("Terminal", r.terminal_id or "(none)"),
+        Line("Customer", r.customer or "-"),
+        Rule(),
+    ]
+    for item in r.items:
+        blocks.append(Line(f"{item.quantity} x {item.name}" if item.quantity != 1 else item.name, money(item.amount)))
+    for discount in r.discounts:
+        blocks.append(Line(discount.name, money(discount.amount)))
+    blocks += [Rule(), Line("TOTAL", money(r.total), bold=True), Line("  includes tax", money(r.tax)), Feed()]
+    blocks += [Line("Paid in cash", money(r.paid)), Line("Change", money(r.change), bold=True), Feed()]
+    blocks.append(Line("Cash sale - no account was charged", center=True))
+    if r.foot:
+        blocks += [Feed(), *(Line(line, center=True) for line in r.foot)]
+    return Slip(SlipKind.RECEIPT, f"Cash sale {_local(r.when, tz, '%Y-%m-%d %H:%M:%S')}", tuple(blocks))
 
 
 # A value longer than this does not fit beside its label on a roll (a transaction id): it gets a line of its own.

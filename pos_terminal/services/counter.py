@@ -5,7 +5,9 @@
   open) is said in one sentence; the slip stays queued, the printer is asked again
   every ``retry_seconds`` (or at once with :meth:`Counter.retry_now`) and the slip is
   printed once it is back, or the cashier cancels it. A receipt is printed for every
-  charge completed at this terminal when ``print_receipts`` is set.
+  charge completed at this terminal, and for every cash sale, when ``print_receipts`` is
+  set. A charge restored after a restart counts from where it stood then (:meth:`Counter.restored`):
+  one found complete after it gets its receipt, one complete before it no second one.
 - **The cash drawer** opens when a check with cash taken is charged (authorized), when a
   cash sale is finished, and when :meth:`Counter.open_drawer` is called (a manager's
   no-sale opening: the approval is the caller's business, and who approved goes to the
@@ -30,10 +32,10 @@ from pydantic import ValidationError
 from pos_terminal.api.models import Transaction
 from pos_terminal.config import DeviceSettings
 from pos_terminal.devices.escpos import DrawerNotOpened, EscPosPrinter, PrinterAddress, PrinterNotReady, check_profile
-from pos_terminal.domain.check import is_cash
-from pos_terminal.domain.report import EndOfDayReport, Receipt
+from pos_terminal.domain.check import Check, is_cash
+from pos_terminal.domain.report import CashReceipt, EndOfDayReport, Receipt
 from pos_terminal.domain.sale import Phase
-from pos_terminal.domain.slip import Slip, SlipKind, receipt_slip, report_slip
+from pos_terminal.domain.slip import Slip, SlipKind, cash_receipt_slip, receipt_slip, report_slip
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.register import OpenCheck
@@ -89,6 +91,7 @@ class Counter:
         *,
         money: Callable[[int], str],
         receipt_of: Callable[[Transaction], Receipt] | None = None,
+        cash_receipt_of: Callable[[Check, str | None], CashReceipt] | None = None,
         cash_drawer: bool = False,
         print_receipts: bool = True,
         terminal_id: str | None = None,
@@ -100,6 +103,7 @@ class Counter:
         self.printer = printer
         self.money = money
         self.receipt_of = receipt_of
+        self.cash_receipt_of = cash_receipt_of
         self.cash_drawer = cash_drawer and printer is not None
         self.print_receipts = print_receipts
         self.terminal_id = terminal_id
@@ -158,15 +162,25 @@ class Counter:
 
     # --- what the register does -----------------------------------------------------------------------------
 
+    def restored(self, state: OpenCheck) -> None:
+        """The register's check as it stood before a restart: what it does next is measured from there."""
+        self._last_phase = state.phase
+
     def on_register_change(self, state: OpenCheck) -> None:
-        """Open the drawer when cash was taken (charged, or a cash sale); queue the receipt of a completed charge."""
+        """Open the drawer when cash was taken (charged, or a cash sale); queue the receipt of a completed charge
+        and of a cash sale."""
         before, self._last_phase = self._last_phase, state.phase
         if state.phase is before:
             return
         cash = any(is_cash(payment.method) for payment in state.check.payments)
-        if state.phase is Phase.PAID_IN_CASH and self.cash_drawer:
-            self._kicks.append(("cash sale", None))
-            self._wake()
+        if state.phase is Phase.PAID_IN_CASH:
+            if self.cash_drawer:
+                self._kicks.append(("cash sale", None))
+                self._wake()
+            cash_receipt_of = self.cash_receipt_of
+            if self.printer is not None and self.print_receipts and cash_receipt_of is not None:
+                customer = state.customer.display_name if state.customer else None
+                self.queue(cash_receipt_slip(cash_receipt_of(state.check, customer), self.money, self.tz))
         elif state.phase is Phase.AUTHORIZED and before in (Phase.CHARGING, Phase.VERIFYING) and cash:
             if self.cash_drawer:
                 self._kicks.append(("cash payment", None))

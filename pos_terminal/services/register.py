@@ -149,8 +149,9 @@ def utcnow() -> datetime:
 class DiscountGuard(Protocol):
     """Whether the check's discounts need a manager (:class:`~pos_terminal.services.till.Till`)."""
 
-    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None) -> int:
-        """The share approved for the check now; a UserError when a manager must approve it first."""
+    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None, *, amount: int = 0) -> int:
+        """The share approved for the check now (``amount`` cents off); a UserError when a manager must approve
+        it first."""
         ...
 
 
@@ -173,11 +174,17 @@ class Register:
         self.now = now
         self.current = OpenCheck()
         self._listeners: list[Callable[[OpenCheck], None]] = []
+        self._restore_listeners: list[Callable[[OpenCheck], None]] = []
         self.guard: DiscountGuard | None = None
 
     def on_change(self, listener: Callable[[OpenCheck], None]) -> None:
         """Call ``listener`` after every saved change (the screen shows "charging" while the create is out)."""
         self._listeners.append(listener)
+
+    def on_restore(self, listener: Callable[[OpenCheck], None]) -> None:
+        """Call ``listener`` with the check found at :meth:`restore`: where it stood before the restart, which is
+        no change (a charge restored authorized and then found complete is; one restored complete is not)."""
+        self._restore_listeners.append(listener)
 
     def _tell(self, state: OpenCheck) -> OpenCheck:
         for listener in list(self._listeners):
@@ -215,6 +222,8 @@ class Register:
         if state.phase is Phase.CHARGING:
             state = replace(state, phase=Phase.VERIFYING)
         self.current = state
+        for listener in list(self._restore_listeners):
+            listener(state)
         return Restored(check_restored=state.phase not in FINISHED, charge_in_flight=state.phase in LOCKED)
 
     # --- building ---------------------------------------------------------------------------
@@ -239,7 +248,10 @@ class Register:
             return approved_bp
         totals = check.totals()
         return self.guard.before_discount(
-            discount_share_bp(totals.item_total, totals.discount_total), approved_bp, approval
+            discount_share_bp(totals.item_total, totals.discount_total),
+            approved_bp,
+            approval,
+            amount=-totals.discount_total,
         )
 
     def choose_customer(self, customer: Customer | None) -> OpenCheck:
@@ -271,6 +283,9 @@ class Register:
         if not state.check.paid_in_full:
             state.check.validate()  # a broken line is named first
             raise NotPaidInFull()
+        if self.checkout.guard is not None:
+            # as a charge: the cash goes into a shift's drawer, taken by the person at the till
+            self.checkout.guard.before_charge()
         totals = state.totals
         customer = state.customer.display_name if state.customer else None
         sale = self.journal.record_cash_sale(

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Literal
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
+from pos_terminal.domain.check import Check
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import (
     DEFAULT_LOOKBACK,
     AuditRow,
+    CashReceipt,
     CashSaleRow,
     EndOfDayReport,
     ModifierRow,
@@ -280,6 +282,27 @@ class Reports:
             ref_id=t.ref_id,
             merchant=self._merchant(store),
             printed_at=self.now(),
+            head=store.head_lines() if store is not None else (),
+            foot=store.foot_lines() if store is not None else (),
+        )
+
+    def cash_receipt_of(self, check: Check, customer: str | None) -> CashReceipt:
+        """The receipt of a cash sale finished now: ``check`` is paid in full in cash, ``customer`` its name."""
+        store = self.details()
+        totals = check.totals()
+        return CashReceipt(
+            when=self.now(),
+            terminal_id=self.terminal_id,
+            customer=customer or "",
+            items=tuple(ReceiptLine(i.name, i.quantity, i.amount) for i in check.items),
+            discounts=tuple(ModifierRow(d.discount.name or "Discount", d.amount) for d in check.priced_discounts()),
+            total=totals.total,
+            tax=totals.tax,
+            paid=totals.payments,
+            change=totals.change_due,
+            region=self.region,
+            production=self.production,
+            merchant=self._merchant(store),
             head=store.head_lines() if store is not None else (),
             foot=store.foot_lines() if store is not None else (),
         )

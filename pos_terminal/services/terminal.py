@@ -219,17 +219,20 @@ class Terminal:
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
         )
         devices = settings.devices
+        receipts = Reports.for_terminal(self, actor=self.actor)
         self.counter = Counter(
             self.journal,
             printer_of(devices),
             money=self.money.format,
-            receipt_of=Reports.for_terminal(self, actor=self.actor).receipt_of,
+            receipt_of=receipts.receipt_of,
+            cash_receipt_of=receipts.cash_receipt_of,
             cash_drawer=devices.cash_drawer,
             print_receipts=devices.print_receipts,
             terminal_id=settings.terminal_id,
             actor=self.actor,
         )
         self.register.on_change(self.counter.on_register_change)
+        self.register.on_restore(self.counter.restored)
         self.store = store_sync_for(self.journal, paths, lambda: self.settings)
         self.catalog_editor = CatalogEditor(
             self.store.catalog,

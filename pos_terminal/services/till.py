@@ -25,6 +25,7 @@ from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.people import (
     Approval,
     ApprovalNeeded,
+    DiscountNeedsApproval,
     Guarded,
     Person,
     Role,
@@ -235,12 +236,15 @@ class Till:
             return None
         return self.require(act, approval, subject=transaction_id)
 
-    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None) -> int:
-        """Discounts worth ``share_bp`` of the items: what is approved for the check now (refused above the
-        limit without a manager's approval)."""
+    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None, *, amount: int = 0) -> int:
+        """Discounts worth ``share_bp`` of the items (``amount`` cents off): what is approved for the check now;
+        above the limit without a manager's approval, :class:`DiscountNeedsApproval` says how much they are."""
         if not discount_needs_approval(share_bp, self.discount_limit_bp, approved_bp):
             return approved_bp
-        self.require(Guarded.DISCOUNT, approval)
+        try:
+            self.require(Guarded.DISCOUNT, approval)
+        except ApprovalNeeded:
+            raise DiscountNeedsApproval(share_bp, amount) from None
         return share_bp
 
     # --- shifts -------------------------------------------------------------------------------------------------

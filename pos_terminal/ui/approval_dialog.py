@@ -5,6 +5,11 @@ The cashier stays signed in. Whether an act needs a manager is the till's rule
 asks the till, and only when it says no does it open the prompt. The PIN is checked off
 the loop's thread; the prompt is opened with ``open()``, never a nested ``exec()``
 (docs/event-loop.md), and deleted once answered.
+
+However the prompt closes (approved, Cancel, Escape, a wrong PIN then Cancel), the keyboard goes
+back to where the cashier was: their window is made active again and the field they typed in (or,
+when that field is gone or off, the one the caller names) has the focus. Without a window manager
+nothing else does it, and the window's shortcuts and the digits typed next went nowhere.
 """
 
 from __future__ import annotations
@@ -19,7 +24,17 @@ from pos_terminal.ui.widgets import button, empty, label
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
-from PySide6.QtWidgets import QComboBox, QDialog, QFormLayout, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+from shiboken6 import isValid
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
     from pos_terminal.services.till import Till
@@ -53,8 +68,12 @@ class ManagerPrompt(QDialog):
         parent: QWidget,
         *,
         subject: str | None = None,
+        reason: str | None = None,
+        back_to: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        # where the keyboard goes back to once the prompt closes: the field in focus now, else ``back_to``
+        self._back_to = [w for w in (QApplication.focusWidget(), back_to, parent) if w is not None]
         self.till = till
         self.act = act
         self.subject = subject
@@ -66,7 +85,8 @@ class ManagerPrompt(QDialog):
         asked = f" Asked by {till.actor}." if till.actor else ""
         self.question = label(question, role="heading", wrap=True)
         self.question.setAccessibleName("What is to be approved")
-        self.reason = label(f"{act.sentence} needs a manager's approval.{asked}", role="hint", wrap=True)
+        said = reason or f"{act.sentence} needs a manager's approval."
+        self.reason = label(f"{said}{asked}", role="hint", wrap=True)
         self.manager = QComboBox()
         self.manager.setAccessibleName("Manager")
         for person in till.staff.managers():
@@ -93,7 +113,18 @@ class ManagerPrompt(QDialog):
         self.approve_button.clicked.connect(self.on_approve_clicked)
         self.pin.returnPressed.connect(self.on_approve_clicked)
         self.cancel_button.clicked.connect(self.reject)
+        self.finished.connect(self._give_the_keyboard_back)
         self.pin.setFocus()
+
+    def _give_the_keyboard_back(self) -> None:
+        """The cashier's window active again, with the focus where they were (or where the caller said)."""
+        for widget in self._back_to:
+            if isValid(widget) and widget.isVisible() and widget.isEnabled():
+                window = widget.window()
+                window.activateWindow()
+                window.raise_()
+                widget.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+                return
 
     def on_approve_clicked(self) -> None:
         if self.tasks.busy:
@@ -127,13 +158,17 @@ def with_approval(
     then: Callable[[Approval | None], None],
     *,
     subject: str | None = None,
+    reason: str | None = None,
+    back_to: QWidget | None = None,
 ) -> ManagerPrompt | None:
     """``then(None)`` at once when the person at the till may do ``act``; otherwise the manager's prompt,
-    and ``then(approval)`` once a manager approved. Returns the prompt when one was opened."""
+    and ``then(approval)`` once a manager approved. Returns the prompt when one was opened. ``reason`` is what
+    the prompt says needs the approval (the act's own sentence by default); ``back_to`` takes the keyboard
+    once the prompt closes when the field in focus before it is gone or off."""
     if till.may(act):
         then(None)
         return None
-    prompt = ManagerPrompt(till, act, question, parent, subject=subject)
+    prompt = ManagerPrompt(till, act, question, parent, subject=subject, reason=reason, back_to=back_to)
     prompt.approved.connect(then)
     prompt.open()
     return prompt

@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.domain.people import Approval, ApprovalNeeded, Guarded
+from pos_terminal.domain.people import Approval, ApprovalNeeded, DiscountNeedsApproval, Guarded
 from pos_terminal.domain.sale import FINISHED, LOCKED, UNCHARGED, CheckFinished, CheckLocked, Phase
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
@@ -37,7 +37,18 @@ from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.keypad import Keypad
 from pos_terminal.ui.products import ProductPanel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import ElidedLabel, button, confirm, empty, label, on_enter, roomy, set_role, waited
+from pos_terminal.ui.widgets import (
+    MAX_TYPED_NAME,
+    ElidedLabel,
+    button,
+    confirm,
+    empty,
+    label,
+    on_enter,
+    roomy,
+    set_role,
+    waited,
+)
 
 # The first screen is painted before asyncio, the service's side, the check's arithmetic and the catalog load
 # (pos_terminal.app): what a method needs of them it imports, by then loaded.
@@ -52,6 +63,7 @@ if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -99,6 +111,7 @@ PENDING_REFRESH_SECONDS = 2  # while a complete or cancel waits to be confirmed,
 REFRESH_SECONDS = 15  # an authorized transaction is read this often (auto-cancel, a change made elsewhere)
 COLUMN_MINIMUM = (200, 400, 330)  # customers, the sale, the ticket: 1024 px wide holds all three
 COLUMN_STRETCH = (2, 5, 3)
+MAX_TYPED_AMOUNT = 20  # a price, a percent, a discount, the cash taken: more than an int32 of cents can hold
 
 
 class Page:
@@ -129,6 +142,23 @@ def _least_room(widget: QLabel, lines: int) -> None:
     policy.setHeightForWidth(True)
     policy.setRetainSizeWhenHidden(True)
     widget.setSizePolicy(policy)
+
+
+class QuantityBox(QSpinBox):
+    """The keypad's quantity: a number above the most a line holds is refused as it is typed (or pasted), and
+    said (``refused(str)``), rather than cut to the maximum without a word.
+
+    Signals: ``refused(str)`` the sentence."""
+
+    refused = Signal(str)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        answer = super().validate(text, pos)
+        state = answer[0]
+        digits = text.strip().replace(",", "").replace("\u00a0", "")
+        if state == QValidator.State.Invalid and digits.isdigit() and int(digits) > self.maximum():
+            self.refused.emit(f"A line holds at most {self.maximum():,} of an item.")
+        return answer
 
 
 class CashierView(QWidget):
@@ -189,15 +219,18 @@ class CashierView(QWidget):
     # --- building the screen ------------------------------------------------------------------------
 
     def _keypad_page(self, page: QWidget) -> QWidget:
+        from pos_terminal.domain.check import MAX_QUANTITY  # the check's arithmetic itself loads later
+
         self.item_name = QLineEdit()
         self.item_name.setPlaceholderText("What is sold (F7)")
         self.item_name.setAccessibleName("Item name")
         self.item_price = QLineEdit()
         self.item_price.setPlaceholderText("0.00")
         self.item_price.setAccessibleName("Item price")
-        self.item_quantity = QSpinBox()
-        self.item_quantity.setRange(1, 9999)
+        self.item_quantity = QuantityBox()
+        self.item_quantity.setRange(1, MAX_QUANTITY)
         self.item_quantity.setAccessibleName("Item quantity")
+        self.item_quantity.refused.connect(lambda sentence: self.messages.show_error(sentence, topic=CHECK))
         self.item_tax = QLineEdit("10")
         self.item_tax.setAccessibleName("Item tax rate in percent")
         self.item_tax.setToolTip("Tax rate in percent, included in the price (leave empty for no tax)")
@@ -211,6 +244,14 @@ class CashierView(QWidget):
         self.cash_input.setPlaceholderText("Cash the customer gave (F6)")
         self.cash_input.setAccessibleName("Cash taken")
         self.add_cash_button = button("Add", name="Add cash taken")
+        for typed, most in (
+            (self.item_name, MAX_TYPED_NAME),
+            (self.item_price, MAX_TYPED_AMOUNT),
+            (self.item_tax, MAX_TYPED_AMOUNT),
+            (self.discount_input, MAX_TYPED_AMOUNT),
+            (self.cash_input, MAX_TYPED_AMOUNT),
+        ):
+            typed.setMaxLength(most)
         self.keypad = Keypad()
         self.keypad.serve(self.item_price, self.item_quantity, self.item_tax, self.discount_input, self.cash_input)
         self.typing_into = label(role="hint")
@@ -347,6 +388,7 @@ class CashierView(QWidget):
                 ("tax", "Tax included"),
                 ("payments", "Cash taken"),
                 ("balance", "Balance"),
+                ("loyalty", "Loyalty"),  # what the service took off a member's charge, once it is known
             )
         ):
             name, value = label(text), label()
@@ -358,6 +400,11 @@ class CashierView(QWidget):
             grid.addWidget(name, row, 0)
             grid.addWidget(value, row, 1)
             self.figures[key] = (name, value)
+        for shown in self.figures["loyalty"]:  # its room is kept: it coming never moves the lines above
+            policy = shown.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            shown.setSizePolicy(policy)
+            shown.hide()
 
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why the check cannot be charged")
@@ -425,11 +472,11 @@ class CashierView(QWidget):
             self.entry_tabs.tabBar(),
             self.products.search,
             *self.products.category_group.buttons(),
-            self.item_name,
-            self.add_item_button,
+            self.item_name,  # the item, its price, quantity and tax, then Add: a price typed after Tab is kept
             self.item_price,
             self.item_quantity,
             self.item_tax,
+            self.add_item_button,
             self.discount_input,
             self.add_discount_button,
             self.cash_input,
@@ -552,12 +599,22 @@ class CashierView(QWidget):
         for key in ("item_total", "discount_total", "total", "tax", "payments"):
             self.figures[key][1].setText(self.money.format(getattr(totals, key)))
         name, value = self.figures["balance"]
-        if totals.change_due:
+        transaction = state.transaction
+        loyalty = 0
+        if state.phase in (Phase.COMPLETE, Phase.REFUNDED) and transaction is not None:
+            # what the customer paid, after what the service took off (a member's loyalty), not what was asked
+            loyalty = transaction.modified_amount or 0
+            name.setText("Charged" if state.phase is Phase.COMPLETE else "Refunded")
+            value.setText(self.money.format(transaction.amount_charged))
+        elif totals.change_due:
             name.setText("Change due")
             value.setText(self.money.format(totals.change_due))
         else:
             name.setText("Balance")
             value.setText(self.money.format(totals.left_to_pay if totals.total >= 0 else totals.balance))
+        self.figures["loyalty"][1].setText(self.money.format(loyalty))
+        for shown in self.figures["loyalty"]:
+            shown.setVisible(bool(loyalty))
 
     def _render_actions(self, state: OpenCheck) -> None:
         """The big button does the next thing: charge (or finish a cash sale), complete or cancel, a new check."""
@@ -584,14 +641,14 @@ class CashierView(QWidget):
         check = state.check
         blocked = ""  # why the big button cannot do anything yet
         refused = self.terminal.till.charge_refused() if self.terminal is not None else None
-        if check.items and check.paid_in_full:
+        if refused is not None:  # a cash sale as a charge: its cash belongs in a shift's drawer
+            blocked = refused.text()
+            self._offering_shift = isinstance(refused, NoShiftOpen)
+        elif check.items and check.paid_in_full:
             change = state.totals.change_due
             self.charge_button.setText(
                 "Finish cash sale\n" + (f"change due {self.money.format(change)}" if change else "no change due")
             )
-        elif refused is not None:
-            blocked = refused.text()
-            self._offering_shift = isinstance(refused, NoShiftOpen)
         elif not check.items:
             blocked = "Add an item to the check."
         elif problems := check.problems():
@@ -599,8 +656,9 @@ class CashierView(QWidget):
         elif state.customer is None:
             blocked = "Choose the customer to charge (F2 to find them), or take cash for all of it (F6)."
         if self._offering_shift:
-            self.charge_button.setText("Open a shift\n(a charge needs one)")
-        elif not (check.items and check.paid_in_full):
+            needs = "a sale needs one" if check.items and check.paid_in_full else "a charge needs one"
+            self.charge_button.setText(f"Open a shift\n({needs})")
+        elif refused is not None or not (check.items and check.paid_in_full):
             amount = self.money.format(max(0, state.totals.charge_amount))
             name = state.customer.display_name if state.customer else ""
             self.charge_button.setText(f"Charge {amount}\nto {self._fit_name(name)}" if name else "Charge")
@@ -811,11 +869,11 @@ class CashierView(QWidget):
         done: Callable[[], None] | None = None,
     ) -> bool:
         """Apply ``change`` (then ``done``); one a manager must approve first (a large discount) asks for it."""
-        from pos_terminal.domain.check import DiscountTooLarge
+        from pos_terminal.domain.check import DiscountTooLarge, TooLarge
 
         try:
             self.register.edit(change, approval=approval)
-        except DiscountTooLarge as exc:
+        except (DiscountTooLarge, TooLarge) as exc:
             self.messages.show_error(UserError(exc.explained(self.money.format), hint=exc.hint), topic=CHECK)
             return False
         except ApprovalNeeded as exc:
@@ -824,7 +882,23 @@ class CashierView(QWidget):
                 def retry(given: Approval | None) -> None:
                     self._edit(change, select=select, approval=given, done=done)
 
-                self.prompt = with_approval(self, self.terminal.till, exc.act, f"{exc.act.sentence}?", retry)
+                # what was said about the check before (a percent refused) is not what the manager is asked
+                self.messages.resolve(CHECK)
+                question, reason, subject = f"{exc.act.sentence}?", None, None
+                if isinstance(exc, DiscountNeedsApproval):
+                    subject = f"discount {exc.what(self.money.format)}"
+                    question = f"Approve a discount of {exc.what(self.money.format)}?"
+                    reason = exc.explained(self.money.format)
+                self.prompt = with_approval(
+                    self,
+                    self.terminal.till,
+                    exc.act,
+                    question,
+                    retry,
+                    subject=subject,
+                    reason=reason,
+                    back_to=self.table,
+                )
             else:
                 self.messages.show_error(exc, topic=CHECK)
             return False
@@ -993,12 +1067,12 @@ class CashierView(QWidget):
         if self.terminal is None:
             return
         state = self.register.current
+        self._render_actions(state)  # a shift opened or closed elsewhere (the command line) changes the offer
+        if self._offering_shift:  # a cash sale too: its cash goes into a shift's drawer
+            self.open_shift_requested.emit()
+            return
         if state.editable and state.check.paid_in_full:
             self.finish_cash_sale()
-            return
-        self._render_actions(state)  # a shift opened or closed elsewhere (the command line) changes the offer
-        if self._offering_shift:
-            self.open_shift_requested.emit()
             return
         if not self.charge_button.isEnabled() or self.action_area.currentIndex() != Actions.CHARGE:
             refused = self.entry_refused()
@@ -1088,7 +1162,13 @@ class CashierView(QWidget):
         whose = f" to {state.customer.display_name}" if state.customer else ""
         question = f"Cancel the charge of {self.money.format(state.totals.charge_amount)}{whose}?"
         self.prompt = with_approval(
-            self, terminal.till, Guarded.CANCEL_CHARGED, question, self._start_cancel, subject=state.transaction_id
+            self,
+            terminal.till,
+            Guarded.CANCEL_CHARGED,
+            question,
+            self._start_cancel,
+            subject=state.transaction_id,
+            back_to=self.table,
         )
 
     def _start_cancel(self, approval: Approval | None) -> None:

@@ -14,7 +14,7 @@ from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Waiting, button, label
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, Waiting, button, label, quoted
 
 if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_terminal.app)
     from pos_terminal.api.models import Customer
@@ -149,6 +149,7 @@ class CustomerPanel(QWidget):
         self.search.setPlaceholderText("Name, member or check-in no. (F2)")
         self.search.setToolTip("Find a customer by name, member number or check-in number (F2)")
         self.search.setAccessibleName("Find customer")
+        self.search.setMaxLength(MAX_TYPED_NAME)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.on_search_changed)
         self.search.installEventFilter(_SearchKeys(self))
@@ -237,7 +238,7 @@ class CustomerPanel(QWidget):
         if total == 0:
             self.status.setText("Nobody is checked in at the moment. The list refreshes on its own.")
         elif shown == 0:
-            self.status.setText(f"No checked-in customer matches “{self.search.text().strip()}”.")
+            self.status.setText(f"No checked-in customer matches {quoted(self.search.text())}.")
         elif shown < total:
             self.status.setText(f"{shown} of {total} checked-in customers match.")
         else:

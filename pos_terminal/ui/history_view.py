@@ -433,17 +433,23 @@ class HistoryView(QWidget):
         elif transaction is None:
             self._enable_actions(self.current())  # as the list last showed it
         if outcome.status is ChangeStatus.DONE and transaction is not None:
-            self._done(transaction)
+            self._done(transaction, approved_by=approval.manager if approval is not None else None)
         else:
             self.messages.show_error(outcome.message or f"The {action.value} was not confirmed.")
         self.changed.emit()
 
-    def _done(self, transaction: Transaction) -> None:
-        """Say that a change went through; a refund says how much cash goes back, once."""
+    def _done(self, transaction: Transaction, *, approved_by: str | None = None) -> None:
+        """Say that a change went through; a refund says how much cash goes back, once, and opens the drawer for
+        it (the refund's approval is the drawer's: no second one, no F10)."""
         assert self.terminal is not None
         cash = cash_paid(p.model_dump() for p in transaction.payments) if transaction.state is TxState.REFUNDED else 0
         back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
         self.messages.show_info(f"Transaction {transaction.transaction_id} is {transaction.state.value}.{back}")
+        counter = self.terminal.counter
+        if cash and counter.cash_drawer:
+            self.tasks.run(
+                counter.open_drawer("refund", approved_by=approved_by), key=f"drawer-{transaction.transaction_id}"
+            )
 
     def confirmed_later(self, transaction: Transaction) -> None:
         """A change kept in the outbox went through when it was sent again: the list shows the transaction as it is

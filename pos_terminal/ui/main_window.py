@@ -1025,7 +1025,37 @@ class MainWindow(QMainWindow):
             self.cashier.focus_entry(field)
 
     def quit(self) -> None:
+        """Ctrl+Q: closes the window; during a charge it asks first. Nothing is lost either way (the journal
+        resumes the charge at the next start), but a customer at the counter waits on it."""
+        under_way = self._charge_under_way()
+        if under_way is None:
+            self.close()
+            return
+        self.confirmation = confirm(
+            self,
+            "Quit",
+            "Quit during a charge?",
+            f"{under_way} The terminal takes it up again at the next start; until then the customer's "
+            "charge stays as it is.",
+            self._close_now,
+        )
+
+    def _close_now(self) -> None:
         self.close()
+
+    def _charge_under_way(self) -> str | None:
+        """What the open check's charge is doing, said in a sentence; None when nothing is under way."""
+        terminal = self.terminal
+        if terminal is None:
+            return None
+        state = terminal.register.current
+        amount = terminal.money.format(max(0, state.totals.charge_amount))
+        whose = f" to {state.customer.display_name}" if state.customer else ""
+        if state.phase in (Phase.CHARGING, Phase.VERIFYING):
+            return f"The charge of {amount}{whose} is being sent to the service."
+        if state.phase is Phase.AUTHORIZED:
+            return f"The charge of {amount}{whose} is authorized, neither completed nor canceled."
+        return None
 
     def open_on_screen(self) -> None:
         """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot

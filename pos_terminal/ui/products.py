@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.text import fold
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, button, label, quoted
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent, QResizeEvent
@@ -129,6 +129,7 @@ class ProductPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find a product (F3)")
         self.search.setAccessibleName("Find product")
+        self.search.setMaxLength(MAX_TYPED_NAME)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.refilter)
         keys = _GridKeys(self)
@@ -301,7 +302,9 @@ class ProductPanel(QWidget):
             tile.show()
         typed = self.search.text().strip()
         if typed and not self.shown:
-            self.none_found.setText(f"No product matches “{typed}”. Press Enter to type it as an item with its price.")
+            self.none_found.setText(
+                f"No product matches {quoted(typed)}. Press Enter to type it as an item with its price."
+            )
             self.grid.addWidget(self.none_found, 0, 0, 1, self.columns)
         self.none_found.setVisible(bool(typed) and not self.shown)
         for column in range(self.grid.columnCount()):

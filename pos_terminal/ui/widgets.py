@@ -174,6 +174,24 @@ def roomy(widget: QLabel) -> int:
     return width
 
 
+MAX_TYPED_NAME = 80  # a name typed or searched for on the cashier's screen: a paste of pages is cut here
+QUOTED = 32  # what a sentence quotes of a typed text
+_BREAK_EVERY = 10  # characters of a word between the points where a line may break (a word never widens a column)
+
+
+def quoted(text: str, most: int = QUOTED) -> str:
+    """``“text”`` for a sentence, shortened with "…" past ``most`` characters, and with a zero-width space (a
+    place to break the line, not shown) every few characters of a long word: a word that cannot wrap would widen
+    its label past its column."""
+    text = " ".join(text.split())
+    if len(text) > most:
+        text = text[: most - 1] + "…"
+    words = (
+        "\u200b".join(word[i : i + _BREAK_EVERY] for i in range(0, len(word), _BREAK_EVERY)) for word in text.split(" ")
+    )
+    return f"“{' '.join(words)}”"
+
+
 def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLabel:
     widget = QLabel(text)
     if role:

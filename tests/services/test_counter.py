@@ -214,8 +214,9 @@ async def test_the_end_of_day_report_prints_on_the_roll(
     report = await reports.end_of_day(TimeRange.shift(utcnow() - timedelta(hours=1), utcnow() + timedelta(seconds=1)))
     terminal.counter.queue_report(report)
     await runner.idle()
-    fake.wait_for(fake.jobs)
-    [job] = fake.jobs()
+    fake.wait_for(lambda: len(fake.jobs()) == 2)
+    receipt, job = fake.jobs()  # the cash sale's receipt first: a cash sale prints one as a charge does
+    assert "Tart" in text_of(receipt) and "Paid in cash" in text_of(receipt)
     text = text_of(job)
     assert "Shift report" in text and "Terminal LANE-1" in text and "Reconciled" in text
     assert "1 sales" in text and "$7.00" in text, "the cash sales, apart from the service's figures"

@@ -19,9 +19,10 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.store.journal import utcnow
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
 from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, screenshot, signed_in_window, until
-from tests.ui.test_cashier_flow import authorized_sale, type_item
+from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 from tests.ui.test_till import ANA, ANA_PIN, switch_to, with_cashiers
 
 from PySide6.QtCore import Qt
@@ -189,3 +190,104 @@ async def test_the_settings_hold_the_devices_and_refuse_an_address_the_terminal_
     assert settings.devices.receipt_printer == "tcp://192.0.2.7" and settings.devices.scanner_prefix == "]C"
     assert settings.devices.customer_display and settings.devices.cash_drawer
     await finish(window, host)
+
+
+async def test_a_cash_sale_prints_its_receipt_as_a_charge_does(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """A cash-only sale opened the drawer and printed nothing."""
+    host = printer_host
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    type_item(window, "Muffin", "5.50")
+    QTest.keyClick(window, Qt.Key.Key_F6)
+    QTest.keyClicks(cashier.cash_input, "10")
+    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: fake.jobs() and fake.kicks(), what="the drawer and the receipt")
+    [job] = fake.jobs()
+    text = text_of(job)
+    assert "Muffin" in text and "Paid in cash" in text and "$10.00" in text and "$4.50" in text, text
+    assert [q for q in job if isinstance(q, QrCode)] == [], "no transaction, no QR code"
+    await finish(window, host)
+    assert len(fake.jobs()) == 1
+
+
+async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approval(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """The banner said "Give back $10.00 in cash" and the drawer stayed shut: F10 and a second approval."""
+    host = printer_host
+    customer = new_checked_in_customer(client, firstName="Rhea", lastName="Refund", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+    choose(window, "Rhea Refund")
+    type_item(window, "Hamper", "30.00")
+    QTest.keyClicks(window.cashier.cash_input, "10")
+    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    register = terminal.register
+    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    await until(lambda: len(fake.kicks()) == 1, what="the drawer for the cash taken")
+
+    window.show_tab(Tab.HISTORY)
+    history = window.history
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
+    QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
+    prompt = history.prompt
+    assert isinstance(prompt, ManagerPrompt) and "give back $10.00 in cash" in prompt.question.text()
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: len(fake.kicks()) == 2, what="the drawer opened for the cash given back")
+    await until(lambda: not history.tasks.busy, what="the audit entry")
+    assert "Give back $10.00 in cash." in window.banner.text.text()
+    assert window.prompt is None and window.confirmation is None, "no second approval"
+    entries = terminal.journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    assert [(e.actor, e.detail) for e in entries if e.action == "drawer opened"][-1] == (
+        ANA,
+        {"reason": "refund", "approvedBy": MANAGER},
+    )
+    assert terminal.shifts.section(terminal.shifts.require_open()).no_sales == 0, "a refund is not a no-sale"
+    await finish(window, host)
+
+
+async def test_a_complete_in_flight_at_quit_prints_its_receipt_once_after_the_restart(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """The charge showed complete after the restart, but its receipt never printed."""
+    host = printer_host
+    window, register, _ = await authorized_sale(host, make_window, client, "Cleo Crash", "Pie", "6.00")
+    transaction_id = register.current.transaction_id
+    path = f"/v4/transactions/{transaction_id}"
+    for fault in (
+        {"method": "PATCH", "path": path, "mode": "drop_after"},  # the service completes it; the answer is lost
+        {"method": "PATCH", "path": path, "mode": "error_before", "times": 50},  # and no resend gets through
+    ):
+        client.post("/sandbox/faults", json=fault).raise_for_status()
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: len(client.get("/sandbox/faults").json()) == 1, what="the complete to reach the service")
+    assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
+    await until(lambda: "will be sent again" in window.cashier.charge_message.text(), what="kept to be sent again")
+    assert register.current.phase is Phase.AUTHORIZED
+    window.close()  # Ctrl+Q: the complete went through, the terminal never heard
+    await finish(window, host, wait=False)
+    assert fake.jobs() == []
+
+    for restart in (1, 2):
+        again = AppHost(host.paths, service_url=host.service_url)
+        second = make_window(again)
+        second.start()
+        await until(lambda a=again: a.terminal is not None, what=f"restart {restart}")
+        assert again.terminal is not None
+        restored = again.terminal.register
+        await until(lambda r=restored: r.current.phase is Phase.COMPLETE, what="found complete", timeout=20)
+        if restart == 1:
+            await until(fake.jobs, what="the receipt printed")
+        await until(lambda s=second: not s.tasks.is_running("counter"), what="the printer idle")
+        await finish(second, again, wait=False)
+        [job] = fake.jobs()
+        assert [q.data for q in job if isinstance(q, QrCode)] == [transaction_id], f"once, after restart {restart}"

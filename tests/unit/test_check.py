@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pos_terminal.domain.check import (
+    MAX_QUANTITY,
     Check,
     CheckFileError,
     CheckRule,
@@ -23,10 +24,11 @@ from pos_terminal.domain.check import (
     Item,
     LineNotFound,
     Payment,
+    TooLarge,
     inclusive_tax,
     round_half_even,
 )
-from pos_terminal.domain.money import INT32_MAX, INT32_MIN
+from pos_terminal.domain.money import INT32_MAX, INT32_MIN, MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.sandbox.rules import check_errors
 
@@ -340,12 +342,17 @@ def _nothing_to_charge(check: Check, draw: Draw) -> Check:
 
 
 def _out_of_int32(check: Check, draw: Draw) -> Check:
+    """Built as a saved check or a file would hold it: ``add_item`` refuses a line or a check this large."""
+
+    def with_item(item: Item) -> Check:
+        return replace(check, items=(*check.items, item))
+
     broken: Check = draw(
         st.sampled_from(
             [
-                check.add_item(Item("Gold", 2, INT32_MAX)),
-                check.add_item(Item("Gold", 1, INT32_MAX)),  # each line fits, the total does not
-                check.add_item(Item("Gold", 2**31, 1)),
+                with_item(Item("Gold", 2, INT32_MAX)),
+                with_item(Item("Gold", 1, INT32_MAX)),  # each line fits, the total does not
+                with_item(Item("Gold", 2**31, 1)),
                 check.add_payment(Payment("cash", 2**31)),
                 check.add_item(Item("Gold", 1, 100, tax=2**40)),
             ]
@@ -534,3 +541,22 @@ def test_cash_over_the_total_is_change_due_and_needs_no_charge() -> None:
     assert not Check().add_payment(Payment("cash", 200)).paid_in_full, "no items: nothing was sold"
     bad = Check().add_item(Item("Tart", 0, 700)).add_payment(Payment("cash", 5000))
     assert not bad.paid_in_full, "a broken line is named first"
+
+
+def test_a_line_or_a_check_too_large_is_refused_when_it_is_added() -> None:
+    """9999 × $99,999 never reaches the check (Charge turned off only later); nor does a quantity above the
+    keypad's, or a line that takes the check's items past an int32 of cents."""
+    money = MoneyFormat("en_US", "USD")
+    with pytest.raises(TooLarge) as refused:
+        Check().add_item(Item("Gold", 9999, 9_999_900))
+    assert refused.value.explained(money.format) == (
+        "9,999 × Gold would come to $999,890,001.00, more than the $21,474,836.47 the service takes."
+    )
+    line = Item("Gold", 1, 100)
+    with pytest.raises(TooLarge, match="at most 9,999"):
+        Check().add_item(line).set_quantity(line.id, MAX_QUANTITY + 1)
+    big = Check().add_item(Item("Gold", 1, INT32_MAX - 1))
+    with pytest.raises(TooLarge) as refused:
+        big.add_item(Item("Silver", 1, 2))
+    assert refused.value.explained(money.format).startswith("The check would come to $21,474,836.48, more than")
+    assert big.add_item(Item("Tin", 1, 1)).totals().item_total == INT32_MAX
