@@ -334,7 +334,11 @@ def _people_commands(commands: Any) -> None:
     _person(listing, manager=True)
     for name, text in (
         ("disable", "a person can no longer sign in"),
-        ("reset-pin", "a new PIN for a person (it also unlocks and enables them)"),
+        (
+            "reset-pin",
+            "the person chooses a new PIN at the till at their next sign-in (--new-pin-fd: give it here instead);"
+            " it also unlocks and enables them",
+        ),
         ("unlock", "lift the lock after five wrong PINs"),
         ("enable", "a disabled person can sign in again"),
         ("rename", "call a person by another name (history keeps the old one)"),
@@ -349,7 +353,13 @@ def _people_commands(commands: Any) -> None:
         if name == "role":
             action.add_argument("role", choices=("cashier", "manager"))
         if name == "reset-pin":
-            action.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the PIN from fd N")
+            action.add_argument(
+                "--new-pin-fd",
+                dest="new_pin_fd",
+                metavar="N",
+                type=int,
+                help="set the new PIN here, read from fd N (without it, the person chooses it at the till)",
+            )
 
 
 def _catalog_commands(commands: Any) -> None:
@@ -1207,6 +1217,10 @@ async def _act_as(terminal: Any, args: argparse.Namespace, *, manager: bool = Fa
         name = managers[0].name
     if not name:
         raise UserError("Say who does this with --as NAME.", hint="pos-terminal people list shows the names.")
+    if (chosen := till.staff.find(name)).active and chosen.pin_to_set:
+        from pos_terminal.services.staff import PinToSet
+
+        raise PinToSet(chosen)  # before asking for a PIN: none would open
     person = await till.sign_in(name, read_secret(f"PIN for {name}: ", args.pin_fd), how="command line")
     if manager and person.role is not Role.MANAGER:
         till.lock("command line")
@@ -1308,6 +1322,7 @@ def _person_json(person: Any, now: datetime) -> dict[str, Any]:
         "active": person.active,
         "locked": person.locked(now),
         "lockedUntil": person.locked_until.isoformat() if person.locked(now) else None,
+        "pinToSet": person.pin_to_set,
     }
 
 
@@ -1333,7 +1348,15 @@ async def _people_list(terminal: Any, args: argparse.Namespace, out: Output) -> 
     people = terminal.staff.people()
     out.data([_person_json(p, now) for p in people])
     for p in people:
-        state = "disabled" if not p.active else ("locked until " + _local(p.locked_until) if p.locked(now) else "")
+        state = (
+            "disabled"
+            if not p.active
+            else "locked until " + _local(p.locked_until)
+            if p.locked(now)
+            else "new PIN to set at the till"
+            if p.pin_to_set
+            else ""
+        )
         out.line(f"{p.name:<24} {p.role:<8} {state}")
     return EXIT_OK
 
@@ -1342,9 +1365,12 @@ def _people_change(change: str) -> Handler:
     async def run(terminal: Any, args: argparse.Namespace, out: Output) -> int:
         await _act_as(terminal, args, manager=True)
         till = terminal.till
-        if change == "reset-pin":
+        if change == "reset-pin" and args.new_pin_fd is not None:
             person = await till.reset_pin(args.name, _new_pin(args.name, args.new_pin_fd))
             done = f"{person.name} has a new PIN."
+        elif change == "reset-pin":
+            person = await till.reset_pin(args.name)
+            done = f"{person.name} sets a new PIN at their next sign-in at the till."
         elif change == "unlock":
             person = till.unlock(args.name)
             done = f"{person.name} can sign in again."

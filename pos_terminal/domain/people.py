@@ -25,6 +25,10 @@ MAX_WRONG_PINS = 5
 LOCK_FOR = timedelta(minutes=15)
 MAX_NAME = 40
 APPROVAL_LIFETIME = timedelta(minutes=2)  # a manager's approval is for the act at hand, not for later
+# A person's PIN hash after a manager's reset: they choose a new PIN at their next sign-in. It is not a stored PIN
+# (none of a hash's "$"-separated parameters), so no PIN ever matches it (pins.pin_matches); the store keeps it as
+# any hash, and it travels to the other tills with the person.
+PIN_TO_SET = "new PIN to set"
 
 
 class Role(StrEnum):
@@ -79,6 +83,7 @@ class Person:
     active: bool = True
     wrong_pins: int = 0
     locked_until: datetime | None = None
+    pin_to_set: bool = False  # a manager reset their PIN: they choose a new one at their next sign-in
 
     def locked(self, now: datetime) -> bool:
         return self.locked_until is not None and now < self.locked_until
@@ -95,6 +100,11 @@ class PinOutcome:
 
     wrong_pins: int
     locked_until: datetime | None
+
+
+def pin_to_set(stored: str) -> bool:
+    """Whether a person's stored PIN hash is :data:`PIN_TO_SET`: no PIN until they choose one."""
+    return stored == PIN_TO_SET
 
 
 def after_wrong_pin(person: Person, now: datetime) -> PinOutcome:

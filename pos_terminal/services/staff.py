@@ -17,7 +17,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pos_terminal.domain.people import MAX_WRONG_PINS, Person, Role, after_wrong_pin, check_name, name_key
+from pos_terminal.domain.people import (
+    MAX_WRONG_PINS,
+    PIN_TO_SET,
+    Person,
+    Role,
+    after_wrong_pin,
+    check_name,
+    name_key,
+)
 from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, utcnow
@@ -39,6 +47,18 @@ class PersonDisabled(UserError):
 
 class WrongPin(UserError):
     hint = "Type it again."
+
+
+class PinToSet(UserError):
+    """A manager reset the person's PIN: no PIN opens until they choose a new one at the till (one sentence, which
+    says so: the command line's answer to ``--as NAME``)."""
+
+    def __init__(self, person: Person) -> None:
+        super().__init__(f"{person.name} must choose a new PIN at the till before signing in, as a manager reset it.")
+
+
+class PinAlreadySet(UserError):
+    hint = "Sign in with it; a manager can reset it again."
 
 
 class PersonLocked(UserError):
@@ -92,6 +112,8 @@ class Staff:
         now = self.now()
         if person.locked(now):
             raise self._locked(person)
+        if person.pin_to_set:  # no PIN matches; not a wrong try either, so nothing counts towards a lock
+            raise PinToSet(person)
         matched = await asyncio.to_thread(secret_matches, Secret(pin), Secret(self.book.pin_hash(person.id)))
         if matched:
             if person.wrong_pins or person.locked_until is not None:
@@ -133,16 +155,37 @@ class Staff:
                 await self.store.sync()
         return person
 
-    async def reset_pin(self, name: str, pin: str, *, by: str | None) -> Person:
-        """A new PIN for ``name``; it also unlocks and enables them."""
+    async def reset_pin(self, name: str, pin: str | None = None, *, by: str | None) -> Person:
+        """Reset ``name``'s PIN: without ``pin`` they choose a new one at their next sign-in (until then no PIN
+        opens); with it (typed by a manager, from the command line) that is their PIN. Either way it also unlocks
+        and enables them."""
         person = self.find(name)
-        check_pin(pin)
-        self.book.set_pin(person.id, (await asyncio.to_thread(hash_secret, Secret(pin))).reveal())
+        if pin is None:
+            pin_hash = PIN_TO_SET
+        else:
+            check_pin(pin)
+            pin_hash = (await asyncio.to_thread(hash_secret, Secret(pin))).reveal()
+        self.book.set_pin(person.id, pin_hash)
         self.book.set_active(person.id, True)
-        self._audit("PIN reset", by, {"person": person.name})
-        refreshed = self.book.get(person.id)
-        assert refreshed is not None
-        return refreshed
+        self._audit("PIN reset", by, {"person": person.name, "newPin": "at the till" if pin is None else "given"})
+        return self._again(person)
+
+    async def set_own_pin(self, name: str, pin: str) -> Person:
+        """``name`` chooses their new PIN after a manager's reset (only then: a PIN that is set is changed by a
+        reset). It is written like any edit of the person, so it reaches the store and the other tills."""
+        person = self.find(name)
+        if not person.active:
+            raise PersonDisabled(f"{person.name} is disabled on this terminal.")
+        if not person.pin_to_set:
+            raise PinAlreadySet(f"{person.name} already has a PIN.")
+        check_pin(pin)
+        pin_hash = await asyncio.to_thread(hash_secret, Secret(pin))
+        person = self.find(name)  # read again after the hash: a reset or a new PIN may have come meanwhile
+        if not person.pin_to_set:
+            raise PinAlreadySet(f"{person.name} already has a PIN.")
+        self.book.set_pin(person.id, pin_hash.reveal())
+        self._audit("PIN set", person.name, {"person": person.name})
+        return self._again(person)
 
     def unlock(self, name: str, *, by: str | None) -> Person:
         person = self.find(name)

@@ -126,6 +126,12 @@ class Till:
         self._signed_in(person, how=how)
         return person
 
+    async def set_pin_and_sign_in(self, name: str, pin: str, *, how: str = "till") -> Person:
+        """A person whose PIN a manager reset chooses their new one, and is at the till with it."""
+        person = await self.staff.set_own_pin(name, pin)
+        self._signed_in(person, how=how)
+        return person
+
     def _signed_in(self, person: Person, *, how: str) -> None:
         self.journal.audit("person signed in", actor=person.name, terminal_id=self.terminal_id, detail={"via": how})
         self._set(person)
@@ -310,7 +316,8 @@ class Till:
     async def add_person(self, name: str, role: Role, pin: str, approval: Approval | None = None) -> Person:
         return await self.staff.add(name, role, pin, by=self._manager_for(approval))
 
-    async def reset_pin(self, name: str, pin: str, approval: Approval | None = None) -> Person:
+    async def reset_pin(self, name: str, pin: str | None = None, approval: Approval | None = None) -> Person:
+        """Without ``pin`` the person chooses a new one at their next sign-in (a manager never knows it)."""
         return await self.staff.reset_pin(name, pin, by=self._manager_for(approval))
 
     def unlock(self, name: str, approval: Approval | None = None) -> Person:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pos_terminal.domain.people import Person, Role, name_key
+from pos_terminal.domain.people import Person, Role, name_key, pin_to_set
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
@@ -112,7 +112,8 @@ class PeopleBook:
         )
 
     def set_pin(self, person_id: int, pin_hash: str) -> None:
-        """A new PIN, which also lifts any lock (a new lockout epoch: tries counted before it no longer count)."""
+        """A new PIN (or :data:`~pos_terminal.domain.people.PIN_TO_SET`: none until the person chooses one), which
+        also lifts any lock (a new lockout epoch: tries counted before it no longer count)."""
         self._update(
             person_id, "pin_hash = ?, wrong_pins = 0, locked_until = NULL, lock_epoch = lock_epoch + 1", (pin_hash,)
         )
@@ -222,6 +223,7 @@ class PeopleBook:
             active=bool(cells.count("active")),
             wrong_pins=cells.count("wrong_pins"),
             locked_until=None if locked is None else cells.time("locked_until"),
+            pin_to_set=pin_to_set(cells.text("pin_hash")),
         )
 
 

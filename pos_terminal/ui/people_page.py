@@ -1,6 +1,7 @@
 """The back office's people page: everyone who works the till, and a manager's changes to them.
 
-Add, rename, change the role, reset the PIN, unlock, disable and enable. Each asks the till for a manager
+Add, rename, change the role, reset the PIN (the person then chooses a new one at their next sign-in at the till:
+a manager never knows it), unlock, disable and enable. Each asks the till for a manager
 (:func:`~pos_terminal.ui.approval_dialog.with_approval`: at once for the manager at the till, else a manager's
 PIN at the prompt) and hands the approval to the till, whose rules hold whatever asks (never the last manager;
 a name is the store's to give). A refusal is one sentence beside the form, which keeps what was typed. Nobody
@@ -22,7 +23,7 @@ from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import BIG_BUTTON, BUTTON, button, empty, label, on_enter
+from pos_terminal.ui.widgets import BIG_BUTTON, BUTTON, button, confirm, empty, label, on_enter
 
 if TYPE_CHECKING:
     from pos_terminal.services.till import Till
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QMessageBox,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
@@ -54,7 +56,6 @@ class Form(StrEnum):
     ADD = "add"
     RENAME = "rename"
     ROLE = "role"
-    PIN = "pin"
 
 
 def locked_until(person: Person, now: datetime) -> str:
@@ -79,7 +80,9 @@ class PeopleModel(ReadOnlyTableModel[Person]):
         if column == 1:
             return str(person.role).capitalize()
         if column == 2:
-            return "Yes" if person.active else "No: disabled"
+            if not person.active:
+                return "No: disabled"
+            return "Yes: new PIN to set" if person.pin_to_set else "Yes"
         return locked_until(person, self.at)
 
     def style(self, person: Person, column: int, role: int) -> Any:
@@ -112,6 +115,7 @@ class PeoplePage(QWidget):
         self.form = Form.NONE
         self.subject: Person | None = None  # whom the open form changes (None: a new person)
         self.prompt: ManagerPrompt | None = None
+        self.confirm_box: QMessageBox | None = None  # a manager at the till is asked before a PIN reset
 
         self.heading = label("People", role="heading")
         self.scope = label(role="hint", wrap=True)
@@ -202,21 +206,11 @@ class PeoplePage(QWidget):
         widgets.level_labels(role_form)
         role.setLayout(role_form)
 
-        self.new_pin = pin_field("New PIN")
-        self.new_pin_again = pin_field("The same new PIN again")
-        reset = QWidget()
-        reset_form = widgets.form()
-        reset_form.setContentsMargins(0, 0, 0, 0)
-        reset_form.addRow("New PIN", self.new_pin)
-        reset_form.addRow("PIN a&gain", self.new_pin_again)
-        widgets.level_labels(reset_form)
-        reset.setLayout(reset_form)
-
         self.form_heading = label(role="heading", wrap=True)
         self.form_heading.setAccessibleName("What the form does")
         self.form_hint = label(role="hint", wrap=True)
         self.forms = QStackedWidget()
-        self.form_pages = {Form.NONE: QWidget(), Form.ADD: add, Form.RENAME: rename, Form.ROLE: role, Form.PIN: reset}
+        self.form_pages = {Form.NONE: QWidget(), Form.ADD: add, Form.RENAME: rename, Form.ROLE: role}
         for page in self.form_pages.values():
             self.forms.addWidget(page)
         self.reason = label(role="reason", wrap=True)
@@ -259,7 +253,7 @@ class PeoplePage(QWidget):
         self.enable_button.clicked.connect(self.on_enable_clicked)
         self.submit_button.clicked.connect(self.on_submit_clicked)
         self.cancel_button.clicked.connect(self.on_cancel_clicked)
-        for field in (self.name, self.pin, self.pin_again, self.new_name, self.new_pin, self.new_pin_again):
+        for field in (self.name, self.pin, self.pin_again, self.new_name):
             field.returnPressed.connect(self.on_submit_clicked)
         for box in (self.role, self.new_role):
             on_enter(box, self.on_submit_clicked)
@@ -329,7 +323,6 @@ class PeoplePage(QWidget):
             Form.ADD: ("Add a person", f"They sign in at the till with this name and PIN. {BadPin.hint}"),
             Form.RENAME: (f"Rename {who}", "History and reports keep the name each record was written with."),
             Form.ROLE: (f"Change {who}'s role", "Managers approve refunds, large discounts and changes like these."),
-            Form.PIN: (f"A new PIN for {who}", f"It also unlocks and enables them. {BadPin.hint}"),
         }
         heading, hint = headings[form]
         self.form_heading.setText(heading or "Choose a person, then what to change")
@@ -337,9 +330,7 @@ class PeoplePage(QWidget):
             hint or "Nobody is ever deleted: history and reports still name them. Disable someone who has left."
         )
         self.submit_button.setText(
-            {Form.ADD: "Add", Form.RENAME: "Rename", Form.ROLE: "Change the role", Form.PIN: "Set the PIN"}.get(
-                form, "Save"
-            )
+            {Form.ADD: "Add", Form.RENAME: "Rename", Form.ROLE: "Change the role"}.get(form, "Save")
         )
         self.submit_button.setAccessibleName(self.submit_button.text())
         self.forms.setCurrentWidget(self.form_pages[form])
@@ -351,7 +342,7 @@ class PeoplePage(QWidget):
         """A fresh form (what another one held is gone: it was canceled)."""
         if self.terminal is None or (form is not Form.ADD and subject is None):
             return
-        for field in (self.name, self.pin, self.pin_again, self.new_name, self.new_pin, self.new_pin_again):
+        for field in (self.name, self.pin, self.pin_again, self.new_name):
             empty(field)
         self._show_form(form, subject)
         self.done.hide()
@@ -366,8 +357,6 @@ class PeoplePage(QWidget):
             other = Role.CASHIER if subject.role is Role.MANAGER else Role.MANAGER
             self.new_role.setCurrentIndex(self.new_role.findData(other))
             self.new_role.setFocus()
-        elif form is Form.PIN:
-            self.new_pin.setFocus()
 
     def _say(self, error: UserError | str | None) -> None:
         self.reason.setText(error.text() if isinstance(error, UserError) else (error or ""))
@@ -383,14 +372,31 @@ class PeoplePage(QWidget):
         self._open(Form.ROLE, self.selected())
 
     def on_pin_clicked(self) -> None:
-        self._open(Form.PIN, self.selected())
+        """A reset leaves the new PIN to the person, at their next sign-in at the till (until then no PIN opens)."""
+        terminal, person = self.terminal, self.selected()
+        if terminal is None or person is None or self.tasks.busy:
+            return
+        question = f"Reset {person.name}'s PIN?"
+        detail = "They choose a new one at their next sign-in at the till; until then nobody can sign in as them."
+
+        def reset() -> None:
+            self._change(
+                f"{question} {detail}",
+                lambda till, approval: till.reset_pin(person.name, None, approval),
+                lambda done: f"{done.name} sets a new PIN at their next sign-in.",
+            )
+
+        if terminal.till.may(Guarded.MANAGE_PEOPLE):
+            self.confirm_box = confirm(self, "Reset PIN", question, detail, reset)  # the prompt asks a cashier
+        else:
+            reset()
 
     def on_cancel_clicked(self) -> None:
         if self.form is not Form.NONE and not self.tasks.busy:
             self._open_none()
 
     def _open_none(self) -> None:
-        for field in (self.pin, self.pin_again, self.new_pin, self.new_pin_again):
+        for field in (self.pin, self.pin_again):
             empty(field)  # no PIN stays in a hidden field
         self._show_form(Form.NONE)
         self.table.setFocus()
@@ -431,14 +437,6 @@ class PeoplePage(QWidget):
                 f"Make {subject.name} a {role}?",
                 lambda till, approval: _now(till.set_role(subject.name, role, approval)),
                 lambda person: f"{person.name} is a {person.role} now.",
-                from_form=True,
-            )
-        elif form is Form.PIN:
-            pin = self._new_pin(self.new_pin, self.new_pin_again)
-            self._change(
-                f"Set a new PIN for {subject.name}?",
-                lambda till, approval: till.reset_pin(subject.name, pin, approval),
-                lambda person: f"{person.name} has a new PIN and can sign in with it.",
                 from_form=True,
             )
 
@@ -521,11 +519,10 @@ class PeoplePage(QWidget):
         self.submit_button.setEnabled(True)
         self.done.hide()
         self._say(error)
-        if isinstance(error, BadPin) and self.form in (Form.ADD, Form.PIN):
-            first, again = (self.pin, self.pin_again) if self.form is Form.ADD else (self.new_pin, self.new_pin_again)
-            empty(first)
-            empty(again)
-            first.setFocus()
+        if isinstance(error, BadPin) and self.form is Form.ADD:
+            empty(self.pin)
+            empty(self.pin_again)
+            self.pin.setFocus()
         elif self.form is Form.ADD:
             self.name.setFocus()
         elif self.form is Form.RENAME:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pos_terminal.domain.people import MAX_NAME, Approval, Guarded, Person
-from pos_terminal.domain.pins import BadPin
+from pos_terminal.domain.pins import BadPin, check_pin
 from pos_terminal.domain.sale import FINISHED, LOCKED
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.staff import PersonLocked
+from pos_terminal.services.staff import PersonLocked, PinAlreadySet, PinToSet
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
 from pos_terminal.ui.cashier_view import CHECK
@@ -95,18 +95,30 @@ class TillView(QWidget):
         self.people_group = QButtonGroup(self)
         self.people_group.setExclusive(True)
         self.pin = pin_field("PIN")
+        # after a manager's reset, the person chosen types their new PIN twice here (shown only then)
+        self.new_pin_text = label(role="hint", wrap=True)
+        self.new_pin_text.setAccessibleName("Choose your new PIN")
+        self.new_pin_text.hide()
+        self.pin_again = pin_field("The same new PIN again")
+        self.pin_again.setPlaceholderText("The same PIN again")
+        self.pin_again.hide()
         self.sign_in_button = button("&Sign in", role="primary", name="Sign in at the till")
         self.unlock_button = button("&Unlock…", name="Unlock with a manager's PIN")
         self.unlock_button.hide()
-        pin_row = QHBoxLayout()
-        pin_row.addWidget(self.pin, 2)
-        pin_row.addWidget(self.sign_in_button, 1)
+        pin_rows = QGridLayout()  # the PIN again under the PIN, as wide
+        pin_rows.setContentsMargins(0, 0, 0, 0)
+        pin_rows.addWidget(self.pin, 0, 0)
+        pin_rows.addWidget(self.sign_in_button, 0, 1)
+        pin_rows.addWidget(self.pin_again, 1, 0)
+        pin_rows.setColumnStretch(0, 2)
+        pin_rows.setColumnStretch(1, 1)
         sign_in = QWidget()
         sign_in_layout = QVBoxLayout(sign_in)
         sign_in_layout.addWidget(self.sign_in_heading)
         sign_in_layout.addWidget(self.open_check)
         sign_in_layout.addWidget(self.people_box)
-        sign_in_layout.addLayout(pin_row)
+        sign_in_layout.addWidget(self.new_pin_text)
+        sign_in_layout.addLayout(pin_rows)
         sign_in_layout.addWidget(self.unlock_button, 0, Qt.AlignmentFlag.AlignLeft)
 
         # --- the shift ---
@@ -155,7 +167,8 @@ class TillView(QWidget):
         self.create_button.clicked.connect(self.on_create_clicked)
         self.first_again.returnPressed.connect(self.on_create_clicked)
         self.sign_in_button.clicked.connect(self.on_sign_in_clicked)
-        self.pin.returnPressed.connect(self.on_sign_in_clicked)
+        self.pin.returnPressed.connect(self.on_pin_entered)
+        self.pin_again.returnPressed.connect(self.on_sign_in_clicked)
         self.unlock_button.clicked.connect(self.on_unlock_clicked)
         self.open_button.clicked.connect(self.on_open_shift_clicked)
         self.opening_float.returnPressed.connect(self.on_open_shift_clicked)
@@ -183,7 +196,7 @@ class TillView(QWidget):
         if self.mode is TillMode.FIRST_MANAGER and terminal.till.guarding:
             self.begin(terminal)  # the store brought this new till its people: no first manager to make here
             return
-        if self.mode is not TillMode.SIGN_IN or self.pin.text():
+        if self.mode is not TillMode.SIGN_IN or self.pin.text() or self.pin_again.text():
             return
         chosen = self.chosen.name if self.chosen is not None else None
         self._show_people(terminal)
@@ -233,6 +246,7 @@ class TillView(QWidget):
         else:
             self.open_check.hide()
         empty(self.pin)
+        self._ask_new_pin(None)
         self.unlock_button.hide()
         if len(people) == 1:
             self.person_buttons[0].setChecked(True)
@@ -249,11 +263,37 @@ class TillView(QWidget):
 
     # --- slots -----------------------------------------------------------------------------------
 
+    def _ask_new_pin(self, person: Person | None) -> None:
+        """The PIN fields for ``person``: their PIN, or, when a manager reset it, their new one twice."""
+        new = person is not None and person.pin_to_set
+        empty(self.pin_again)
+        if person is not None and new:
+            self.new_pin_text.setText(
+                f"Choose your new PIN, {person.name}: a manager reset it. Type it twice; nobody else sees it. "
+                f"{BadPin.hint}"
+            )
+        self.new_pin_text.setVisible(new)
+        self.pin_again.setVisible(new)
+        self.pin.setAccessibleName("New PIN" if new else "PIN")
+        self.pin.setPlaceholderText("New PIN" if new else "PIN")
+        self.sign_in_button.setText("&Set the PIN and sign in" if new else "&Sign in")
+        self.sign_in_button.setAccessibleName("Set the new PIN and sign in" if new else "Sign in at the till")
+
     def choose(self, person: Person) -> None:
+        if self.chosen is None or self.chosen.id != person.id or self.chosen.pin_to_set != person.pin_to_set:
+            empty(self.pin)
         self.chosen = person
         self._say(None)
+        self._ask_new_pin(person)
         self.unlock_button.setVisible(False)
         self.pin.setFocus()
+
+    def on_pin_entered(self) -> None:
+        """Return in the PIN field: sign in, or, for a new PIN, on to typing it again."""
+        if self.chosen is not None and self.chosen.pin_to_set and not self.pin_again.text():
+            self.pin_again.setFocus()
+            return
+        self.on_sign_in_clicked()
 
     def on_create_clicked(self) -> None:
         if self.terminal is None or self.tasks.busy:
@@ -276,15 +316,39 @@ class TillView(QWidget):
         if self.chosen is None:
             self._say("Choose your name first.")
             return
-        pin = self.pin.text()
+        person = self.chosen
+        pin, again = self.pin.text(), self.pin_again.text()
         empty(self.pin)
-        self.tasks.run(self._sign_in(self.terminal, self.chosen, pin), key="person", on_error=self._refused)
+        empty(self.pin_again)
+        if not person.pin_to_set:
+            self.tasks.run(self._sign_in(self.terminal, person, pin), key="person", on_error=self._refused)
+            return
+        try:
+            if pin != again:
+                raise BadPin("The two PINs differ.", hint="Type the same new PIN twice.")
+            check_pin(pin)
+        except BadPin as exc:
+            self._say(exc)
+            self.pin.setFocus()
+            return
+        self.tasks.run(self._set_pin(self.terminal, person, pin), key="person", on_error=self._refused)
 
     async def _sign_in(self, terminal: Terminal, person: Person, pin: str) -> None:
         await terminal.till.sign_in(person.name, pin)
         self._signed_in(terminal)
 
+    async def _set_pin(self, terminal: Terminal, person: Person, pin: str) -> None:
+        await terminal.till.set_pin_and_sign_in(person.name, pin)
+        self.messages.show_info(f"{person.name}'s new PIN is set.")
+        self._signed_in(terminal)
+
     def _refused(self, error: UserError) -> None:
+        terminal, chosen = self.terminal, self.chosen
+        if isinstance(error, PinToSet | PinAlreadySet) and terminal is not None and chosen is not None:
+            # a reset, or a PIN chosen on another till, came from the store meanwhile: ask for what is needed now
+            fresh = terminal.staff.book.get(chosen.id)
+            if fresh is not None:
+                self.choose(fresh)
         self._say(error)
         self.unlock_button.setVisible(isinstance(error, PersonLocked))
         self.pin.setFocus()

@@ -49,7 +49,14 @@ def signed_in(cli: CLI) -> None:
 def staffed(cli: CLI, pins: list[int]) -> None:
     first = cli("people", "add", MANAGER, "--role", "manager", "--new-pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
     assert first.code == 0, first.err
-    assert first.data == {"name": MANAGER, "role": "manager", "active": True, "locked": False, "lockedUntil": None}
+    assert first.data == {
+        "name": MANAGER,
+        "role": "manager",
+        "active": True,
+        "locked": False,
+        "lockedUntil": None,
+        "pinToSet": False,
+    }
     fd = pin_fd(pins, MANAGER_PIN, CASHIER_PIN)  # the manager's PIN, then the new one, on one descriptor
     added = cli("people", "add", CASHIER, "--as", MANAGER, "--pin-fd", fd, "--new-pin-fd", fd, json=True)
     assert added.code == 0, added.err
@@ -168,6 +175,42 @@ def test_a_locked_person_is_unlocked_by_a_manager(cli: CLI, pins: list[int]) -> 
     assert unlocked.code == 0 and not unlocked.data["locked"]
     disabled = cli("people", "disable", MANAGER, "--pin-fd", pin_fd(pins, MANAGER_PIN))
     assert disabled.code == 1 and "the only manager left" in disabled.err
+
+
+def test_a_reset_pin_is_chosen_at_the_till_and_no_pin_opens_until_then(
+    cli: CLI, pins: list[int], profile: Path
+) -> None:
+    signed_in(cli)
+    staffed(cli, pins)
+    reset = cli("people", "reset-pin", CASHIER, "--pin-fd", pin_fd(pins, MANAGER_PIN), json=True)
+    assert reset.code == 0, reset.err
+    assert reset.data["pinToSet"] is True and reset.data["active"] is True
+    said = cli("people", "list", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+    assert f"{CASHIER:<24} cashier  new PIN to set at the till" in said.out
+
+    # --as her: one sentence, before any PIN is read (the descriptor is left as it was), and nothing counted
+    fd = pin_fd(pins, CASHIER_PIN)
+    refused = cli("people", "list", "--as", CASHIER, "--pin-fd", fd)
+    assert refused.code == 1
+    assert refused.err_lines == [
+        f"{CASHIER} must choose a new PIN at the till before signing in, as a manager reset it."
+    ]
+    assert os.read(int(fd), 100) == f"{CASHIER_PIN}\n".encode()
+
+    # the old way stays for scripts: a manager gives the new PIN with --new-pin-fd
+    fd = pin_fd(pins, MANAGER_PIN, "135792468")
+    given = cli("people", "reset-pin", CASHIER, "--pin-fd", fd, "--new-pin-fd", fd, json=True)
+    assert given.code == 0, given.err
+    assert given.data["pinToSet"] is False
+    signs_in = cli("people", "list", "--as", CASHIER, "--pin-fd", pin_fd(pins, "135792468"))
+    assert signs_in.code == 1 and "is not a manager" in signs_in.err  # her PIN opened; a cashier may not list
+    with sqlite3.connect(profile / "data" / "journal.sqlite3") as db:
+        resets = [
+            json.loads(d) for a, d in db.execute("SELECT action, detail FROM audit ORDER BY id") if a == "PIN reset"
+        ]
+        wrong = db.execute("SELECT count(*) FROM audit WHERE action = 'wrong PIN'").fetchone()[0]
+    assert resets == [{"person": CASHIER, "newPin": "at the till"}, {"person": CASHIER, "newPin": "given"}]
+    assert wrong == 0
 
 
 def test_a_person_is_renamed_made_a_manager_disabled_and_enabled_again(

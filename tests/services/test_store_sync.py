@@ -17,10 +17,10 @@ import pytest
 import sqlalchemy as sa
 
 from pos_terminal.domain.details import StoreDetails
-from pos_terminal.domain.people import Role
+from pos_terminal.domain.people import PIN_TO_SET, Role
 from pos_terminal.domain.shift import DrawerCount
 from pos_terminal.services.catalog import drafts_of, load_catalog
-from pos_terminal.services.staff import PersonLocked, Staff, WrongPin
+from pos_terminal.services.staff import PersonLocked, PinToSet, Staff, WrongPin
 from pos_terminal.services.store_sync import StoreOffline, StoreSync, split_password
 from pos_terminal.store.database import StoreUnavailable
 from pos_terminal.store.journal import Journal
@@ -192,6 +192,59 @@ async def test_the_same_person_edited_on_two_tills_apart_ends_the_same_on_both(
     assert ana_one.active is False and ana_two.active is False
     [stored] = [p for p in rows(store, "person") if p["name"] == "Ana Cashier"]
     assert stored["active"] is False or stored["active"] == 0
+
+
+async def test_a_pin_reset_on_one_till_is_set_by_the_person_on_another_and_holds_on_both(
+    make_till: Callable[[str], Till], store: StoreTarget
+) -> None:
+    """A reset leaves the PIN to the person (docs/shifts.md): it travels with the person like any edit, no PIN opens
+    on any till until they choose one, and the PIN they choose on LANE-2 opens on LANE-1 after a sync."""
+    one, two = await joined(make_till, store, "LANE-1", "LANE-2")
+    await one.staff.add("Ana Cashier", Role.CASHIER, PIN, by=None)
+    await two.store.sync()
+    await one.staff.reset_pin("Ana Cashier", by="Maria Manager")
+    with pytest.raises(PinToSet):
+        await one.staff.verify("Ana Cashier", PIN)
+    assert (await two.staff.verify("Ana Cashier", PIN)).name == "Ana Cashier"  # LANE-2 has not heard of it yet
+    await one.store.sync()
+    await two.store.sync()
+    [stored] = rows(store, "person")
+    assert stored["pin_hash"] == PIN_TO_SET
+    assert two.staff.find("Ana Cashier").pin_to_set
+    with pytest.raises(PinToSet):
+        await two.staff.verify("Ana Cashier", PIN)  # the old PIN no longer opens here either
+
+    await two.staff.set_own_pin("Ana Cashier", "135790")
+    await two.store.sync()
+    await one.store.sync()
+    assert not one.staff.find("Ana Cashier").pin_to_set
+    assert (await one.staff.verify("Ana Cashier", "135790")).name == "Ana Cashier"
+    with pytest.raises(WrongPin):
+        await one.staff.verify("Ana Cashier", PIN)
+    [stored] = rows(store, "person")
+    assert stored["pin_hash"] not in (PIN_TO_SET, "135790") and stored["updated_by_till"] == "LANE-2"
+
+
+async def test_a_pin_chosen_on_two_tills_apart_is_the_later_one_on_both(
+    make_till: Callable[[str], Till], store: StoreTarget
+) -> None:
+    """Both tills heard of the reset, then lost the store; the person chose a PIN on each: the later choice is
+    their PIN everywhere (last writer wins per person, docs/store.md)."""
+    one, two = await joined(make_till, store, "LANE-1", "LANE-2")
+    await one.staff.add("Ana Cashier", Role.CASHIER, PIN, by=None)
+    await one.staff.reset_pin("Ana Cashier", by="Maria Manager")
+    await one.store.sync()
+    await two.store.sync()
+    await one.staff.set_own_pin("Ana Cashier", "111111")
+    later = datetime.now(UTC) + timedelta(seconds=1)
+    two.journal.now = lambda: later
+    await two.staff.set_own_pin("Ana Cashier", "222222")
+    await two.store.sync()  # the later choice reaches the store first
+    await one.store.sync()  # the earlier one arrives after it, and loses
+    for till in (one, two):
+        assert (await till.staff.verify("Ana Cashier", "222222")).name == "Ana Cashier"
+        with pytest.raises(WrongPin):
+            await till.staff.verify("Ana Cashier", "111111")
 
 
 def test_the_password_is_taken_out_of_the_address() -> None:

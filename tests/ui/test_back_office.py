@@ -5,6 +5,8 @@ on a receipt. Both pages fit at 1024×768 and 1920×1080."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,11 +23,13 @@ from pos_terminal.domain.sale import Phase
 from pos_terminal.errors import UserError
 from pos_terminal.reports.receipt import render_receipt
 from pos_terminal.services.reports import Reports
+from pos_terminal.services.staff import PinToSet
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.details_page import DetailsPage
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.people_page import Form, PeoplePage
+from pos_terminal.ui.till_view import TillMode
 from tests.store.postgres import StoreTarget
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
@@ -42,11 +46,13 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QWidget,
 )
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+NEW_PIN, OTHER_PIN = "24681357", "24681358"  # Ana's own choice after a reset, and a slip of the finger
 
 
 def nameless(page: QWidget) -> list[str]:
@@ -278,13 +284,6 @@ async def test_rename_role_disable_enable_unlock_and_the_tills_refusals(
     page.new_name.setText("   ")
     click(page.submit_button)
     assert page.reason.text().startswith("The name is empty.")
-    click(page.pin_button)
-    assert page.form_heading.text() == f"A new PIN for {ANA}"
-    QTest.keyClicks(page.new_pin, "12")
-    QTest.keyClicks(page.new_pin_again, "12")
-    click(page.submit_button)
-    assert page.reason.text() == "The PIN has 2 digits. A PIN is 4 to 12 digits."
-    assert page.new_pin.text() == "" and page.new_pin.hasFocus()
 
     # Five wrong PINs lock Ana; the page shows until when, and a manager unlocks her.
     for _ in range(5):
@@ -309,13 +308,8 @@ async def test_rename_role_disable_enable_unlock_and_the_tills_refusals(
     await settled(page)
     assert row(page, ANA)[2] == "Yes" and page.done.text() == f"{ANA} is enabled and can sign in again with their PIN."
 
-    # A new PIN, and a rename; then she signs in as herself with it.
-    click(page.pin_button)
-    QTest.keyClicks(page.new_pin, BEN_PIN)
-    QTest.keyClicks(page.new_pin_again, BEN_PIN)
-    QTest.keyClick(page.new_pin_again, Qt.Key.Key_Return)
-    await settled(page)
-    assert page.done.text() == f"{ANA} has a new PIN and can sign in with it."
+    # A PIN reset, and a rename; then she chooses her new PIN at the till and is signed in with it.
+    await reset_pin(page, ANA)
     click(page.rename_button)
     page.new_name.setText("Ana Smith")
     QTest.keyClick(page.new_name, Qt.Key.Key_Return)
@@ -324,7 +318,101 @@ async def test_rename_role_disable_enable_unlock_and_the_tills_refusals(
     assert len(changes) == 6
     actions = ("person unlocked", "person disabled", "person enabled", "PIN reset", "person renamed")
     assert all(audit(terminal, action)[0][0] == MANAGER for action in actions)
-    await switch_to(window, "Ana Smith", BEN_PIN)
+    await back_to_window(window)
+    QTest.keyClick(window, Qt.Key.Key_F12)
+    await set_pin_at_till(window, "Ana Smith", BEN_PIN)
+    await finish(window, host)
+
+
+async def back_to_window(window: MainWindow) -> None:
+    window.activateWindow()  # a prompt or a question was the active window until it closed
+    await until(window.isActiveWindow, what="the window active")
+
+
+async def reset_pin(page: PeoplePage, name: str) -> None:
+    """The manager at the till resets ``name``'s PIN: asked first, then told who sets the new one."""
+    choose(page, name)
+    click(page.pin_button)
+    box = page.confirm_box
+    assert box is not None and box.text() == f"Reset {name}'s PIN?"
+    assert box.informativeText().startswith("They choose a new one at their next sign-in at the till")
+    click(box.button(QMessageBox.StandardButton.Yes))
+    await settled(page)
+    assert page.done.text() == f"{name} sets a new PIN at their next sign-in.", page.reason.text()
+
+
+async def set_pin_at_till(window: MainWindow, name: str, pin: str) -> None:
+    """At the till's sign-in: tap the name, the new PIN, Enter, the same again, Enter: the workspace."""
+    till = window.till
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till's sign-in")
+    QTest.mouseClick(next(b for b in till.person_buttons if b.text().startswith(name)), Qt.MouseButton.LeftButton)
+    assert till.pin_again.isVisible() and till.sign_in_button.text() == "&Set the PIN and sign in"
+    QTest.keyClicks(till.pin, pin)
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    assert till.pin_again.hasFocus()
+    QTest.keyClicks(till.pin_again, pin)
+    QTest.keyClick(till.pin_again, Qt.Key.Key_Return)
+    await until(lambda: window.page is Page.WORKSPACE, what=f"{name} at the till")
+
+
+async def test_a_reset_pin_is_chosen_by_the_person_at_the_till_and_the_old_one_no_longer_opens(
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None
+    await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
+    page = await people_page(window)
+    assert row(page, ANA)[2] == "Yes"
+    await reset_pin(page, ANA)
+    assert row(page, ANA) == [ANA, "Cashier", "Yes: new PIN to set", ""]
+    pictures(window, "back-office-people-pin-reset", tmp_path)
+    assert audit(terminal, "PIN reset") == [(MANAGER, {"person": ANA, "newPin": "at the till"})]
+    for pin in (ANA_PIN, NEW_PIN):  # no PIN opens, and nothing counts towards a lock
+        with pytest.raises(PinToSet, match=f"^{ANA} must choose a new PIN at the till before signing in"):
+            await terminal.staff.verify(ANA, pin)
+    assert terminal.staff.find(ANA).wrong_pins == 0
+
+    await back_to_window(window)
+    QTest.keyClick(window, Qt.Key.Key_F12)
+    till = window.till
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till's sign-in")
+    assert not till.pin_again.isVisible() and not till.new_pin_text.isVisible()
+    QTest.mouseClick(next(b for b in till.person_buttons if b.text().startswith(ANA)), Qt.MouseButton.LeftButton)
+    assert till.new_pin_text.isVisible() and till.new_pin_text.text().startswith(f"Choose your new PIN, {ANA}")
+    assert till.pin.echoMode() is QLineEdit.EchoMode.Password
+    assert till.pin_again.echoMode() is QLineEdit.EchoMode.Password
+    pictures(window, "till-new-pin", tmp_path)
+
+    # Two different PINs, then one too short: refused there, nothing set, both fields emptied.
+    QTest.keyClicks(till.pin, NEW_PIN)
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    QTest.keyClicks(till.pin_again, OTHER_PIN)
+    QTest.keyClick(till.pin_again, Qt.Key.Key_Return)
+    assert till.error.text() == "The two PINs differ. Type the same new PIN twice."
+    assert till.pin.text() == till.pin_again.text() == "" and till.pin.hasFocus()
+    QTest.keyClicks(till.pin, "12")
+    QTest.keyClicks(till.pin_again, "12")
+    QTest.keyClick(till.pin_again, Qt.Key.Key_Return)
+    assert till.error.text() == "The PIN has 2 digits. A PIN is 4 to 12 digits."
+    assert window.page is Page.TILL and terminal.staff.find(ANA).pin_to_set and audit(terminal, "PIN set") == []
+
+    await set_pin_at_till(window, ANA, NEW_PIN)
+    assert terminal.till.actor == ANA and not terminal.staff.find(ANA).pin_to_set
+    assert audit(terminal, "PIN set") == [(ANA, {"person": ANA})]
+    with pytest.raises(UserError, match=f"^That is not {ANA}'s PIN"):
+        await terminal.staff.verify(ANA, ANA_PIN)
+    assert (await terminal.staff.verify(ANA, NEW_PIN)).name == ANA
+    with sqlite3.connect(terminal.journal_path) as journal:
+        hashes = [h for (h,) in journal.execute("SELECT pin_hash FROM person")]
+        logged = "\n".join(str(row) for row in journal.execute("SELECT * FROM audit"))
+    for secret in (ANA_PIN, NEW_PIN, OTHER_PIN, *hashes):
+        assert secret not in caplog.text and secret not in logged, "no PIN or hash in the logs"
     await finish(window, host)
 
 
