@@ -1034,7 +1034,12 @@ class Shift:
         self.click(dialog.close_button)
         view = window.reports
         started = time.monotonic()
-        await wait_for(lambda: view.paper is not None and not view.tasks.busy, "the Z report", 120)
+        # the close reads the held charges from the service first: it is done once the Z report is the one shown
+        await wait_for(
+            lambda: view.report is not None and view.report.shift is not None and not view.tasks.busy,
+            "the Z report",
+            120,
+        )
         report = view.report
         assert report is not None and report.shift is not None, view.status.text()
         section = report.shift
