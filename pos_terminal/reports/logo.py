@@ -56,9 +56,13 @@ def store_logo(data: bytes, name: str) -> bytes:
                 raise BadLogo(f"The logo {name} has no pixels.")
             picture.load()
             upright = ImageOps.exif_transpose(picture)
+    except Image.DecompressionBombError:  # a header claiming millions of pixels: Pillow stops at it
+        raise BadLogo(
+            f"The logo {name} is larger than {LOGO_FILE_PIXELS} × {LOGO_FILE_PIXELS} pixels."
+        ) from None
     except UnidentifiedImageError:
         raise BadLogo(f"The logo {name} is not a PNG or JPEG picture.") from None
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+    except (OSError, SyntaxError, ValueError):
         # Pillow's word for a broken PNG chunk is SyntaxError; for data that ends early, OSError.
         raise BadLogo(f"The logo {name} is damaged: its picture cannot be read whole.") from None
     grey = _on_white(upright)
