@@ -85,7 +85,14 @@ def details_of(values: dict[str, str | None], updated_by: str | None = None) -> 
     checked = {field: checked_detail(field, values.get(field) or "") for field in LIMITS}
     name = checked.pop("name")
     assert name is not None
-    return StoreDetails(name, **checked, updated_by=updated_by)
+    return StoreDetails(
+        name,
+        address=checked["address"],
+        tax_number=checked["tax_number"],
+        receipt_header=checked["receipt_header"],
+        receipt_footer=checked["receipt_footer"],
+        updated_by=updated_by,
+    )
 
 
 def logo_text(logo: bytes | None) -> str | None:
