@@ -57,9 +57,7 @@ def store_logo(data: bytes, name: str) -> bytes:
             picture.load()
             upright = ImageOps.exif_transpose(picture)
     except Image.DecompressionBombError:  # a header claiming millions of pixels: Pillow stops at it
-        raise BadLogo(
-            f"The logo {name} is larger than {LOGO_FILE_PIXELS} × {LOGO_FILE_PIXELS} pixels."
-        ) from None
+        raise BadLogo(f"The logo {name} is larger than {LOGO_FILE_PIXELS} × {LOGO_FILE_PIXELS} pixels.") from None
     except UnidentifiedImageError:
         raise BadLogo(f"The logo {name} is not a PNG or JPEG picture.") from None
     except (OSError, SyntaxError, ValueError):
@@ -81,4 +79,3 @@ def _on_white(picture: Image.Image) -> Image.Image:
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         return Image.alpha_composite(white, rgba).convert("L")
     return picture.convert("L")
-

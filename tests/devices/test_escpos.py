@@ -231,9 +231,7 @@ def a_logo(width: int = 300, height: int = 120) -> bytes:
     return store_logo(data.getvalue(), "logo.png")
 
 
-def test_a_receipt_with_the_store_s_logo_starts_with_it_centred_on_the_paper(
-    fake: FakePrinter, tmp_path: Path
-) -> None:
+def test_a_receipt_with_the_store_s_logo_starts_with_it_centred_on_the_paper(fake: FakePrinter, tmp_path: Path) -> None:
     receipt = replace(a_receipt("Ana"), logo=a_logo())
     slip = receipt_slip(receipt, MoneyFormat("en_AU", "AUD").format, UTC)
     assert Slip.from_json(slip.to_json()) == slip, "the print queue keeps the picture"
