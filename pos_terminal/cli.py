@@ -396,6 +396,11 @@ def _catalog_commands(commands: Any) -> None:
         ("--footer", "lines printed at the foot of every receipt"),
     ):
         details.add_argument(flag, metavar="TEXT", help=f"{text} (an empty TEXT removes it)")
+    logo = details.add_mutually_exclusive_group()
+    logo.add_argument(
+        "--logo", metavar="FILE", help="a PNG or JPEG printed above the store's name (at most 512 KB, 1024x1024 px)"
+    )
+    logo.add_argument("--no-logo", action="store_true", help="print no logo")
 
 
 def _store_commands(commands: Any) -> None:
@@ -1637,7 +1642,10 @@ async def _catalog_export(terminal: Any, args: argparse.Namespace, out: Output) 
 
 
 async def _details(terminal: Any, args: argparse.Namespace, out: Output) -> int:
+    from dataclasses import replace
+
     from pos_terminal.domain.details import LIMITS, details_of
+    from pos_terminal.reports.logo import read_logo
 
     given = {
         "name": args.name,
@@ -1648,23 +1656,39 @@ async def _details(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     }
     current = terminal.store.details.get()
     values = {field: getattr(current, field, None) for field in LIMITS}
-    if all(value is None for value in given.values()):
-        out.data(values)
+    logo = current.logo if current is not None else None
+    if all(value is None for value in given.values()) and args.logo is None and not args.no_logo:
+        out.data(values | {"logo": _logo_size(logo)})
         if current is None:
             out.line("The store has no details yet: set them with pos-terminal details --name NAME.")
         for field, value in values.items():
             if value:
                 out.line(f"{field.replace('_', ' ').capitalize():<16} {value}")
+        if logo:
+            out.line(f"{'Logo':<16} {_logo_size(logo)}")
         return EXIT_OK
     details = details_of(values | {field: value for field, value in given.items() if value is not None})
+    if args.logo is not None:
+        logo = read_logo(Path(args.logo))  # checked whole, before a manager is asked
+    elif args.no_logo:
+        logo = None
+    details = replace(details, logo=logo)
     person = await _act_as(terminal, args, manager=True)
     by = person.name if person else None
     if terminal.set_store_details(details, by=by):
         out.line("The store's details are changed" + (" for every till." if terminal.store.linked else "."))
     else:
         out.line("The store's details are already these: nothing changed.")
-    out.data({field: getattr(details, field) for field in LIMITS})
+    out.data({field: getattr(details, field) for field in LIMITS} | {"logo": _logo_size(details.logo)})
     return EXIT_OK
+
+
+def _logo_size(logo: bytes | None) -> str | None:
+    """A logo as a command shows it: its size in pixels (from the PNG's header), never its bytes."""
+    if logo is None:
+        return None
+    width, height = int.from_bytes(logo[16:20], "big"), int.from_bytes(logo[20:24], "big")
+    return f"{width} x {height} px"
 
 
 _SETTINGS_HANDLERS: dict[str, SettingsHandler] = {"setup": _setup, "config": _config}

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 from pos_terminal import assets
-from pos_terminal.domain.slip import Feed, Line, Qr, Rule, Slip
+from pos_terminal.domain.slip import Block, Feed, Line, Picture, Qr, Rule, Slip
 from pos_terminal.errors import ConfigError, UserError
 
 if TYPE_CHECKING:
@@ -290,9 +290,12 @@ class EscPosPrinter:
 
     # --- slips ------------------------------------------------------------------------------------------------
 
-    def _block(self, device: Escpos, block: Line | Rule | Feed | Qr) -> None:
+    def _block(self, device: Escpos, block: Block) -> None:
         columns = self.columns
-        if isinstance(block, Rule):
+        if isinstance(block, Picture):
+            device.set(align="left")
+            device.image(slip_picture(block.png, _paper_dots(device, columns)), impl="bitImageRaster", center=True)
+        elif isinstance(block, Rule):
             device.text("-" * columns + "\n")
         elif isinstance(block, Feed):
             device.text("\n" * block.lines)
@@ -336,6 +339,27 @@ def _own_width(device: Escpos, pixels: int) -> None:
         own = copy.deepcopy(data)
         own["media"]["width"]["pixels"] = pixels
         device.profile.profile_data = own
+
+
+def _paper_dots(device: Escpos, columns: int) -> int:
+    """How many dots wide the printer prints: its profile's width, or the width the slips are laid out in."""
+    pixels = device.profile.profile_data.get("media", {}).get("width", {}).get("pixels")
+    return pixels if isinstance(pixels, int) and pixels > 0 else columns * DOTS_PER_COLUMN
+
+
+def slip_picture(png: bytes, width: int) -> Image.Image:
+    """A slip's picture (a PNG) as the printer takes it: grey, at most ``width`` dots wide (made smaller when the
+    paper is narrower: a 58 mm roll); python-escpos dithers it to black dots and centres it on the paper."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png), formats=("PNG",)) as source:
+        picture = source.convert("L")
+    if picture.width > width:
+        height = max(1, round(picture.height * width / picture.width))
+        picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+    return picture
 
 
 def lay_out(line: Line, columns: int) -> list[str]:

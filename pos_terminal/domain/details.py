@@ -1,7 +1,14 @@
-"""The store's details: what receipts, reports and the customer display say about the store, each bounded."""
+"""The store's details: what receipts, reports and the customer display say about the store, each bounded.
+
+The logo is a picture kept as the tills print it (a grey PNG at most :data:`LOGO_DOTS` wide, made from the file a
+manager chose by :mod:`pos_terminal.reports.logo`); it travels between the journal and the store database as base64
+text, bounded by :data:`LOGO_STORED_LIMIT`.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from dataclasses import dataclass
 
 from pos_terminal.errors import UserError
@@ -18,8 +25,21 @@ LABELS = {
 }
 
 
+# The logo: a file a manager chooses may be this large; what is kept is at most LOGO_DOTS wide and high (48 mm on
+# an 80 mm roll at 203 dpi, within the 72 mm a roll prints), so a kept logo is far below LOGO_STORED_LIMIT.
+LOGO_FILE_LIMIT = 512 * 1024
+LOGO_FILE_PIXELS = 1024
+LOGO_DOTS = 384
+LOGO_STORED_LIMIT = 256 * 1024
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 class BadDetail(UserError):
     pass
+
+
+class BadLogo(BadDetail):
+    hint = "Choose a PNG or JPEG picture of at most 512 KB and 1024 × 1024 pixels."
 
 
 @dataclass(frozen=True)
@@ -32,6 +52,7 @@ class StoreDetails:
     receipt_header: str | None = None
     receipt_footer: str | None = None
     updated_by: str | None = None
+    logo: bytes | None = None  # a grey PNG as it prints (see LOGO_DOTS); None: no logo
 
     def head_lines(self) -> tuple[str, ...]:
         """What a receipt prints under the store's name: its address, tax number, then the header's lines."""
@@ -64,4 +85,31 @@ def details_of(values: dict[str, str | None], updated_by: str | None = None) -> 
     checked = {field: checked_detail(field, values.get(field) or "") for field in LIMITS}
     name = checked.pop("name")
     assert name is not None
-    return StoreDetails(name, **checked, updated_by=updated_by)
+    return StoreDetails(
+        name,
+        address=checked["address"],
+        tax_number=checked["tax_number"],
+        receipt_header=checked["receipt_header"],
+        receipt_footer=checked["receipt_footer"],
+        updated_by=updated_by,
+    )
+
+
+def logo_text(logo: bytes | None) -> str | None:
+    """The logo as the journal and the store database keep it: base64 text."""
+    return None if logo is None else base64.b64encode(logo).decode("ascii")
+
+
+def logo_of_text(text: str | None) -> bytes | None:
+    """The logo kept as ``text``; ValueError when it is not base64 of a PNG within :data:`LOGO_STORED_LIMIT`."""
+    if text is None:
+        return None
+    if len(text) > (LOGO_STORED_LIMIT + 2) // 3 * 4:
+        raise ValueError(f"a logo is at most {LOGO_STORED_LIMIT} bytes")
+    try:
+        data = base64.b64decode(text.encode("ascii"), validate=True)
+    except (UnicodeEncodeError, binascii.Error):
+        raise ValueError("a logo is base64 text") from None
+    if not data.startswith(PNG_SIGNATURE):
+        raise ValueError("a logo is a PNG")
+    return data

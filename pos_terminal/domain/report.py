@@ -299,6 +299,7 @@ class EndOfDayReport:
     cash_sales: tuple[CashSaleRow, ...] = ()  # this terminal's, from its journal; not in the service's figures
     shift: ShiftSection | None = None  # an X or Z report: the range is the shift's, and its drawer and people
     store: StoreDay | None = None  # the store's day: every till's shifts and drawers, and people across tills
+    logo: bytes | None = field(default=None, repr=False)  # the store's logo (a grey PNG), above its name on paper
 
     @property
     def cash_total(self) -> int:
@@ -550,6 +551,7 @@ class Receipt:
     extra: Mapping[str, str] = field(default_factory=dict)
     head: tuple[str, ...] = ()  # under the store's name: its address, tax number, receipt header
     foot: tuple[str, ...] = ()  # the store's receipt footer
+    logo: bytes | None = field(default=None, repr=False)  # the store's logo (a grey PNG), above its name
 
     @property
     def loyalty_adjustment(self) -> int:

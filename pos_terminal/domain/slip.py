@@ -12,6 +12,7 @@ format; times in local time, as on the PDF.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -67,7 +68,14 @@ class Qr:
     data: str
 
 
-Block = Line | Rule | Feed | Qr
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A picture printed centred, within the paper's width (the store's logo: a grey PNG)."""
+
+    png: bytes
+
+
+Block = Line | Rule | Feed | Qr | Picture
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +88,13 @@ class Slip:
     def text(self) -> str:
         """The words on the slip, a line each (for tests and logs)."""
         return "\n".join(
-            f"{b.left} {b.right}".strip() if isinstance(b, Line) else f"[QR {b.data}]" if isinstance(b, Qr) else ""
+            f"{b.left} {b.right}".strip()
+            if isinstance(b, Line)
+            else f"[QR {b.data}]"
+            if isinstance(b, Qr)
+            else "[picture]"
+            if isinstance(b, Picture)
+            else ""
             for b in self.blocks
         )
 
@@ -90,6 +104,8 @@ class Slip:
                 return {"line": b.left, "right": b.right, "bold": b.bold, "large": b.large, "center": b.center}
             if isinstance(b, Qr):
                 return {"qr": b.data}
+            if isinstance(b, Picture):
+                return {"picture": base64.b64encode(b.png).decode("ascii")}
             if isinstance(b, Feed):
                 return {"feed": b.lines}
             return {"rule": True}
@@ -113,6 +129,8 @@ class Slip:
                 )
             if "qr" in raw:
                 return Qr(str(raw["qr"]))
+            if "picture" in raw:
+                return Picture(base64.b64decode(str(raw["picture"]), validate=True))
             if "feed" in raw:
                 return Feed(int(raw["feed"]))
             if raw.get("rule"):
@@ -131,7 +149,8 @@ def _local(moment: datetime | None, tz: tzinfo | None, pattern: str = "%Y-%m-%d 
 def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | None = None) -> Slip:
     """The receipt of a completed or refunded transaction, as the PDF receipt shows it, with a QR code of its id."""
     r = receipt
-    blocks: list[Block] = [Line(r.merchant or "Receipt", large=True, center=True)]
+    blocks: list[Block] = [Picture(r.logo), Feed()] if r.logo else []
+    blocks.append(Line(r.merchant or "Receipt", large=True, center=True))
     blocks += [Line(line, center=True) for line in r.head]
     if not r.production:
         blocks.append(Line("SANDBOX - not a real payment", bold=True, center=True))

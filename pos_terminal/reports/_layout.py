@@ -20,9 +20,10 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, Image, PageTemplate, Paragraph, Spacer
 
 from pos_terminal.reports import fonts
 from pos_terminal.version import version
@@ -91,6 +92,24 @@ def styles(size: float) -> Styles:
         cell=ParagraphStyle("cell", parent=body, fontSize=size - 1, leading=(size - 1) * 1.2),
         cell_bold=ParagraphStyle("cell_bold", parent=body, fontName=fonts.BOLD, fontSize=size - 1),
     )
+
+
+LOGO_DPI = 203  # a receipt printer's dots per inch: the logo is as large on a PDF as on the roll
+LOGO_MAX_HEIGHT = 30 * mm
+
+
+def logo(png: bytes | None, available: float) -> list[Flowable]:
+    """The store's logo (a grey PNG) centred above its name, as large as the receipt printer prints it, within
+    ``available`` wide and LOGO_MAX_HEIGHT high; nothing when there is none."""
+    if not png:
+        return []
+    reader = ImageReader(io.BytesIO(png))
+    pixels_wide, pixels_high = reader.getSize()
+    width, height = pixels_wide * 25.4 * mm / LOGO_DPI, pixels_high * 25.4 * mm / LOGO_DPI
+    scale = min(1.0, available / width, LOGO_MAX_HEIGHT / height)
+    picture = Image(io.BytesIO(png), width=width * scale, height=height * scale)
+    picture.hAlign = "CENTER"
+    return [picture, Spacer(1, 2 * mm)]
 
 
 def para(text: str, style: ParagraphStyle) -> Paragraph:

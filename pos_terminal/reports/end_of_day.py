@@ -120,7 +120,8 @@ class _Paper:
 
     def _header(self) -> list[Flowable]:
         r = self.report
-        story: list[Flowable] = [L.para(r.title, self.s.title)]
+        story: list[Flowable] = L.logo(r.logo, self.width)
+        story.append(L.para(r.title, self.s.title))
         if not r.production:
             story.append(self._box("SANDBOX — test data from the sandbox service, not real money", L.RED))
             story.append(Spacer(1, 2 * mm))

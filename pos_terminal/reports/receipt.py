@@ -71,7 +71,8 @@ class _Receipt:
 
     def story(self) -> list[Flowable]:
         r, money = self.r, self.money
-        story: list[Flowable] = [L.para(r.merchant or "Receipt", self.s.title)]
+        story: list[Flowable] = L.logo(r.logo, self.width)
+        story.append(L.para(r.merchant or "Receipt", self.s.title))
         story += [L.para(line, self.s.small) for line in r.head]
         if not r.production:
             story.append(self._banner("SANDBOX — not a real payment", L.RED))

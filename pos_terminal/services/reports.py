@@ -234,7 +234,8 @@ class Reports:
         listed = await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id)
         audit = self.journal.audit_entries(period.start, period.end)
         cash = self.journal.cash_sales(period.start, period.end) if scope.covers(self.terminal_id) else []
-        return build_report(
+        details = self.details()
+        report = build_report(
             terminal_id=self.terminal_id,
             scope=scope,
             region=self.region,
@@ -244,10 +245,11 @@ class Reports:
             reported=reported,
             listed=[tx_row(t) for t in listed],
             audit=[audit_row(e, self.money) for e in audit],
-            merchant=self._merchant(self.details()),
+            merchant=self._merchant(details),
             lookback=self.lookback,
             cash_sales=[cash_sale_row(c) for c in cash if scope.covers(c.terminal_id)],
         )
+        return replace(report, logo=details.logo) if details is not None else report
 
     # --- receipts -------------------------------------------------------------------------------------------
 
@@ -284,6 +286,7 @@ class Reports:
             printed_at=self.now(),
             head=store.head_lines() if store is not None else (),
             foot=store.foot_lines() if store is not None else (),
+            logo=store.logo if store is not None else None,
         )
 
     def cash_receipt_of(self, check: Check, customer: str | None) -> CashReceipt:

@@ -265,7 +265,7 @@ class Terminal:
 
     def set_store_details(self, details: StoreDetails, *, by: str | None) -> bool:
         """Write the store's details (every till's, while this one is part of a store), with the old and new
-        values in the audit log; False when nothing changed."""
+        values in the audit log (of the logo, only whether there was one and is one); False when nothing changed."""
         before = self.store.details.get()
         if not self.store.details.set(replace(details, updated_by=by)):
             return False
@@ -275,6 +275,9 @@ class Terminal:
             for field in fields
             if getattr(before, field, None) != getattr(details, field)
         }
+        old_logo = before.logo if before is not None else None
+        if old_logo != details.logo:  # the log says that it changed; the picture itself is the store's, not the log's
+            changes["logo"] = ["a logo" if old_logo else None, "a new logo" if details.logo else None]
         self.journal.audit("store details changed", actor=by, terminal_id=self.settings.terminal_id, detail=changes)
         return True
 

@@ -9,7 +9,7 @@ record the tills share. Products and categories are never deleted: one that leav
 the catalog is made inactive, so a sale, a report or another till's queue that names
 it still finds it.
 
-The store's details (name, address, tax number, receipt header and footer) are one
+The store's details (name, address, tax number, receipt header and footer, logo) are one
 row, ``store_details``: the store's while the till is part of one, the till's own
 while it stands alone.
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pos_terminal.domain.details import StoreDetails
+from pos_terminal.domain.details import StoreDetails, logo_of_text, logo_text
 from pos_terminal.domain.people import name_key
 from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
 from pos_terminal.store.sqlite import transaction
@@ -99,10 +99,12 @@ DETAILS_FIELDS = (
     "receipt_header",
     "receipt_footer",
     "updated_by",
+    "logo",
     "version",
     "updated_at",
 )
-DETAIL_TEXTS = ("name", "address", "tax_number", "receipt_header", "receipt_footer", "updated_by")
+# The logo is base64 text here as in the store database (details.logo_text): every column is text.
+DETAIL_TEXTS = ("name", "address", "tax_number", "receipt_header", "receipt_footer", "updated_by", "logo")
 
 
 class CatalogBook:
@@ -388,6 +390,10 @@ class DetailsBook:
         if not rows:
             return None
         cells = _Cells(rows[0], self.journal.path, "store's details")
+        try:
+            logo = logo_of_text(cells.optional_text("logo"))
+        except ValueError as exc:
+            raise cells.damaged("logo", f"is not a picture the till keeps ({exc})") from None
         return StoreDetails(
             name=cells.text("name"),
             address=cells.optional_text("address"),
@@ -395,6 +401,7 @@ class DetailsBook:
             receipt_header=cells.optional_text("receipt_header"),
             receipt_footer=cells.optional_text("receipt_footer"),
             updated_by=cells.optional_text("updated_by"),
+            logo=logo,
         )
 
     def record(self) -> JsonObject | None:
@@ -404,7 +411,8 @@ class DetailsBook:
 
     def set(self, details: StoreDetails) -> bool:
         """Write ``details`` (queued for the store while the till is part of one); False when nothing changed."""
-        values = {name: getattr(details, name) for name in DETAIL_TEXTS}
+        values = {name: getattr(details, name) for name in DETAIL_TEXTS if name != "logo"}
+        values["logo"] = logo_text(details.logo)
         journal = self.journal
         with journal._lock, transaction(journal.conn):
             row = journal.conn.execute("SELECT * FROM store_details WHERE id = 1").fetchone()

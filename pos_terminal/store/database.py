@@ -143,6 +143,7 @@ from sqlalchemy.engine import Connection
 
 from pos_terminal.domain.barcode import BadCheckDigit, gtin_key
 from pos_terminal.domain.decode import decode_json
+from pos_terminal.domain.details import logo_of_text
 from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.people import Role, name_key
 from pos_terminal.errors import UserError
@@ -814,6 +815,7 @@ class StoreDatabase:
             "receipt_header": fields.optional_text("receipt_header"),
             "receipt_footer": fields.optional_text("receipt_footer"),
             "updated_by": fields.optional_text("updated_by"),
+            "logo": fields.logo("logo"),
         }
         stamp = fields.stamp(terminal_id)
         fields.done()
@@ -1208,6 +1210,15 @@ class _Fields:
 
     def optional_text(self, column: str) -> str | None:
         return None if self._get(column, None) is None else self.text(column)
+
+    def logo(self, column: str) -> str | None:
+        """A logo: base64 text of a PNG, at most LOGO_STORED_LIMIT bytes (domain.details.logo_of_text)."""
+        text = self.optional_text(column)
+        try:
+            logo_of_text(text)
+        except ValueError as exc:
+            raise ValueError(f"{self.kind}.{column} must be a logo: {exc}") from None  # not the value: it is long
+        return text
 
     def key(self, column: str) -> str:
         value = self.text(column)

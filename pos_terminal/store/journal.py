@@ -255,6 +255,11 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL
     );
     """,
+    # 8: the store's logo, as the store database keeps it (base64 of a grey PNG); a journal made at 7 by a
+    # development build gets the column too.
+    """
+    ALTER TABLE store_details ADD COLUMN logo TEXT;
+    """,
 ]
 
 

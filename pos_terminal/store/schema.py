@@ -102,6 +102,7 @@ store_info = sa.Table(
     sa.Column("receipt_footer", sa.Text),
     sa.Column("updated_by", sa.Text),  # the person who made the edit
     *_edits(),
+    sa.Column("logo", sa.Text),  # base64 of a grey PNG (domain.details.logo_text), after the edit columns: 0003
     sa.CheckConstraint("id = 1", name="single_row"),
     sa.CheckConstraint("version >= 1", name="version"),
 )

@@ -1,19 +1,24 @@
-"""The back office's details page: the store's name, address, tax number, receipt header and footer.
+"""The back office's details page: the store's name, address, tax number, receipt header and footer, and logo.
 
 They print at the head and the foot of every receipt and report. In a store they are the store's (every till
 prints them); on a till that stands alone, its own. Every field is bounded by
 :data:`~pos_terminal.domain.details.LIMITS`; Save checks them all first (one sentence naming the field), then asks
-for a manager, then writes them in one go: nothing is saved half-way. A preview beside the form shows the head
-and the foot of a receipt as they will print.
+for a manager, then writes them in one go: nothing is saved half-way. The logo is chosen in a file dialog
+(opened, never run as a loop of its own) and checked whole at once (:mod:`pos_terminal.reports.logo`); like
+the text it is saved with Save. A preview beside the form shows the head and the foot of a receipt as they will
+print, the logo above the name.
 """
 
 from __future__ import annotations
 
 import html
+from dataclasses import replace
+from pathlib import Path
 
 from pos_terminal.domain.details import LABELS, LIMITS, StoreDetails, details_of
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.errors import UserError
+from pos_terminal.reports.logo import read_logo
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
@@ -21,8 +26,9 @@ from pos_terminal.ui.tasks import Messages
 from pos_terminal.ui.widgets import BIG_BUTTON, button, label
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtGui import QFontDatabase, QPixmap, QTextCursor
 from PySide6.QtWidgets import (
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLineEdit,
@@ -34,6 +40,8 @@ from PySide6.QtWidgets import (
 
 FIELDS = tuple(LIMITS)  # name, address, tax number, receipt header, receipt footer: the order of the form
 ROLL = 42  # characters on a line of an 80 mm roll, as the preview wraps them
+ROLL_DOTS = 504  # a roll's 42 characters are 12 dots each: the logo in the preview is as wide on it as on paper
+THUMBNAIL = (160, 64)  # the logo beside its buttons in the form
 
 
 class BoundedText(QPlainTextEdit):
@@ -93,6 +101,14 @@ def preview_html(details: StoreDetails | None) -> str:
     return "<br>".join(lines)
 
 
+def logo_pixmap(logo: bytes | None) -> QPixmap:
+    """The kept logo (a PNG) as Qt draws it; an empty pixmap for none."""
+    pixmap = QPixmap()
+    if logo:
+        pixmap.loadFromData(logo, "PNG")
+    return pixmap
+
+
 class DetailsPage(QWidget):
     """Signals: ``changed()`` after a change was saved."""
 
@@ -105,6 +121,9 @@ class DetailsPage(QWidget):
         self.terminal: Terminal | None = None
         self.prompt: ManagerPrompt | None = None
         self.loaded: dict[str, str] = dict.fromkeys(FIELDS, "")  # as last read: what "unsaved" is measured against
+        self.logo: bytes | None = None  # as chosen here (saved with the rest)
+        self.loaded_logo: bytes | None = None
+        self.logo_dialog: QFileDialog | None = None
 
         self.name = QLineEdit()
         self.name.setPlaceholderText("Printed at the top of every receipt")
@@ -124,6 +143,21 @@ class DetailsPage(QWidget):
         }
         for field_name, field in self.fields.items():
             field.setAccessibleName(LABELS[field_name].capitalize())
+        self.logo_thumbnail = label()
+        self.logo_thumbnail.setAccessibleName("The store's logo")
+        self.logo_thumbnail.setFixedSize(*THUMBNAIL)
+        self.logo_thumbnail.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.logo_thumbnail.setFrameShape(QFrame.Shape.StyledPanel)
+        self.choose_logo_button = button("C&hoose…", name="Choose the store's logo (PNG or JPEG)")
+        self.remove_logo_button = button("Remove", name="Print no logo")
+        logo_row = QHBoxLayout()
+        logo_row.setContentsMargins(0, 0, 0, 0)
+        logo_row.addWidget(self.logo_thumbnail)
+        logo_row.addWidget(self.choose_logo_button)
+        logo_row.addWidget(self.remove_logo_button)
+        logo_row.addStretch(1)
+        logo_box = QWidget()
+        logo_box.setLayout(logo_row)
 
         form = widgets.form()
         form.addRow("&Name", self.name)
@@ -131,6 +165,7 @@ class DetailsPage(QWidget):
         form.addRow("&Tax number", self.tax_number)
         form.addRow("Receipt &header", self.receipt_header)
         form.addRow("Receipt &footer", self.receipt_footer)
+        form.addRow("&Logo", logo_box)
         widgets.level_labels(form)
         self.heading = label("The store's details", role="heading")
         self.scope = label(role="hint", wrap=True)
@@ -153,6 +188,11 @@ class DetailsPage(QWidget):
         paper = QFrame()
         paper.setFrameShape(QFrame.Shape.StyledPanel)
         paper_layout = QVBoxLayout(paper)
+        self.preview_logo = label()
+        self.preview_logo.setAccessibleName("The logo on a receipt")
+        self.preview_logo.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        self.preview_logo.hide()
+        paper_layout.addWidget(self.preview_logo)
         paper_layout.addWidget(self.preview)
         paper_layout.addStretch(1)
         roll = QScrollArea()
@@ -161,6 +201,7 @@ class DetailsPage(QWidget):
         roll.setFrameShape(QFrame.Shape.NoFrame)
         roll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         width = self.preview.fontMetrics().horizontalAdvance("M" * ROLL)
+        self.roll_width = width
         roll.setMinimumWidth(min(width + 40, 420))
         roll.setMaximumWidth(width + 60)
         side = QVBoxLayout()
@@ -185,6 +226,8 @@ class DetailsPage(QWidget):
 
         self.save_button.clicked.connect(self.on_save_clicked)
         self.revert_button.clicked.connect(self.on_revert_clicked)
+        self.choose_logo_button.clicked.connect(self.on_choose_logo_clicked)
+        self.remove_logo_button.clicked.connect(self.on_remove_logo_clicked)
         for field in (self.name, self.tax_number):
             field.returnPressed.connect(self.on_save_clicked)
             field.textChanged.connect(self._edited)
@@ -206,7 +249,7 @@ class DetailsPage(QWidget):
         return {name: field.text() for name, field in self.fields.items()}
 
     def unsaved(self) -> bool:
-        return self.values() != self.loaded
+        return self.values() != self.loaded or self.logo != self.loaded_logo
 
     def refresh(self, *, keep_edits: bool = True) -> None:
         """Show the details as saved now (another till may have changed them); what is being typed and not saved
@@ -214,16 +257,18 @@ class DetailsPage(QWidget):
         terminal = self.terminal
         current = terminal.store.details.get() if terminal is not None else None
         saved = {name: (getattr(current, name, None) or "") for name in FIELDS}
+        saved_logo = current.logo if current is not None else None
         if keep_edits and self.unsaved():
-            if saved != self.loaded:
+            if saved != self.loaded or saved_logo != self.loaded_logo:
                 self._say("The details were changed elsewhere meanwhile: Save to replace them, or Revert to see them.")
-            self.loaded = saved
+            self.loaded, self.loaded_logo = saved, saved_logo
         else:
-            self.loaded = saved
+            self.loaded, self.loaded_logo = saved, saved_logo
+            self.logo = saved_logo
             for name, field in self.fields.items():
                 field.setText(saved[name])
-        for field in self.fields.values():
-            field.setEnabled(terminal is not None)
+        for control in (*self.fields.values(), self.choose_logo_button):
+            control.setEnabled(terminal is not None)
         self.save_button.setEnabled(terminal is not None)
         self.revert_button.setEnabled(terminal is not None)
         if terminal is None:
@@ -233,6 +278,7 @@ class DetailsPage(QWidget):
         else:
             self.scope.setText("This till's details (it stands alone). A manager approves a change.")
         self._edited()
+        self._show_logo()
 
     # --- slots -----------------------------------------------------------------------------------
 
@@ -258,6 +304,53 @@ class DetailsPage(QWidget):
         self.reason.setText(error.text() if isinstance(error, UserError) else (error or ""))
         self.reason.setVisible(error is not None)
 
+    def _show_logo(self) -> None:
+        """The chosen logo beside its buttons and on the receipt's preview, as wide there as on the roll."""
+        pixmap = logo_pixmap(self.logo)
+        self.remove_logo_button.setEnabled(self.logo is not None and self.terminal is not None)
+        if pixmap.isNull():
+            self.logo_thumbnail.clear()
+            self.logo_thumbnail.setText("No logo")
+            self.preview_logo.clear()
+            self.preview_logo.hide()
+            return
+        mode = Qt.TransformationMode.SmoothTransformation
+        self.logo_thumbnail.setPixmap(
+            pixmap.scaled(THUMBNAIL[0] - 8, THUMBNAIL[1] - 8, Qt.AspectRatioMode.KeepAspectRatio, mode)
+        )
+        self.preview_logo.setPixmap(pixmap.scaledToWidth(max(1, pixmap.width() * self.roll_width // ROLL_DOTS), mode))
+        self.preview_logo.show()
+
+    def on_choose_logo_clicked(self) -> None:
+        """A file dialog, opened (the window goes on): the file chosen is checked at once."""
+        dialog = QFileDialog(
+            self, "Choose the store's logo", str(Path.home()), "Pictures (*.png *.jpg *.jpeg);;All files (*)"
+        )
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda chosen: self.choose_logo(Path(chosen)))
+        dialog.finished.connect(lambda _: setattr(self, "logo_dialog", None))
+        self.logo_dialog = dialog
+        dialog.open()
+
+    def choose_logo(self, path: Path) -> None:
+        """Make the picture at ``path`` the logo to save, or say in one sentence why it cannot be (the logo chosen
+        before stays)."""
+        self.done.hide()
+        try:
+            self.logo = read_logo(path)
+        except UserError as exc:
+            self._say(exc)
+            return
+        self._say(None)
+        self._show_logo()
+
+    def on_remove_logo_clicked(self) -> None:
+        self.done.hide()
+        self.logo = None
+        self._show_logo()
+
     def on_revert_clicked(self) -> None:
         self._say(None)
         self.done.hide()
@@ -270,7 +363,7 @@ class DetailsPage(QWidget):
             return
         self.done.hide()
         try:
-            details = details_of(dict(self.values()))
+            details = replace(details_of(dict(self.values())), logo=self.logo)
         except UserError as exc:
             self._say(exc)
             return

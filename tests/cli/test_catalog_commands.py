@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image
 from pypdf import PdfReader
 
 from pos_terminal.cli import main
@@ -138,10 +139,23 @@ def test_the_store_s_details_are_set_once_for_every_till(
         "tax_number": None,
         "receipt_header": None,
         "receipt_footer": "Ka kite!",
+        "logo": None,
     }
     cleared = cli("details", "--footer", "", base=lane_b)
     assert cleared.code == 0, cleared.err
     assert cli("details", json=True, base=lane_a).data["receipt_footer"] is None
+
+    # a logo: checked whole first (nothing changes when it is refused), then every till's
+    (tmp_path / "notes.png").write_text("not a picture")
+    refused = cli("details", "--logo", str(tmp_path / "notes.png"), base=lane_a)
+    assert refused.code == 1 and "The logo notes.png is not a PNG or JPEG picture." in refused.err
+    Image.new("L", (800, 400), 0).save(tmp_path / "logo.png")
+    with_logo = cli("details", "--logo", str(tmp_path / "logo.png"), json=True, base=lane_a)
+    assert with_logo.code == 0, with_logo.err
+    assert with_logo.data["logo"] == "384 x 192 px" and with_logo.data["name"] == "Café Nord"
+    assert cli("details", json=True, base=lane_b).data["logo"] == "384 x 192 px"
+    assert cli("details", "--no-logo", base=lane_b).code == 0
+    assert cli("details", json=True, base=lane_a).data["logo"] is None
 
 
 def test_a_receipt_names_the_store_and_prints_its_header_and_footer(

@@ -3,13 +3,16 @@ the glyph, the QR code of the transaction, the cut, the drawer kick, and the sta
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageDraw, ImageOps
 
 from pos_terminal.devices.escpos import EscPosPrinter, PrinterAddress, PrinterNotReady, PrinterState
 from pos_terminal.domain.lifecycle import TxState
@@ -17,6 +20,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import ModifierRow, Receipt, ReceiptLine
 from pos_terminal.domain.slip import Line, Slip, SlipKind, receipt_slip
 from pos_terminal.errors import ConfigError
+from pos_terminal.reports.logo import store_logo
 from tests.devices.fake_printer import Cut, FakePrinter, Kick, Mode, Picture, QrCode, Text, text_of
 from tests.devices.paper import render
 
@@ -216,3 +220,36 @@ def test_a_bundle_opens_usb_printers_with_the_libusb_it_carries(
 
     assert backend is not None
     assert backend.lib._name == str(tmp_path / library.name)
+
+
+def a_logo(width: int = 300, height: int = 120) -> bytes:
+    """A store's logo as the tills keep it: a black bar on white, made from a PNG file's bytes."""
+    picture = Image.new("RGB", (width, height), "white")
+    ImageDraw.Draw(picture).rectangle((20, 20, width - 21, height - 21), fill="black")
+    data = io.BytesIO()
+    picture.save(data, format="PNG")
+    return store_logo(data.getvalue(), "logo.png")
+
+
+def test_a_receipt_with_the_store_s_logo_starts_with_it_centred_on_the_paper(fake: FakePrinter, tmp_path: Path) -> None:
+    receipt = replace(a_receipt("Ana"), logo=a_logo())
+    slip = receipt_slip(receipt, MoneyFormat("en_AU", "AUD").format, UTC)
+    assert Slip.from_json(slip.to_json()) == slip, "the print queue keeps the picture"
+    printer_at(fake).print_slip(slip)
+    fake.wait_for(fake.jobs)
+
+    job = fake.jobs()[0]
+    assert not fake.unknown(), fake.unknown()
+    assert isinstance(job[0], Picture), job[0]
+    logo = job[0].image.convert("L")
+    assert logo.width == 576, "padded to the paper's width by the printer's centring"
+    ink = ImageOps.invert(logo).getbbox()
+    assert ink is not None
+    left, _, right, _ = ink
+    assert abs((left + right) / 2 - 576 / 2) <= 2, f"centred: ink from {left} to {right}"
+    assert right - left == 260, "as kept: never enlarged"
+    names = [e for e in job if isinstance(e, Text) and e.text]
+    assert names[0].text == "Harbour Café" and names[0].large, "the store's name under its logo"
+
+    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
+    assert render(job, folder / "receipt-escpos-logo.png").stat().st_size > 0

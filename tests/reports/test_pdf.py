@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from PIL import Image, ImageDraw
 from pypdf import PdfReader
 
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, ReportScope, TimeRange, TxRow, build_report
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.reports import raster
 from pos_terminal.reports.end_of_day import render
+from pos_terminal.reports.logo import store_logo
 from pos_terminal.reports.receipt import render_receipt
 from pos_terminal.services.reports import Reports
 from tests.reports.conftest import Day, expected_figures
@@ -194,3 +199,43 @@ def test_pages_render_to_rgba_images(day_report: EndOfDayReport) -> None:
     assert first.data[:4] == b"\xff\xff\xff\xff"  # white paper in the corner
     with pytest.raises(raster.UnreadablePdf):
         raster.render_pages(b"not a pdf")
+
+
+def images_on(data: bytes) -> list[list[str]]:
+    """Per page, the names of the image XObjects its resources hold."""
+    pages = PdfReader(io.BytesIO(data)).pages
+    result = []
+    for page in pages:
+        objects = page["/Resources"].get_object().get("/XObject")
+        found = objects.get_object() if objects is not None else {}
+        result.append([name for name, ref in found.items() if ref.get_object()["/Subtype"] == "/Image"])
+    return result
+
+
+async def test_the_store_s_logo_heads_the_receipt_and_both_layouts_of_the_report(
+    day: Day, open_terminal: Callable[..., Any], pdf_text: Callable[[bytes], list[str]], tmp_path: Path
+) -> None:
+    terminal = await open_terminal(day.server, terminal_id="LANE-1")
+    reports = Reports.for_terminal(terminal)
+    plain = render_receipt(await reports.receipt(day.ids["B1"]), money=MONEY, tz=SYDNEY)
+    assert images_on(plain) == [[]], "no logo, no picture"
+
+    picture = Image.new("RGB", (600, 240), "white")
+    ImageDraw.Draw(picture).ellipse((10, 10, 590, 230), fill="navy")
+    ImageDraw.Draw(picture).text((200, 100), "HARBOUR", fill="white", font_size=48)
+    file = io.BytesIO()
+    picture.save(file, format="JPEG")
+    logo = store_logo(file.getvalue(), "harbour.jpg")
+    assert terminal.set_store_details(StoreDetails("Harbour Café", "1 Quay St", logo=logo), by="Mere")
+
+    receipt = await reports.receipt(day.ids["B1"])
+    assert receipt.logo == logo
+    data = render_receipt(receipt, money=MONEY, tz=SYDNEY)
+    assert len(images_on(data)[0]) == 1, "the logo is a picture on the receipt"
+    assert flat(pdf_text(data)).startswith("Harbour Café"), "the name under the logo"
+    report = await reports.end_of_day(TimeRange.custom(day.start, day.end), ReportScope.all())
+    for layout in ("a4", "roll"):
+        assert len(images_on(render(report, layout, money=MONEY))[0]) == 1, layout
+
+    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
+    (folder / "receipt-logo.pdf").write_bytes(data)

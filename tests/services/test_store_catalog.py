@@ -6,15 +6,19 @@ store's, which follows every change the tills publish, and keeps selling from it
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.errors import UserError
+from pos_terminal.reports.logo import store_logo
 from pos_terminal.services.catalog import Catalog, CatalogEntry, catalog_of, drafts_of, load_catalog
 from pos_terminal.services.store_sync import StoreSync
 from pos_terminal.store.journal import Journal
@@ -205,6 +209,32 @@ async def test_the_store_s_details_travel_like_the_rest(make_till: Callable[...,
     assert details is not None and (details.address, details.tax_number) == ("2 Quay St", "12 345 678")
     [info] = rows(store, "store_info")
     assert (info["version"], info["updated_by_till"]) == (2, "LANE-2")
+
+
+async def test_the_store_s_logo_reaches_the_other_till_and_its_removal_too(
+    make_till: Callable[..., Till], store: StoreTarget
+) -> None:
+    first, second = make_till("LANE-1"), make_till("LANE-2")
+    await first.store.join(store.url, store.password)
+    await second.store.join(store.url, store.password)
+    picture = io.BytesIO()
+    Image.new("L", (640, 320), 40).save(picture, format="PNG")
+    logo = store_logo(picture.getvalue(), "nord.png")
+    assert first.store.details.set(StoreDetails("Café Nord", logo=logo))
+    assert not first.store.details.set(StoreDetails("Café Nord", logo=logo)), "the same picture is no change"
+    await first.store.sync()
+    [info] = rows(store, "store_info")
+    assert base64.b64decode(info["logo"]) == logo
+
+    assert (await second.store.sync()).details_changed
+    details = second.store.details.get()
+    assert details is not None and (details.name, details.logo) == ("Café Nord", logo)
+
+    assert second.store.details.set(replace(details, logo=None))
+    await second.store.sync()
+    assert (await first.store.sync()).details_changed
+    details = first.store.details.get()
+    assert details is not None and details.name == "Café Nord" and details.logo is None
 
 
 async def test_two_tills_apart_from_the_store_changing_one_price_end_with_the_later_change(

@@ -7,6 +7,7 @@ merge of edits and lockouts, the change log and its notifications.
 
 from __future__ import annotations
 
+import base64
 import socket
 import threading
 import time
@@ -21,6 +22,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
+from pos_terminal.domain.details import LOGO_STORED_LIMIT, PNG_SIGNATURE
 from pos_terminal.errors import UserError
 from pos_terminal.store import schema
 from pos_terminal.store.database import (
@@ -132,7 +134,7 @@ def test_init_creates_the_schema_and_again_changes_nothing(store_target: StoreTa
     assert again.init_schema() is SchemaState.CURRENT
     assert again.latest_seq() == 0
     with engine(again).connect() as conn:
-        assert MigrationContext.configure(conn).get_current_heads() == ("0002",)
+        assert MigrationContext.configure(conn).get_current_heads() == ("0003",)
 
 
 def test_the_migration_builds_the_tables_the_code_describes(store: StoreDatabase) -> None:
@@ -152,7 +154,7 @@ def test_a_schema_from_a_newer_version_is_refused_in_one_sentence(store_target: 
     with pytest.raises(StoreSchemaTooNew) as refused:
         later.init_schema()
     assert refused.value.sentence.startswith("The store database was set up by a newer pos-terminal")
-    assert_one_sentence(refused.value, "9999", "0002")
+    assert_one_sentence(refused.value, "9999", "0003")
     with pytest.raises(StoreSchemaTooNew):
         later.put("audit", {"id": "a-1", "at": AT, "action": "sign-in"}, terminal_id=T1)
     with engine(later).connect() as conn:
@@ -571,6 +573,27 @@ def test_the_store_s_details_are_one_record(store: StoreDatabase) -> None:
     assert (stored["receipt_footer"], stored["version"], stored["updated_by_till"]) == ("Thank you!", 2, T2)
     with pytest.raises(ValueError, match="id 1"):
         store.put("store_info", details | {"id": 2}, terminal_id=T1)
+
+
+def test_the_store_s_details_carry_a_logo_as_base64_of_a_png_within_its_bound(store: StoreDatabase) -> None:
+    logo = base64.b64encode(PNG_SIGNATURE + bytes(range(256)) * 40).decode("ascii")
+    details = {"name": "Café Nord", "logo": logo, "version": 0, "updated_at": AT}
+    assert store.put("store_info", details, terminal_id=T1) is True
+    stored = store.get("store_info", "1")
+    assert stored is not None and stored["logo"] == logo
+    removed = details | {"logo": None, "version": 1, "updated_at": AT + timedelta(1)}
+    assert store.put("store_info", removed, terminal_id=T2) is True
+    stored = store.get("store_info", "1")
+    assert stored is not None and stored["logo"] is None
+    later = {"version": 2, "updated_at": AT + timedelta(2)}
+    not_png = base64.b64encode(b"GIF89a" + bytes(100)).decode("ascii")
+    too_big = base64.b64encode(PNG_SIGNATURE + bytes(LOGO_STORED_LIMIT)).decode("ascii")
+    for bad, why in ((not_png, "a PNG"), (too_big, "at most"), ("not base64!", "base64"), (b"\x89PNG", "text")):
+        with pytest.raises(ValueError, match=why) as refused:
+            store.put("store_info", details | later | {"logo": bad}, terminal_id=T1)
+        assert len(str(refused.value)) < 200  # the sentence, never the picture
+    stored = store.get("store_info", "1")
+    assert stored is not None and stored["logo"] is None and stored["version"] == 2
 
 
 def test_a_till_joins_once_and_is_seen_since(store_target: StoreTarget) -> None:

@@ -5,6 +5,7 @@ on a receipt. Both pages fit at 1024×768 and 1920×1080."""
 
 from __future__ import annotations
 
+import io
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from PIL import Image, ImageDraw, ImageFont
 from pypdf import PdfReader
 
+from pos_terminal import assets
 from pos_terminal.app import AppHost
 from pos_terminal.domain.details import LIMITS
 from pos_terminal.domain.people import MAX_NAME, Role
@@ -467,6 +470,61 @@ async def test_the_stores_details_saved_in_the_page_print_on_a_receipt(
     await finish(window, host)
 
 
+def logo_file(path: Path) -> Path:
+    """A café's logo as a manager might have it: a dark badge with the name in white, a PNG of 600 × 240."""
+    picture = Image.new("RGB", (600, 240), "white")
+    draw = ImageDraw.Draw(picture)
+    draw.rounded_rectangle((8, 8, 592, 232), radius=60, fill=(30, 40, 70))
+    font = ImageFont.truetype(str(assets.path("fonts", "DejaVuSans-Bold.ttf")), 88)
+    draw.text((300, 120), "CAFÉ NORD", font=font, fill="white", anchor="mm")
+    picture.save(path, format="PNG")
+    return path
+
+
+async def test_a_manager_chooses_the_logo_in_a_file_dialog_saves_it_and_removes_it(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None
+    page = await details_page(window)
+    type_in(page.name, "Café Nord")
+    assert page.logo_thumbnail.text() == "No logo" and not page.remove_logo_button.isEnabled()
+
+    def choose_in_dialog(path: Path) -> None:
+        click(page.choose_logo_button)
+        dialog = page.logo_dialog
+        assert dialog is not None and dialog.isVisible() and dialog.isModal()
+        dialog.selectFile(str(path))
+        dialog.accept()
+
+    (tmp_path / "menu.png").write_text("Flat white 4.80")
+    choose_in_dialog(tmp_path / "menu.png")
+    assert page.reason.text().startswith("The logo menu.png is not a PNG or JPEG picture."), page.reason.text()
+    assert page.logo is None and not page.preview_logo.isVisible()
+
+    choose_in_dialog(logo_file(tmp_path / "nord.png"))
+    await until(lambda: page.logo_dialog is None, what="the dialog closed")
+    assert not page.reason.isVisible() and page.logo is not None
+    assert not page.logo_thumbnail.pixmap().isNull() and page.preview_logo.isVisible()
+    assert terminal.store.details.get() is None, "nothing is saved before Save"
+    click(page.save_button)
+    assert page.done.text() == "Saved: this till prints them from the next receipt."
+    saved = terminal.store.details.get()
+    assert saved is not None and saved.logo == page.logo and saved.name == "Café Nord"
+    assert Image.open(io.BytesIO(saved.logo)).size == (384, 154)
+    assert audit(terminal, "store details changed")[-1][1]["logo"] == [None, "a new logo"], "that it changed, no bytes"
+
+    assert page.remove_logo_button.isEnabled()
+    click(page.remove_logo_button)
+    assert page.logo_thumbnail.text() == "No logo" and page.unsaved()
+    click(page.save_button)
+    saved = terminal.store.details.get()
+    assert saved is not None and saved.logo is None and saved.name == "Café Nord"
+    assert audit(terminal, "store details changed")[-1][1] == {"logo": ["a logo", None]}
+    await finish(window, host)
+
+
 async def test_both_pages_fit_and_line_up_at_counter_sizes(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
@@ -501,6 +559,8 @@ async def test_both_pages_fit_and_line_up_at_counter_sizes(
     details.tax_number.setText("12-345-678")
     details.receipt_header.setText("Open every day 7–15\nBest coffee on the waterfront, since 1998")
     details.receipt_footer.setText("Thank you! Ka kite anō!\nReturns within 30 days with this receipt.")
+    details.choose_logo(logo_file(tmp_path / "nord.png"))
+    assert details.preview_logo.isVisible()
     for size in ((1024, 768), (1920, 1080)):
         window.resize(*size)
         QApplication.processEvents()
