@@ -77,6 +77,16 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     seen: list[str] = []
     terminal = host.terminal
     assert terminal is not None
+    QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    QTest.mouseClick(window.shifts.x_button, Qt.MouseButton.LeftButton)  # nothing completed yet
+    reports = window.reports
+    await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
+    assert reports.model.data(reports.model.index(0, 6)) == "matches (nothing completed)"
+    for size in SIZES:
+        await at(window, *size)
+        seen += [f"the X report's figures at {size}: {problem}" for problem in cut_text(window, reports.table)]
+    window.show_tab(Tab.CASHIER)
+
     choose(window, "Paige Wholeword")
     type_item(window, "Scone", "4.00")
     QTest.keyClick(window, Qt.Key.Key_F8)
@@ -105,13 +115,6 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
                 f"Shifts at {size}: {shifts.model.headers[widest]!r} takes {header.sectionSize(widest)} of "
                 f"{shifts.table.viewport().width()} px"
             )
-
-    QTest.mouseClick(shifts.x_button, Qt.MouseButton.LeftButton)
-    reports = window.reports
-    await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
-    for size in SIZES:
-        await at(window, *size)
-        seen += [f"the X report's figures at {size}: {problem}" for problem in cut_text(window, reports.table)]
 
     window.report_tabs.setCurrentWidget(shifts)
     QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
