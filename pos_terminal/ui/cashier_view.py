@@ -1057,6 +1057,7 @@ class CashierView(QWidget):
             self.messages.show_error(exc, topic=CHECK)
             return
         empty(self.customers.search)
+        empty(self.products.search)  # the last check's filter would hide most products from the next one
         self.show_check()
         self.entry_tabs.setCurrentWidget(self.products)
         self.customers.focus_search()

@@ -336,6 +336,8 @@ def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Cal
     box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
     box.setDefaultButton(QMessageBox.StandardButton.No)
     box.setEscapeButton(QMessageBox.StandardButton.No)
+    for answer in box.buttons():  # the stock buttons were about 70×22 px: too small for a finger
+        answer.setMinimumSize(120, BUTTON)
     box.finished.connect(lambda result: on_yes() if result == QMessageBox.StandardButton.Yes.value else None)
     box.open()
     return box
