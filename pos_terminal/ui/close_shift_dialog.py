@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
 MOST = 99_999  # of one note or coin
 
 

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
-    QStyle,
     QSizePolicy,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )

@@ -19,7 +19,6 @@ from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QVBoxLayout, QWidget
 
-
 FORM_WIDTH = 960  # the page's text and QR code at most, margins included
 
 

@@ -20,7 +20,7 @@ from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
 from tests.conftest import new_checked_in_customer
-from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.conftest import finish, signed_in_window, until
 from tests.ui.layout import cut_text
 from tests.ui.test_cashier_flow import choose, type_item
 
@@ -61,7 +61,10 @@ async def test_the_cashiers_screen_shows_every_word_whole(
     for size in SIZES:
         await at(window, *size)
         assert "member M-10485760" in cashier.customer_text.text()
-        seen += [f"a member, a long name and a large amount, at {size}: {problem}" for problem in cut_text(window, shortened=listing)]
+        seen += [
+            f"a member, a long name and a large amount, at {size}: {problem}"
+            for problem in cut_text(window, shortened=listing)
+        ]
         cashier.entry_tabs.setCurrentIndex(1)
         seen += [f"the keypad at {size}: {problem}" for problem in cut_text(window, shortened=listing)]
         cashier.entry_tabs.setCurrentIndex(0)
@@ -159,3 +162,41 @@ async def test_setup_and_sign_in_keep_their_fields_readable_and_whole(
         assert abs(middle - window.width() / 2) < 40, f"sign-in is off centre at {size}"
     assert seen == [], "\n".join(seen)
     await finish(window, host, wait=False)
+
+
+async def test_touch_targets_and_the_smaller_things(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Ctrl+N's Yes and No and the drawer count's steppers are finger-sized; the product search starts empty on
+    the next check; the product grid shows no scroll bar when every product fits."""
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    catalog = cashier.products.catalog
+    assert catalog is not None
+    await at(window, 1920, 1080)
+    assert not cashier.products.grid_scroll.verticalScrollBar().isVisible(), "every product fits at 1920 px"
+    QTest.keyClicks(cashier.products.search, "white")
+    await until(lambda: len(cashier.products.visible_entries()) < len(catalog), what="filtered")
+    QTest.mouseClick(cashier.products.shown[0], Qt.MouseButton.LeftButton)
+    QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    box = cashier.confirmation
+    assert box is not None and box.isVisible()
+    for answer in box.buttons():
+        assert answer.width() >= 100 and answer.height() >= 40, (answer.text(), answer.size())
+    QTest.mouseClick(box.button(box.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
+    assert cashier.products.search.text() == ""
+    assert len(cashier.products.visible_entries()) == len(catalog)
+
+    QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
+    dialog = window.close_dialog
+    assert isinstance(dialog, CloseShiftDialog)
+    less, more = dialog.steppers[5000]
+    assert min(less.width(), less.height(), more.width(), more.height()) >= 40
+    QTest.mouseClick(more, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(more, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(less, Qt.MouseButton.LeftButton)
+    assert dialog.spins[5000].value() == 1 and dialog.total.text() == "Cash counted: $50.00"
+    dialog.reject()
+    await finish(window, host)
