@@ -345,8 +345,8 @@ class CashierView(QWidget):
         return page
 
     def _ticket(self, ticket: QWidget) -> QWidget:
-        self.customer_text = ElidedLabel("No customer chosen")
-        self.customer_text.setProperty("role", "heading")
+        # wraps rather than shortens: a long name with its member number is read whole at 1024 px
+        self.customer_text = label("No customer chosen", role="heading", wrap=True)
         self.customer_text.setAccessibleName("Customer of the check")
 
         self.lines = CheckModel(self)
@@ -356,12 +356,13 @@ class CashierView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # a long item name wraps onto a second line beside a large amount, rather than shrinking to "Fla…"
+        self.table.setWordWrap(True)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setMinimumHeight(96)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(34)
+        self.table.verticalHeader().setMinimumSectionSize(34)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
             self.table.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -1056,6 +1057,7 @@ class CashierView(QWidget):
             self.messages.show_error(exc, topic=CHECK)
             return
         empty(self.customers.search)
+        empty(self.products.search)  # the last check's filter would hide most products from the next one
         self.show_check()
         self.entry_tabs.setCurrentWidget(self.products)
         self.customers.focus_search()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.shift import DrawerCount, Shift, denominations, is_note
 from pos_terminal.errors import UserError
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import BUTTON, LABEL_SLACK, button, label
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -21,10 +21,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
+
+MOST = 99_999  # of one note or coin
 
 
 class CloseShiftDialog(QDialog):
@@ -51,6 +54,7 @@ class CloseShiftDialog(QDialog):
         )
         self.spins: dict[int, QSpinBox] = {}
         self.line_totals: dict[int, QLabel] = {}
+        self.steppers: dict[int, tuple[QPushButton, QPushButton]] = {}
         grid = QGridLayout()
         values = denominations(money.currency)
         columns = {True: 0, False: 5}  # notes on the left, coins on the right, a gap between
@@ -62,17 +66,36 @@ class CloseShiftDialog(QDialog):
             note = is_note(money.currency, value)
             rows[note] += 1
             spin = QSpinBox()
-            spin.setRange(0, 99_999)
+            spin.setRange(0, MOST)
             spin.setAccessibleName(f"Count of {money.format(value)}")
-            spin.setMinimumWidth(90)
+            # typed, or stepped with buttons a finger can hit: the spin box's own arrows were 10 px
+            spin.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)
+            spin.setAlignment(Qt.AlignmentFlag.AlignRight)
+            spin.ensurePolished()
+            spin.setMinimumSize(max(72, spin.minimumSizeHint().width()), BUTTON)
+            less = button("−", name=f"One {money.format(value)} less")
+            more = button("+", name=f"One {money.format(value)} more")
+            for step, by in ((less, -1), (more, +1)):
+                step.setFixedSize(BUTTON, BUTTON)
+                step.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes from count to count
+                step.setAutoRepeat(True)
+                step.clicked.connect(lambda _=False, s=spin, b=by: s.setValue(s.value() + b))
+            stepper = QHBoxLayout()
+            stepper.setSpacing(4)
+            stepper.addWidget(less)
+            stepper.addWidget(spin)
+            stepper.addWidget(more)
             line = label(money.format(0))
             line.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            line.setMinimumWidth(90)
+            line.ensurePolished()  # measured in the style sheet's font
+            # room for the most that can be counted, so no total loses its "$" nor moves the grid
+            line.setMinimumWidth(line.fontMetrics().horizontalAdvance(money.format(value * MOST)) + LABEL_SLACK)
             column, row = columns[note], rows[note]
             grid.addWidget(label(money.format(value)), row, column)
             grid.addWidget(label("×"), row, column + 1)
-            grid.addWidget(spin, row, column + 2)
+            grid.addLayout(stepper, row, column + 2)
             grid.addWidget(line, row, column + 3)
+            self.steppers[value] = (less, more)
             spin.valueChanged.connect(self.on_count_changed)
             self.spins[value] = spin
             self.line_totals[value] = line

@@ -146,7 +146,7 @@ class CustomerPanel(QWidget):
         self.customers: Customers | None = None
         self.model = CustomerModel(self)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Name, member or check-in no. (F2)")
+        self.search.setPlaceholderText("Find a customer (F2)")  # the tool tip says by what; it fits at 1024 px
         self.search.setToolTip("Find a customer by name, member number or check-in number (F2)")
         self.search.setAccessibleName("Find customer")
         self.search.setMaxLength(MAX_TYPED_NAME)

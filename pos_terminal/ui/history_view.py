@@ -33,7 +33,9 @@ from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label
 
 from PySide6.QtCore import (
+    QEvent,
     QObject,
+    Qt,
     Signal,
 )
 from PySide6.QtWidgets import (
@@ -53,6 +55,7 @@ from PySide6.QtWidgets import (
 log = logging.getLogger(__name__)
 
 HEADERS = ("Created", "State", "Customer", "Charged", "Terminal", "Transaction")
+ID_COLUMN = HEADERS.index("Transaction")
 Listed = Transaction | TransactionRow  # a row as listed, or the whole record once it was read
 
 
@@ -95,6 +98,11 @@ class TransactionModel(ReadOnlyTableModel[Listed]):
             t.transaction_id,
         )[column]
 
+    def style(self, t: Listed, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole:  # the id, also where its column is left out for room
+            return f"Transaction {t.transaction_id}"
+        return None
+
 
 CHARGED_STATES = (TxState.COMPLETE, TxState.REFUNDED)
 
@@ -111,16 +119,18 @@ def detail_html(t: Transaction, money: MoneyFormat) -> str:
     def when(moment: datetime | None) -> str:
         return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S") if moment else "—"
 
+    # an id under its name, across both columns: beside it, it left the names a sliver and broke them in two
+    # ("Transactio/n") at 1024 px; a name never wraps, a value wraps between words
+    ids = [("Transaction", t.transaction_id), ("Reference", t.ref_id or "—")]
     rows = [
-        ("Transaction", t.transaction_id),
         ("State", t.state.value),
         ("Customer", t.customer.display_name if t.customer else "—"),
         ("Terminal", t.terminal_id or "—"),
-        ("Reference", t.ref_id or "—"),
         ("Created", when(t.created)),
         ("Completed", when(t.completed)),
     ]
-    lines = [f"<tr><td><b>{escape(k)}</b></td><td style='white-space: nowrap'>{escape(v)}</td></tr>" for k, v in rows]
+    lines = [f"<tr><td colspan='2'><b>{escape(k)}</b><br>{escape(v)}</td></tr>" for k, v in ids]
+    lines += [f"<tr><td style='white-space: nowrap'><b>{escape(k)}</b></td><td>{escape(v)}</td></tr>" for k, v in rows]
     for item in t.items:
         lines.append(
             f"<tr><td>{item.quantity} × {escape(item.name or '')}</td>"
@@ -153,7 +163,9 @@ def detail_html(t: Transaction, money: MoneyFormat) -> str:
     else:
         figures.append(("Charged", "nothing yet: the amount is reserved until it is completed"))
     for name, shown in figures:
-        lines.append(f"<tr><td><b>{escape(name)}</b></td><td align='right'>{escape(shown)}</td></tr>")
+        lines.append(
+            f"<tr><td style='white-space: nowrap'><b>{escape(name)}</b></td><td align='right'>{escape(shown)}</td></tr>"
+        )
     return "<table cellspacing='4'>" + "".join(lines) + "</table>"
 
 
@@ -197,6 +209,9 @@ class HistoryView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(36)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.viewport().installEventFilter(self)
+        self.model.modelReset.connect(self._fit_columns)
         self.detail = QTextBrowser()
         self.detail.setAccessibleName("Transaction detail")
         self.complete_button = button("Complete", name="Complete selected transaction")
@@ -236,6 +251,21 @@ class HistoryView(QWidget):
         self.refund_button.clicked.connect(self.ask_refund)
         self.other.hide()
         self.show_row(-1)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_columns()
+        return False
+
+    def _fit_columns(self) -> None:
+        """The transaction id, the longest column, is left out of the list where it would make the list scroll
+        sideways (at 1024 px): the detail beside the list shows it whole, and so does the row's tool tip."""
+        room = self.table.viewport().width()
+        needed = sum(
+            max(self.table.sizeHintForColumn(c), self.table.horizontalHeader().sectionSizeHint(c))
+            for c in range(len(HEADERS))
+        )
+        self.table.setColumnHidden(ID_COLUMN, needed > room)
 
     def attach(self, terminal: Terminal) -> None:
         self.terminal = terminal

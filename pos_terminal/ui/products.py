@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -158,7 +159,9 @@ class ProductPanel(QWidget):
         self.grid_scroll.setWidgetResizable(True)
         self.grid_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.grid_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.grid_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        # shown only when some product lies below; the columns are counted as if it were (_room), so it coming
+        # or going never reflows the tiles
+        self.grid_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.none_found = label(role="hint", wrap=True)
         self.none_found.setAccessibleName("No product found")
         self.none_found.setParent(self.catalog_box)  # never a window of its own, even for a moment
@@ -290,8 +293,14 @@ class ProductPanel(QWidget):
         ]
         self._flow()
 
+    def _room(self) -> int:
+        """The grid's width with the scroll bar's room kept, whether it shows or not."""
+        bar = self.grid_scroll.verticalScrollBar()
+        extent = self.grid_scroll.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, bar)
+        return self.grid_scroll.viewport().width() - (0 if bar.isVisible() else extent)
+
     def _flow(self) -> None:
-        room = self.grid_scroll.viewport().width() or self.width()
+        room = self._room() if self.grid_scroll.viewport().width() else self.width()
         self.columns = max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing()))
         for tile in self.tiles:
             self.grid.removeWidget(tile)
@@ -325,7 +334,7 @@ class ProductPanel(QWidget):
         super().resizeEvent(event)
         self._flow_categories()
         self._size_tiles()
-        room = self.grid_scroll.viewport().width()
+        room = self._room()
         if max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing())) != self.columns:
             self._flow()
 

@@ -259,6 +259,10 @@ class ReportsView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(34)
+        # the check ("matches (nothing completed)"), last, wraps onto a second line where the half is narrow
+        self.table.verticalHeader().setMinimumSectionSize(34)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.verticalHeader().sectionResized.connect(lambda *_: self.fit_table())
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.reconciliation = QLabel()
@@ -515,10 +519,11 @@ class ReportsView(QWidget):
 
     def fit_table(self) -> None:
         """As tall as its rows (up to ten), so the reconciliation sits right under the figures."""
-        rows = max(1, min(self.model.rowCount(), 10))
+        shown = min(self.model.rowCount(), 10)
+        rows = sum(self.table.rowHeight(row) for row in range(shown))
         header = self.table.horizontalHeader().sizeHint().height()
         self.table.setFixedHeight(
-            header + rows * self.table.verticalHeader().defaultSectionSize() + 2 * self.table.frameWidth()
+            header + max(rows, self.table.verticalHeader().defaultSectionSize()) + 2 * self.table.frameWidth()
         )
 
     async def _render(self, report: EndOfDayReport, money: MoneyFormat) -> None:

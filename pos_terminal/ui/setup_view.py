@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from pos_terminal.paths import Paths
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
+
+FORM_WIDTH = 720  # the setup's fields at most, margins included
 
 LOCALES = ("en_AU", "en_NZ", "en_GB", "en_SG", "en_US", "de_DE", "fr_FR")
 CURRENCIES = ("AUD", "NZD", "GBP", "SGD", "USD", "EUR")
@@ -50,7 +52,15 @@ class SetupView(QWidget):
         self._paths = paths
         self.tasks = Tasks(messages, self)
         self.joined: StoreStatus | None = None
-        layout = QVBoxLayout(self)
+        # the fields keep a width a person reads across, centred: at 1920 px they stretched to about 1,260 px
+        self.form_box = QWidget(self)
+        self.form_box.setMaximumWidth(FORM_WIDTH)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addStretch(1)
+        outer.addWidget(self.form_box, 100)
+        outer.addStretch(1)
+        layout = QVBoxLayout(self.form_box)
         layout.setContentsMargins(48, 32, 48, 32)
         layout.addWidget(label("Welcome to pos-terminal", role="heading"))
         layout.addWidget(

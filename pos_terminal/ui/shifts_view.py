@@ -13,11 +13,11 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.shift import Shift
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.table_model import ReadOnlyTableModel
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import button, label, spread_columns
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QTableView, QVBoxLayout, QWidget
 
 HEADERS = ("Shift", "Opened", "By", "Float", "Closed", "By", "Counted", "Expected", "Over / short")
 RED = QColor("#b3261e")
@@ -82,8 +82,7 @@ class ShiftsView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(34)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        spread_columns(self.table)  # "Over / short", stretched last, took 70% of the table at 1920 px
         actions = QHBoxLayout()
         for widget in (self.open_button, self.x_button, self.close_button):
             actions.addWidget(widget)

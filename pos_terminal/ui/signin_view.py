@@ -19,6 +19,8 @@ from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QVBoxLayout, QWidget
 
+FORM_WIDTH = 960  # the page's text and QR code at most, margins included
+
 
 class SignInState(StrEnum):
     STARTING = "starting"
@@ -100,7 +102,15 @@ class SignInView(QWidget):
         text.addWidget(self.file_store_button)
         text.addStretch(1)
         text.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignLeft)
-        grid = QGridLayout(self)
+        # the code, its address and the QR code together and centred: at 1920 px they spread over 1,260 px
+        self.form_box = QWidget(self)
+        self.form_box.setMaximumWidth(FORM_WIDTH)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addStretch(1)
+        outer.addWidget(self.form_box, 100)
+        outer.addStretch(1)
+        grid = QGridLayout(self.form_box)
         grid.setContentsMargins(48, 32, 48, 32)
         grid.addLayout(text, 0, 0)
         grid.addWidget(self.qr, 0, 1, Qt.AlignmentFlag.AlignTop)

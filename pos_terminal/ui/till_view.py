@@ -147,6 +147,13 @@ class TillView(QWidget):
 
         self.error = label(role="reason", wrap=True)
         self.error.setAccessibleName("Why not")
+        # its room is kept for two lines, shown or not: a refused PIN moved the page under the cashier's finger
+        self.error.ensurePolished()
+        self.error.setMinimumHeight(2 * self.error.fontMetrics().lineSpacing() + 4)
+        self.error.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        kept = self.error.sizePolicy()
+        kept.setRetainSizeWhenHidden(True)
+        self.error.setSizePolicy(kept)
         self.error.hide()
         self.stack = QStackedWidget()
         self.pages = {TillMode.FIRST_MANAGER: first, TillMode.SIGN_IN: sign_in, TillMode.OPEN_SHIFT: shift}

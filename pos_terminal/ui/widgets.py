@@ -14,11 +14,13 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QTableView,
     QWidget,
 )
 
@@ -334,6 +336,44 @@ def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Cal
     box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
     box.setDefaultButton(QMessageBox.StandardButton.No)
     box.setEscapeButton(QMessageBox.StandardButton.No)
+    for answer in box.buttons():  # the stock buttons were about 70×22 px: too small for a finger
+        answer.setMinimumSize(120, BUTTON)
     box.finished.connect(lambda result: on_yes() if result == QMessageBox.StandardButton.Yes.value else None)
     box.open()
     return box
+
+
+class _SpreadColumns(QObject):
+    def __init__(self, table: QTableView) -> None:
+        super().__init__(table)
+        self.table = table
+        header = table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        table.viewport().installEventFilter(self)
+        model = table.model()
+        for changed in (model.modelReset, model.layoutChanged, model.rowsInserted, model.dataChanged):
+            changed.connect(self.spread)
+        self.spread()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize:
+            self.spread()
+        return False
+
+    def spread(self) -> None:
+        table, header = self.table, self.table.horizontalHeader()
+        columns = [c for c in range(header.count()) if not table.isColumnHidden(c)]
+        if not columns:
+            return
+        needed = {c: max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in columns}
+        spare = max(0, table.viewport().width() - sum(needed.values()))
+        share, rest = divmod(spare, len(columns))
+        for n, c in enumerate(columns):
+            header.resizeSection(c, needed[c] + share + (rest if n == len(columns) - 1 else 0))
+
+
+def spread_columns(table: QTableView) -> None:
+    """Each column as wide as its widest cell, and the room left over shared evenly: no column is cut, and on a
+    wide screen no single column (the last, stretched) takes most of the table."""
+    _SpreadColumns(table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pos_terminal.ui.widgets import ElidedLabel
 
 from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -18,7 +19,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QScrollArea,
+    QStyle,
     QTableView,
+    QTextEdit,
     QWidget,
 )
 
@@ -115,4 +118,81 @@ def clipped(window: QWidget, *parts: QWidget) -> list[str]:
                 problems.append(f"{where} lies outside the window: {_rect_in(widget, window)} in {bounds}")
             if (problem := _text_problem(widget)) is not None:
                 problems.append(f"{where} is clipped: {problem}")
+    return problems
+
+
+def _broken_words(widget: QLabel | QTextEdit) -> list[str]:
+    """Lines that end inside a word: a word too long for its room, broken between two letters."""
+    if isinstance(widget, QTextEdit):
+        document = widget.document()
+    else:
+        document = QTextDocument()
+        document.setDefaultFont(widget.font())
+        if widget.textFormat() == Qt.TextFormat.RichText or "<" in widget.text():
+            document.setHtml(widget.text())
+        else:
+            document.setPlainText(widget.text())
+        document.setDocumentMargin(0)
+        document.setTextWidth(widget.contentsRect().width() - 2 * widget.margin())
+    broken = []
+    block = document.begin()
+    while block.isValid():
+        layout, text = block.layout(), block.text()
+        if layout is not None:
+            for n in range(layout.lineCount() - 1):
+                line = layout.lineAt(n)
+                end = line.textStart() + line.textLength()
+                if 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+                    broken.append(f"{text[line.textStart() : end]}/{text[end:].split()[0]}")
+        block = block.next()
+    return broken
+
+
+def _cut_cells(table: QTableView) -> list[str]:
+    """Cells and headings drawn shortened with "…": their column is narrower than their text."""
+    header, model = table.horizontalHeader(), table.model()
+    margins = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    cut = []
+    for column in range(model.columnCount()):
+        if table.isColumnHidden(column):
+            continue
+        width = table.columnWidth(column)
+        heading = model.headerData(column, Qt.Orientation.Horizontal)
+        needs = header.sectionSizeHint(column) if table.wordWrap() else table.sizeHintForColumn(column)
+        needs = max(needs, header.sectionSizeHint(column))
+        if needs > width:
+            cut.append(f"column {heading!r} needs {needs} px, has {width}")
+        if not table.wordWrap():
+            continue
+        room = width - margins
+        for row in range(model.rowCount()):
+            text = str(model.index(row, column).data() or "")
+            font = model.index(row, column).data(Qt.ItemDataRole.FontRole)
+            metrics = QFontMetrics(font if isinstance(font, QFont) else table.font())
+            widest = max((metrics.horizontalAdvance(word) for word in text.split()), default=0)
+            high = metrics.boundingRect(QRect(0, 0, room, 100_000), Qt.TextFlag.TextWordWrap, text).height()
+            if widest > room or high > table.rowHeight(row):
+                cut.append(f"{text!r} needs {widest}x{high} px, has {room}x{table.rowHeight(row)}")
+    return cut
+
+
+def cut_text(window: QWidget, *parts: QWidget, shortened: tuple[QTableView, ...] = ()) -> list[str]:
+    """What :func:`clipped` finds, and besides: a label shortened with "…", a word broken in two, a table
+    whose cells are shortened or that scrolls sideways. What a person reads must be whole; only the tables of
+    ``shortened`` may shorten a cell (they say so in their own module, and show it whole elsewhere)."""
+    problems = clipped(window, *parts)
+    for part in parts or (window,):
+        for widget in [part, *part.findChildren(QWidget)]:
+            if not widget.isVisible():
+                continue
+            name = widget.accessibleName() or widget.objectName() or type(widget).__name__
+            if isinstance(widget, ElidedLabel) and widget.shown_text() != widget.text():
+                problems.append(f"{name} is shortened to {widget.shown_text()!r}")
+            if isinstance(widget, QLabel | QTextEdit) and (words := _broken_words(widget)):
+                problems.append(f"{name} breaks words in two: {words}")
+            if isinstance(widget, QTableView):
+                if widget.horizontalScrollBar().isVisible():
+                    problems.append(f"{name} scrolls sideways")
+                if widget not in shortened:
+                    problems += [f"{name}: {cell}" for cell in _cut_cells(widget)]
     return problems
