@@ -3,6 +3,7 @@ nothing clipped, labels level with their fields, buttons side by side of one hei
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -136,3 +137,20 @@ async def test_the_window_opens_maximised_on_its_screen(
     available = screen.availableGeometry()  # offscreen: 800x800, narrower than the 1024 px the window is made for
     assert window.width() == max(available.width(), window.minimumWidth())
     window.close()
+
+
+async def test_a_disabled_accent_button_does_not_look_like_one_that_acts() -> None:
+    """History's Cancel, disabled for a completed transaction, kept its bold label on a grey fill and no edge: it
+    read as a button to press. A disabled accent button has a dashed edge (and a plain label)."""
+    from pos_terminal.ui.widgets import button
+
+    page = QWidget()  # polished under the application's style sheet, as a page's buttons are
+    for role in ("danger", "primary"):
+        disabled = button("Cancel", role=role)
+        disabled.setParent(page)
+        disabled.setEnabled(False)
+        disabled.resize(200, 48)
+        image = disabled.grab().toImage()
+        edge = [image.pixelColor(x, 1).name() for x in range(20, 180)]
+        changes = sum(1 for a, b in itertools.pairwise(edge) if a != b)
+        assert changes >= 6, (role, "a dashed edge alternates along the top", set(edge))
