@@ -27,12 +27,12 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from pos_terminal.domain.limits import MAX_QUANTITY as MAX_QUANTITY  # the screen reads it before the check loads
 from pos_terminal.domain.money import INT32_MAX, in_int32
 from pos_terminal.domain.text import text_problem
 from pos_terminal.errors import UserError
 
 MAX_RATE_BP = 10000  # a tax rate or discount percent of at most 100 %
-MAX_QUANTITY = 9999  # of one line, as the cashier types or adds it (a check file may hold more, up to int32)
 MAX_REF_LENGTH = 64
 JSON_VERSION = 1
 

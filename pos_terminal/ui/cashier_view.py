@@ -219,7 +219,7 @@ class CashierView(QWidget):
     # --- building the screen ------------------------------------------------------------------------
 
     def _keypad_page(self, page: QWidget) -> QWidget:
-        from pos_terminal.domain.check import MAX_QUANTITY  # the check's arithmetic itself loads later
+        from pos_terminal.domain.limits import MAX_QUANTITY  # the check's arithmetic itself loads after the paint
 
         self.item_name = QLineEdit()
         self.item_name.setPlaceholderText("What is sold (F7)")
