@@ -181,22 +181,14 @@ class CatalogEditor:
 
     def publish(self, catalog: Catalog, *, source: str, by: str | None) -> Published:
         """Make ``catalog`` (a file's, checked whole already) the till's; what it drops is made inactive."""
-        self._own()  # so what the file drops from the till's catalog is counted, and undone
-        categories, drafts = drafts_of(catalog)
-        published = self.book.publish(categories, drafts)
-        if published.any:
-            detail = {
-                "from": source,
-                "added": len(published.added),
-                "changed": len(published.changed),
-                "retired": len(published.retired),
-            }
-            self._audit("catalog published", by, detail)
-        return published
+        return self._publish(*drafts_of(catalog), source=source, by=by)
 
     def import_csv(self, data: bytes | str, *, source: str, by: str | None) -> Published:
-        categories, drafts = parse_csv(data, source)
-        self._own()
+        """Make a CSV catalog the till's, every row checked before anything changes."""
+        return self._publish(*parse_csv(data, source), source=source, by=by)
+
+    def _publish(self, categories: list[str], drafts: list[ProductDraft], *, source: str, by: str | None) -> Published:
+        self._own()  # so what the file drops from the till's catalog is counted, and undone
         published = self.book.publish(categories, drafts)
         if published.any:
             detail = {

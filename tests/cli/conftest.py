@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,12 @@ def cli(
         return Run(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture
+def pins() -> Iterator[list[int]]:
+    """File descriptors made by :func:`tests.cli.test_till_commands.pin_fd`, closed after the test."""
+    made: list[int] = []
+    yield made
+    for fd in made:
+        os.close(fd)

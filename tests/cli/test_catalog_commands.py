@@ -4,7 +4,6 @@ SQLite store file), against the sandbox."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -12,28 +11,11 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from pos_terminal.cli import main
 from tests.cli.conftest import CLI, Run, write_config
 from tests.cli.test_cli import write_check
+from tests.cli.test_store_commands import store
 from tests.cli.test_till_commands import MANAGER, MANAGER_PIN, pin_fd
 from tests.conftest import mint_token, new_checked_in_customer
-
-
-def store(profile: Path, capsys: pytest.CaptureFixture[str], *command: str) -> Run:
-    capsys.readouterr()
-    code = main(["store", *command, "--profile", str(profile), "--json"])
-    captured = capsys.readouterr()
-    return Run(code, captured.out, captured.err)
-
-
-@pytest.fixture
-def pins() -> Iterator[list[int]]:
-    import os
-
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 def lane(cli: CLI, tmp_path: Path, client: httpx.Client, name: str) -> Path:

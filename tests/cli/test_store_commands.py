@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +26,6 @@ def store(profile: Path, capsys: pytest.CaptureFixture[str], *command: str) -> R
     code = main(["store", *command, "--profile", str(profile), "--json"])
     captured = capsys.readouterr()
     return Run(code, captured.out, captured.err)
-
-
-@pytest.fixture
-def pins() -> Iterator[list[int]]:
-    import os
-
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 @pytest.fixture

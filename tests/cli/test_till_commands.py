@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,6 @@ from tests.conftest import new_checked_in_customer
 
 MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
 CASHIER, CASHIER_PIN = "Ana Cashier", "551029384756"
-
-
-@pytest.fixture
-def pins() -> Iterator[list[int]]:
-    """File descriptors made by :func:`pin_fd`, closed after the test."""
-    made: list[int] = []
-    yield made
-    for fd in made:
-        os.close(fd)
 
 
 def pin_fd(pins: list[int], *lines: str) -> str:
