@@ -21,7 +21,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.table_model import Index, ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, level_labels
+from pos_terminal.ui.widgets import BIG_BUTTON, button, file_dialog, form, label, level_labels
 
 from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
@@ -666,14 +666,9 @@ class CatalogPage(QWidget):
     # --- CSV and undo -----------------------------------------------------------------------------------------------
 
     def on_import_clicked(self) -> None:
-        dialog = QFileDialog(self, "Import a catalog (CSV)", str(Path.home()), "CSV files (*.csv);;All files (*)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda chosen: self.import_file(Path(chosen)))
-        dialog.finished.connect(lambda _: setattr(self, "file_dialog", None))
-        self.file_dialog = dialog
-        dialog.open()
+        self.file_dialog = file_dialog(
+            self, "Import a catalog (CSV)", "CSV files (*.csv);;All files (*)", self.import_file, self._dialog_closed
+        )
 
     def import_file(self, path: Path) -> None:
         """Check the whole file, then (a manager approving) make it the catalog; nothing changes when any row is
@@ -704,15 +699,17 @@ class CatalogPage(QWidget):
 
     def on_export_clicked(self) -> None:
         suggested = Path.home() / "catalog.csv"
-        dialog = QFileDialog(self, "Export the catalog (CSV)", str(suggested), "CSV files (*.csv)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("csv")
-        dialog.selectFile(str(suggested))
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda chosen: self.export_file(Path(chosen)))
-        dialog.finished.connect(lambda _: setattr(self, "file_dialog", None))
-        self.file_dialog = dialog
-        dialog.open()
+        self.file_dialog = file_dialog(
+            self,
+            "Export the catalog (CSV)",
+            "CSV files (*.csv)",
+            self.export_file,
+            self._dialog_closed,
+            save_as=suggested,
+        )
+
+    def _dialog_closed(self) -> None:
+        self.file_dialog = None
 
     def export_file(self, path: Path) -> None:
         from pos_terminal.services.catalog import write_text

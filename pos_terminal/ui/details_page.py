@@ -23,7 +23,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import BIG_BUTTON, button, label
+from pos_terminal.ui.widgets import BIG_BUTTON, button, file_dialog, label
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QPixmap, QTextCursor
@@ -323,16 +323,13 @@ class DetailsPage(QWidget):
 
     def on_choose_logo_clicked(self) -> None:
         """A file dialog, opened (the window goes on): the file chosen is checked at once."""
-        dialog = QFileDialog(
-            self, "Choose the store's logo", str(Path.home()), "Pictures (*.png *.jpg *.jpeg);;All files (*)"
+        self.logo_dialog = file_dialog(
+            self,
+            "Choose the store's logo",
+            "Pictures (*.png *.jpg *.jpeg);;All files (*)",
+            self.choose_logo,
+            lambda: setattr(self, "logo_dialog", None),
         )
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda chosen: self.choose_logo(Path(chosen)))
-        dialog.finished.connect(lambda _: setattr(self, "logo_dialog", None))
-        self.logo_dialog = dialog
-        dialog.open()
 
     def choose_logo(self, path: Path) -> None:
         """Make the picture at ``path`` the logo to save, or say in one sentence why it cannot be (the logo chosen

@@ -34,7 +34,7 @@ from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Waiting, button, label
+from pos_terminal.ui.widgets import Waiting, button, file_dialog, label
 
 from PySide6.QtCore import (
     QObject,
@@ -570,14 +570,14 @@ class ReportsView(QWidget):
             return
         folder = Path.home() / "Documents"
         suggested = (folder if folder.is_dir() else Path.home()) / paper.report.filename(paper.layout)
-        dialog = QFileDialog(self, "Save report as PDF", str(suggested), "PDF files (*.pdf)")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setDefaultSuffix("pdf")
-        dialog.selectFile(str(suggested))
-        dialog.fileSelected.connect(lambda chosen: self.save(Path(chosen)))
-        dialog.finished.connect(lambda _: setattr(self, "save_dialog", None))
-        self.save_dialog = dialog
-        dialog.open()
+        self.save_dialog = file_dialog(
+            self,
+            "Save report as PDF",
+            "PDF files (*.pdf)",
+            self.save,
+            lambda: setattr(self, "save_dialog", None),
+            save_as=suggested,
+        )
 
     def save(self, path: Path) -> Path | None:
         """Save the PDF shown to ``path`` and write it to the audit log; ``None`` when it could not be saved."""

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
+    QFileDialog,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -377,3 +379,30 @@ def spread_columns(table: QTableView) -> None:
     """Each column as wide as its widest cell, and the room left over shared evenly: no column is cut, and on a
     wide screen no single column (the last, stretched) takes most of the table."""
     _SpreadColumns(table)
+
+
+def file_dialog(
+    parent: QWidget,
+    title: str,
+    name_filter: str,
+    chosen: Callable[[Path], object],
+    closed: Callable[[], None],
+    *,
+    save_as: Path | None = None,
+) -> QFileDialog:
+    """A file dialog, opened with ``open()`` (the window goes on; never ``exec()`` in a coroutine): an existing file
+    to read, or with ``save_as`` a file to write, suggested by that name and given its suffix. ``chosen`` gets the
+    path; ``closed`` runs however it closes (the caller lets go of it: it deletes itself)."""
+    dialog = QFileDialog(parent, title, str(save_as if save_as is not None else Path.home()), name_filter)
+    if save_as is None:
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    else:
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(save_as.suffix.lstrip("."))
+        dialog.selectFile(str(save_as))
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.fileSelected.connect(lambda path: chosen(Path(path)))
+    dialog.finished.connect(lambda _: closed())
+    dialog.open()
+    return dialog
