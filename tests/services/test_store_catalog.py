@@ -41,6 +41,11 @@ class Till:
     def publish(self, catalog: Catalog) -> None:
         self.store.catalog.publish(*drafts_of(catalog))
 
+    async def link_to(self, address: str) -> None:
+        """Point the link at ``address`` (a file where no store is: the store is away) and drop the connection."""
+        self.journal._write("UPDATE store_link SET address = ?", (address,))
+        await self.store.close()
+
 
 def write_catalog(path: Path, items: list[dict[str, object]], categories: list[str] | None = None) -> Path:
     path.write_text(json.dumps({"version": 2, "categories": categories or [], "items": items}), encoding="utf-8")
@@ -145,8 +150,7 @@ async def test_a_till_apart_from_the_store_sells_from_its_copy_and_its_change_go
     await first.store.join(store.url, store.password)
     await second.store.join(store.url, store.password)
     away = tmp_path / "nowhere.sqlite3"
-    first.journal._write("UPDATE store_link SET address = ?", (f"sqlite:///{away}",))
-    await first.store.close()
+    await first.link_to(f"sqlite:///{away}")
     cheaper = [dict(item, price=int(item["price"]) - 10) for item in HOUSE]  # type: ignore[call-overload]
     first.publish(load_catalog(write_catalog(tmp_path / "cheaper.json", cheaper)))
     assert prices(first.catalog())["Water"] == 290  # the till sells at the price it set, store or not
@@ -154,8 +158,7 @@ async def test_a_till_apart_from_the_store_sells_from_its_copy_and_its_change_go
         await first.store.sync()
     assert first.store.status().waiting == 4
 
-    first.journal._write("UPDATE store_link SET address = ?", (store.url,))
-    await first.store.close()
+    await first.link_to(store.url)
     await first.store.sync()
     await second.store.sync()
     assert (
@@ -246,8 +249,7 @@ async def test_two_tills_apart_from_the_store_changing_one_price_end_with_the_la
     await first.store.join(store.url, store.password)
     await second.store.join(store.url, store.password)
     for till in (first, second):
-        till.journal._write("UPDATE store_link SET address = ?", (f"sqlite:///{tmp_path / 'away.sqlite3'}",))
-        await till.store.close()
+        await till.link_to(f"sqlite:///{tmp_path / 'away.sqlite3'}")
 
     start = datetime(2026, 11, 25, 14, 0, tzinfo=UTC)
     for till, minutes, price in ((first, 0, 500), (second, 1, 510)):  # LANE-2 changes it a minute later
@@ -257,8 +259,7 @@ async def test_two_tills_apart_from_the_store_changing_one_price_end_with_the_la
         assert prices(till.catalog())["Flat white"] == price
 
     for till in (second, first):  # the later change arrives first; the earlier one, sent after it, loses
-        till.journal._write("UPDATE store_link SET address = ?", (store.url,))
-        await till.store.close()
+        await till.link_to(store.url)
         await till.store.sync()
     await second.store.sync()
     assert prices(first.catalog())["Flat white"] == prices(second.catalog())["Flat white"] == 510
