@@ -1,0 +1,89 @@
+"""The command line before the commands: the window's options, ``--version``, and the spellings argparse alone
+would misread (``--token -x``, ``--profile`` before the command)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pos_terminal.errors import UserError
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is read from the package's metadata only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from pos_terminal.version import version
+
+        print(f"pos-terminal {version()}")  # on standard output, as argparse's own version action
+        parser.exit()
+
+
+def _window_parser(*, whole: bool = True) -> argparse.ArgumentParser:
+    """The options of the window (no command); the whole command line adds its commands to these. ``whole=False``
+    is the quick look at a start of the window, which leaves everything else (help too) to the whole parser."""
+    parser = argparse.ArgumentParser(
+        prog="pos-terminal",
+        description="Point-of-sale terminal. Without a command: the cashier's window.",
+        add_help=whole,
+        exit_on_error=whole,
+    )
+    parser.add_argument("--profile", dest="gui_profile", type=Path, help="window: base directory for config and data")
+    parser.add_argument("--service", dest="gui_service", metavar="URL", help="window: use a service running at URL")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
+    return parser
+
+
+def _window_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The window's options when ``argv`` asks for the window and nothing else, else None. The window starts
+    without building the parsers of every command (its first screen is painted as early as it can be)."""
+    try:
+        args, rest = _window_parser(whole=False).parse_known_args(argv)
+    except argparse.ArgumentError:
+        return None
+    return None if rest else args
+
+
+def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``--token VALUE`` as ``--token=VALUE`` when VALUE starts with "-", which argparse takes for an option.
+
+    One URL-safe token in 64 starts with a dash; a known option after ``--token`` stays an option.
+    """
+    options: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and "login" in action.choices:
+            options = set(action.choices["login"]._option_string_actions)
+    joined: list[str] = []
+    index = 0
+    while index < len(argv):
+        value = argv[index + 1] if index + 1 < len(argv) else None
+        if argv[index] == "--token" and value and value.startswith("-") and value.split("=")[0] not in options:
+            joined.append(f"--token={value}")
+            index += 2
+        else:
+            joined.append(argv[index])
+            index += 1
+    return joined
+
+
+def _options_before_the_command(args: argparse.Namespace) -> None:
+    """``pos-terminal --profile DIR people add …`` means the profile DIR, as ``people add … --profile DIR`` does
+    (the README's window example puts it first); a command that takes no such option, or a second value that
+    differs, is one sentence rather than a command run on another profile."""
+    if args.command is None:
+        return
+    for option, window, own in (("--profile", "gui_profile", "profile"), ("--service", "gui_service", "service")):
+        given = getattr(args, window, None)
+        if given is None:
+            continue
+        if not hasattr(args, own):
+            raise UserError(f"pos-terminal {args.command} takes no {option}.", hint=f"Leave out {option}.")
+        mine = getattr(args, own)
+        if mine is not None and mine != given:
+            raise UserError(
+                f"{option} is given twice, as {given} and {mine}.",
+                hint=f"Give {option} once, before or after the command.",
+            )
+        setattr(args, own, given)

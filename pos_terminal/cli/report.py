@@ -1,0 +1,235 @@
+"""``summary`` and ``report``: the service's summary, and the reconciled end-of-day, shift or store report."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pos_terminal.cli.arguments import Commands, _common, _moment, _output, _range, _today_start
+from pos_terminal.cli.output import EXIT_OK, Output, _local, _print, _print_escpos, _save
+from pos_terminal.domain.words import counted
+from pos_terminal.errors import UserError
+
+if TYPE_CHECKING:
+    from pos_terminal.domain.money import MoneyFormat
+    from pos_terminal.domain.report import CashSaleRow, EndOfDayReport
+    from pos_terminal.domain.shift import ShiftSection
+    from pos_terminal.domain.store_day import StoreDay
+    from pos_terminal.services.reports import Reports
+    from pos_terminal.services.terminal import Terminal
+
+
+def register(commands: Commands) -> None:
+    summary = commands.add_parser("summary", help="summary report by terminal or merged")
+    _common(summary)
+    _range(summary)
+    scope = summary.add_mutually_exclusive_group()
+    scope.add_argument("--all", action="store_true", help="one record per terminal")
+    scope.add_argument("--merge", action="store_true", help="all terminals merged into one")
+    summary.set_defaults(handler=_summary)
+
+    report = commands.add_parser("report", help="end-of-day or shift report, reconciled; as text, JSON, PDF or printed")
+    _common(report)
+    report.add_argument(
+        "--for-terminal",
+        dest="report_terminal",
+        metavar="ID",
+        help="report on another terminal (default: this one; this terminal keeps its id and sign-in)",
+    )
+    when = report.add_mutually_exclusive_group()
+    when.add_argument("--today", action="store_true", help="since local midnight (the default)")
+    when.add_argument("--yesterday", action="store_true", help="yesterday, local midnight to midnight")
+    when.add_argument("--shift-from", dest="shift_from", metavar="T", type=_moment, help="this shift, since T")
+    when.add_argument(
+        "--shift", metavar="WHICH", help="a shift's X or Z report: current, last (the last closed) or its number"
+    )
+    when.add_argument("--from", dest="start", metavar="T", type=_moment, help="from T (ISO 8601, local unless offset)")
+    report.add_argument(
+        "--to", dest="end", metavar="T", type=_moment, help="with --from: until T, exclusive (default now)"
+    )
+    report_scope = report.add_mutually_exclusive_group()
+    report_scope.add_argument("--all", action="store_true", help="every terminal, one row each")
+    report_scope.add_argument("--merge", action="store_true", help="every terminal merged into one row")
+    report_scope.add_argument(
+        "--store",
+        action="store_true",
+        help="the store's day: every till's shifts and drawers, cash sales and people (a till of a store)",
+    )
+    _output(report, layouts=True)
+    report.set_defaults(handler=_report)
+
+
+async def _summary(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
+    start = args.start or _today_start()
+    terminal_id = None if (args.all or args.merge) else terminal.settings.terminal_id
+    records = await terminal.summaries.fetch(start, args.end, terminal_id=terminal_id, merge=args.merge)
+    out.data(
+        [r.model_dump(by_alias=True, mode="json") for r in records]
+        if not args.merge
+        else records[0].model_dump(by_alias=True, mode="json")
+    )
+    money = terminal.money.format
+    if not records:
+        out.line("No completed transactions in that range.")
+    for r in records:
+        out.line(
+            f"{r.terminal_id or '(no terminal)':<16} count {r.count:>5}  total {money(r.total):>12}  "
+            f"tips {money(r.tips):>10}  fees {money(r.fees):>10}  payout {money(r.payout):>12}"
+        )
+    return EXIT_OK
+
+
+async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
+    from pos_terminal.domain.report import ReportScope, TimeRange
+    from pos_terminal.services.reports import Reports
+
+    reports = Reports.for_terminal(terminal, actor=terminal.actor)
+    if args.shift is not None:
+        if args.report_terminal or args.all or args.merge or args.store:
+            raise UserError(
+                "A shift's report is this terminal's.", hint="Leave out --for-terminal, --all, --merge and --store."
+            )
+        shift = terminal.shifts.resolve(args.shift)
+        report = await terminal.shifts.report(reports, shift)
+        _report_lines(report, out, terminal.money)
+        await _report_copies(report, reports, args, out, terminal)
+        return EXIT_OK
+    if args.end is not None and args.start is None:
+        raise UserError("--to needs --from.", hint="Give the start with --from.")
+    if args.start is not None:
+        period = TimeRange.custom(args.start, args.end or reports.now())
+    elif args.shift_from is not None:
+        period = reports.shift(args.shift_from)
+    else:
+        period = reports.yesterday() if args.yesterday else reports.today()
+    if args.report_terminal and (args.all or args.merge or args.store):
+        raise UserError("Choose one of --for-terminal, --all, --merge or --store.")
+    if args.store:
+        if args.escpos:
+            raise UserError(
+                "The store's day is printed on paper, not on the receipt printer.",
+                hint="Use --pdf or --print, in the a4 or roll layout.",
+            )
+        report = await reports.store_day(period, terminal.store)
+        _report_lines(report, out, terminal.money)
+        await _report_copies(report, reports, args, out, terminal)
+        return EXIT_OK
+    if args.merge:
+        scope = ReportScope.merged()
+    elif args.all:
+        scope = ReportScope.all()
+    else:
+        scope = ReportScope.terminal(args.report_terminal or terminal.settings.terminal_id)
+    report = await reports.end_of_day(period, scope)
+    _report_lines(report, out, terminal.money)
+    await _report_copies(report, reports, args, out, terminal)
+    return EXIT_OK
+
+
+def _report_lines(report: EndOfDayReport, out: Output, money_format: MoneyFormat) -> None:
+    """The report as JSON, or as lines: the shift first (X, Z), then the figures and their reconciliation."""
+    out.data(report.as_json())
+    money = money_format.format
+    scope = report.scope
+    period = report.range
+    out.line(f"{report.title}: {scope.label}{'' if report.production else ' [SANDBOX]'}")
+    out.line(f"{_local(period.start)} – {_local(period.end)} (local time), made {_local(report.generated_at)}")
+    if report.shift is not None:
+        _shift_lines(report.shift, out, money)
+    if report.store is not None:
+        _store_lines(report.store, report.cash_sales, out, money)
+    for row in report.rows:
+        f = row.shown
+        label = "All terminals" if scope.merge else (row.terminal_id or "(no terminal)")
+        out.line(
+            f"{label:<16} count {f.count:>5}  total {money(f.total):>12}  tips {money(f.tips):>10}  "
+            f"fees {money(f.fees):>10}  payout {money(f.payout):>12}  {'ok' if row.matches else 'MISMATCH'}"
+        )
+    if len(report.rows) > 1:
+        t = report.total.shown
+        out.line(
+            f"{'Total':<16} count {t.count:>5}  total {money(t.total):>12}  tips {money(t.tips):>10}  "
+            f"fees {money(t.fees):>10}  payout {money(t.payout):>12}"
+        )
+    if report.reconciled:
+        out.line("Reconciled: the summary matches the listed transactions.")
+    else:
+        out.note("MISMATCH: the service's summary and the listed transactions disagree.")
+        for sentence in report.differences(money):
+            out.note(f"  {sentence}")
+    out.line(
+        f"Open authorizations {len(report.open_authorized)}, refunds {len(report.refunds)}, "
+        f"cancellations {len(report.cancellations)}, audit entries {len(report.audit)}."
+    )
+
+
+def _shift_lines(section: ShiftSection, out: Output, money: Callable[[int], str]) -> None:
+    from pos_terminal.domain.shift import drawer_verdict
+
+    shift, drawer = section.shift, section.drawer
+    closed = f", closed {_local(shift.closed_at)} by {shift.closed_by}" if shift.closed_at else ", still open"
+    out.line(f"Shift {shift.id}: opened {_local(shift.opened_at)} by {shift.opened_by}{closed}")
+    out.line(
+        f"Drawer: float {money(drawer.opening_float)} + cash on checks {money(drawer.cash_sales)} "
+        f"- cash given back {money(drawer.cash_refunds)} = expected {money(drawer.expected)}"
+    )
+    if section.over_short is not None and section.counted is not None:
+        out.line(f"Counted {money(section.counted.total)}: {drawer_verdict(section.over_short, money, loud=True)}")
+    for p in section.people:
+        out.line(
+            f"{p.person:<20} {counted(p.checks, 'check'):>10}  total {money(p.total):>11}  cash {money(p.cash):>10}  "
+            f"charged {money(p.charged):>11}  refunds {p.refunds} ({money(p.refunded)})"
+        )
+    out.line(
+        f"Refunds {len(section.refunds)}, cancellations {len(section.cancellations)}, approvals "
+        f"{len(section.approvals)}, drawer opened without a sale {section.no_sales}."
+    )
+    if section.pending_changes:
+        out.note(
+            f"{counted(section.pending_changes, 'state change')} not yet confirmed by the service: not in the figures."
+        )
+
+
+def _store_lines(day: StoreDay, cash_sales: tuple[CashSaleRow, ...], out: Output, money: Callable[[int], str]) -> None:
+    from pos_terminal.domain.shift import drawer_verdict
+
+    out.line(f"Store: {day.name or '(no name set)'} · tills {', '.join(day.tills) or 'none yet'}")
+    for shift in day.shifts:
+        opened = f"opened {_local(shift.opened_at)} by {shift.opened_by}, float {money(shift.opening_float)}"
+        if shift.closed_at is None:
+            out.line(f"  {shift.terminal_id:<12} {opened}; still open")
+            continue
+        verdict = "" if shift.over_short is None else f", {drawer_verdict(shift.over_short, money)}"
+        out.line(
+            f"  {shift.terminal_id:<12} {opened}; closed {_local(shift.closed_at)} by {shift.closed_by}, expected "
+            f"{money(shift.expected or 0)}, counted {money(shift.counted or 0)}{verdict}"
+        )
+    out.line(f"Cash sales at every till: {len(cash_sales)}, {money(sum(c.total for c in cash_sales))}")
+    for p in day.people:
+        out.line(f"  {p.person:<24} {p.checks:>4} checks  {money(p.total):>12}  charged {money(p.charged):>12}")
+    if day.unmatched:
+        out.line(f"{day.unmatched} completed checks of the tills' logs are not in the service's listing.")
+
+
+async def _report_copies(
+    report: EndOfDayReport, reports: Reports, args: argparse.Namespace, out: Output, terminal: Terminal
+) -> None:
+    """Save and print the report when asked (the PDF, or the receipt printer's own text), each copy written to
+    the audit log."""
+    from pos_terminal.reports.end_of_day import render
+
+    if args.pdf or args.print_it:
+        data = render(report, args.layout, money=terminal.money)
+        if args.pdf:
+            saved = _save(data, args.pdf)
+            reports.record_report(report, "saved", where=str(saved), layout=args.layout)
+            out.note(f"Saved {saved}.")
+        if args.print_it:
+            printer = _print(data, args.printer or terminal.settings.printer, report.title)
+            reports.record_report(report, "printed", where=printer, layout=args.layout)
+            out.note(f"Printed on {printer}.")
+    if args.escpos:
+        where = await _print_escpos(terminal, lambda: terminal.counter.queue_report(report))
+        reports.record_report(report, "printed", where=where, layout="roll")
+        out.note(f"Printed on the {where}.")
