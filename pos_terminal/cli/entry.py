@@ -108,6 +108,7 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.cli.store import _store_pass
     from pos_terminal.config import load_settings
     from pos_terminal.embedded import start_embedded_sandbox
+    from pos_terminal.services.session import SessionState
     from pos_terminal.services.terminal import Terminal, resolve_service
 
     paths = Paths.for_profile(args.profile).ensure()
@@ -123,7 +124,7 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
         terminal = Terminal(paths, settings, service)
         stack.push_async_callback(terminal.aclose)
         handler: Handler = args.handler
-        if args.command not in ("login", "logout", "status") and terminal.session.state.value == "connected":
+        if args.command not in ("login", "logout", "status") and terminal.session.state is SessionState.CONNECTED:
             await _resume(terminal, out)
         reached = await _store_pass(terminal.store, out)
         code = await handler(terminal, args, out)

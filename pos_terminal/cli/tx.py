@@ -76,6 +76,8 @@ async def _tx_get(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
 
 def _state_command(action: Action) -> Handler:
     async def run(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
+        from pos_terminal.services.checkout import ChangeStatus
+
         if action is Action.REFUND and not args.yes:
             transaction = await terminal.history.get(args.transaction_id)
             amount = terminal.money.format(transaction.amount_charged)
@@ -101,11 +103,11 @@ def _state_command(action: Action) -> Handler:
         out.data(record)
         if outcome.close_call_seconds is not None:
             out.note(f"Only about {outcome.close_call_seconds} s were left before automatic cancellation.")
-        if outcome.status.value == "done":
+        if outcome.status is ChangeStatus.DONE:
             state = outcome.transaction.state if outcome.transaction else outcome.target
             out.line(f"{args.transaction_id} is {state.value}.")
             return EXIT_OK
         out.note(outcome.message or f"The {action.value} was not confirmed.")
-        return EXIT_UNSETTLED if outcome.status.value == "pending" else EXIT_ERROR
+        return EXIT_UNSETTLED if outcome.status is ChangeStatus.PENDING else EXIT_ERROR
 
     return run
