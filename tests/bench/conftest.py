@@ -127,7 +127,7 @@ def table(ratios: list[Ratio], *, measuring: bool) -> list[str]:
             str(r.rounds),
             r.verdict,
         )
-        for r in ratios
+        for r in sorted(ratios, key=lambda r: r.name)
     ]
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
     kind = "a measuring run: targets held" if measuring else "a smoke run: CI bounds held, targets shown"
