@@ -2,6 +2,8 @@
 #   make run    creates .venv, installs, launches against the embedded sandbox
 #   make test   creates .venv, installs the test extras, runs lint, types, import contracts and the suite offscreen
 #   (make soak  the GUI suite ten times and a long compressed shift; not part of CI)
+#   (make bench  every benchmark in a measuring run, targets held, one table of ratios at the end; not part of CI,
+#    whose ordinary run of tests/bench holds each benchmark's looser CI bound)
 #   (make test-browser  installs Debian's chromium when missing, then runs tests/browser)
 #   make dist        a one-folder bundle for this machine in dist/pos-terminal (PyInstaller, packaging/)
 #   make dist-test   builds the bundle from a clean copy of the tree and drives it: setup, login, report, window
@@ -20,7 +22,7 @@ TEST_STAMP    := $(VENV)/.test-$(DEPS)
 DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
 
-.PHONY: run test test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools
+.PHONY: run test bench test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +50,13 @@ test: lint
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory interop-deps \
 		|| echo "oidc-provider could not be installed: the interoperability tests with it will skip"; fi
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Every benchmark of tests/bench in a measuring run: more rounds, each target held, and one table of the ratios
+# (each to a baseline measured in the same run) printed at the end. Needs PostgreSQL for the store's.
+bench: $(TEST_STAMP)
+	@$(MAKE) --no-print-directory postgres-deps \
+		|| echo "PostgreSQL could not be installed: the store benchmark will skip"
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/bench --measure -p no:randomly -q $(PYTEST_ARGS)
 
 # The real-browser tests (tests/browser, also part of `make test`, where they skip without Chromium):
 # Debian's chromium, installed when missing; Playwright drives it and never downloads a browser of its own.

@@ -34,6 +34,16 @@ OTHER_MERCHANT = "mer-bistro"
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Here rather than in tests/bench/conftest.py: pytest reads options only from the conftest files it starts with."""
+    parser.addoption(
+        "--measure",
+        action="store_true",
+        default=False,
+        help="a measuring run of tests/bench: more rounds, and each benchmark's target held (make bench)",
+    )
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     faulthandler.dump_traceback_later(EXIT_LIMIT_SECONDS, exit=True, file=sys.__stderr__)
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
-from starlette.types import Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pos_terminal.sandbox.text import NOT_TEXT
 
@@ -176,22 +176,38 @@ def install_handlers(app: FastAPI) -> None:
             Problem(title=title, status=exc.status_code, code=code, detail=str(exc.detail)), headers
         )
 
-    @app.middleware("http")
-    async def _on_bug(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        """A bug answers 500 problem details and keeps the connection usable.
+    app.add_middleware(AnswerBugs)
 
-        An ``Exception`` handler would run in Starlette's outermost middleware, which
-        re-raises after answering, and uvicorn then closes the client's connection.
-        """
+
+class AnswerBugs:
+    """A bug answers 500 problem details and keeps the connection usable.
+
+    An ``Exception`` handler would run in Starlette's outermost middleware, which re-raises after answering, and
+    uvicorn then closes the client's connection. Plain ASGI rather than ``@app.middleware("http")``: Starlette's
+    ``BaseHTTPMiddleware`` runs each request through a task group and a memory stream, which cost every request
+    of the sandbox more than the rest of its middleware together.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            return await call_next(request)
+            await self.app(scope, receive, tracked)
         except Exception:
-            log.exception("sandbox bug on %s %s", request.method, request.url.path)
-            return problem_response(
-                Problem(
-                    title=TITLES["INTERNAL_ERROR"],
-                    status=500,
-                    code="INTERNAL_ERROR",
-                    detail="Unexpected error in the sandbox",
-                )
-            )
+            log.exception("sandbox bug on %s %s", scope["method"], scope["path"])
+            if started:  # part of an answer is out: nothing whole can follow it on this connection
+                raise
+            detail = "Unexpected error in the sandbox"
+            bug = Problem(title=TITLES["INTERNAL_ERROR"], status=500, code="INTERNAL_ERROR", detail=detail)
+            await problem_response(bug)(scope, receive, send)

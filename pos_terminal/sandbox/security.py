@@ -104,12 +104,16 @@ def _unauthorized(detail: str, *, bad_token: bool) -> ProblemError:
     return ProblemError(401, "UNAUTHORIZED", detail, headers={"WWW-Authenticate": challenge})
 
 
-def authenticate(
+async def authenticate(
     request: Request,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(bearer_scheme)],
     api_token: Annotated[str | None, Security(api_token_scheme)],
 ) -> Principal:
-    """The principal behind the request's credential, or 401."""
+    """The principal behind the request's credential, or 401.
+
+    ``async`` so that FastAPI runs it on the server's loop: a sync dependency goes to a worker thread and back,
+    which cost each request more than this one indexed read does.
+    """
     token = bearer.credentials if bearer is not None else api_token
     if not token:
         raise _unauthorized("No access token: send Authorization: Bearer <token>", bad_token=False)
@@ -127,7 +131,7 @@ def authenticate(
     return Principal(row["owner_type"], row["owner_id"], frozenset(row["scope"].split()), row["client_id"])
 
 
-def pos_merchant(principal: Annotated[Principal, Depends(authenticate)]) -> str:
+async def pos_merchant(principal: Annotated[Principal, Depends(authenticate)]) -> str:
     """The merchant a POS API request acts for; the token needs scope ``posapi``."""
     if POS_SCOPE not in principal.scopes:
         raise ProblemError(403, "INSUFFICIENT_SCOPE", "The token lacks the posapi scope")

@@ -1,7 +1,5 @@
-"""The window's event loop against qasync's own: 1,000 task switches (``sleep(0)``) and 1,000 timed
-callbacks, each on a fresh loop. A task switch is what every awaited answer costs the window.
-
-Run for real with ``pytest tests/bench --benchmark-enable``; by default each runs once as a smoke test.
+"""The window's event loop against qasync's own, in the same run: 1,000 task switches (``sleep(0)``) and 1,000
+timed callbacks, each on a fresh loop. A task switch is what every awaited answer costs the window.
 """
 
 from __future__ import annotations
@@ -13,11 +11,14 @@ from typing import Any
 import pytest
 
 from pos_terminal.ui.loop import EventLoop
+from tests.bench.conftest import Bench
 
 import qasync
 from PySide6.QtWidgets import QApplication
 
 SWITCHES = 1_000
+TARGET = 1.2
+CI_BOUND = 3.0
 
 LOOPS: dict[str, Callable[[QApplication], asyncio.AbstractEventLoop]] = {
     "ours": EventLoop,
@@ -47,11 +48,25 @@ async def timed_callbacks() -> int:
     return len(fired)
 
 
-@pytest.mark.parametrize("kind", LOOPS)
 @pytest.mark.parametrize("work", [switches, timed_callbacks], ids=["switches", "timed"])
-def test_loop(benchmark: Any, qapp: QApplication, kind: str, work: Callable[[], Coroutine[Any, Any, int]]) -> None:
-    def once() -> int:
-        with asyncio.Runner(loop_factory=lambda: LOOPS[kind](qapp)) as runner:
-            return runner.run(work())
+def test_loop(bench: Bench, qapp: QApplication, work: Callable[[], Coroutine[Any, Any, int]]) -> None:
+    results: list[int] = []
 
-    assert benchmark(once) == SWITCHES
+    def once(kind: str) -> Callable[[], None]:
+        def run() -> None:
+            with asyncio.Runner(loop_factory=lambda: LOOPS[kind](qapp)) as runner:
+                results.append(runner.run(work()))
+
+        return run
+
+    rounds = bench.rounds(measuring=20, smoke=3)
+    ours_ms, qasync_ms = bench.interleaved(once("ours"), once("qasync"), rounds=rounds, warm=1)
+    bench.hold(
+        f"event loop, 1,000 {'task switches' if work is switches else 'timed callbacks'}",
+        measured=("ui.loop.EventLoop", ours_ms),
+        baseline=("qasync.QEventLoop", qasync_ms),
+        target=TARGET,
+        ci_bound=CI_BOUND,
+        rounds=rounds,
+    )
+    assert results == [SWITCHES] * len(results) and len(results) == 2 * (rounds + 1)

@@ -1,0 +1,147 @@
+"""Every benchmark is a ratio: what the terminal does, against a baseline doing the least the same work needs,
+measured in the same run on the same machine (a bare window, plain uvicorn, a bare httpx POST, reportlab's own
+floor, the json module...). A ratio holds on a busy machine where a time in milliseconds does not.
+
+Each benchmark holds two bounds on its ratio. The **target** is what we aim for; it is held in a measuring run
+(``make bench``, that is ``pytest tests/bench --measure``: more rounds, a quiet machine). The **CI bound** is
+looser and is held in every run, the ordinary suite included, so a regression of the kind a stall or a
+quadratic loop brings (the sandbox's 44 ms per request was one) fails CI. The figures of the run are printed
+as one table at the end.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+_RATIOS = pytest.StashKey[list["Ratio"]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RATIOS] = []
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One benchmark's figures: its measured side and its baseline, in the same unit, and the bounds held."""
+
+    name: str
+    measured: str
+    measured_value: float
+    baseline: str
+    baseline_value: float
+    unit: str
+    target: float
+    ci_bound: float
+    rounds: int
+
+    @property
+    def ratio(self) -> float:
+        return self.measured_value / self.baseline_value if self.baseline_value > 0 else float("inf")
+
+    @property
+    def verdict(self) -> str:
+        if self.ratio < self.target:
+            return "target met"
+        return "within CI bound" if self.ratio < self.ci_bound else "FAILS"
+
+
+class Bench:
+    """What a benchmark test uses: the run's kind, timing helpers, and :meth:`hold` to record and check a ratio."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self.measuring = bool(request.config.getoption("measure"))
+        self._request = request
+        self._ratios = request.config.stash[_RATIOS]
+
+    def rounds(self, measuring: int, smoke: int = 3) -> int:
+        """How many rounds: ``measuring`` in a measuring run, ``smoke`` in the ordinary suite."""
+        return measuring if self.measuring else smoke
+
+    @staticmethod
+    def ms(call: Callable[[], object]) -> float:
+        start = time.perf_counter()
+        call()
+        return (time.perf_counter() - start) * 1000
+
+    def interleaved(
+        self, measured: Callable[[], object], baseline: Callable[[], object], *, rounds: int, warm: int = 2
+    ) -> tuple[float, float]:
+        """Medians in ms of both calls, alternated round by round so both meet the same machine."""
+        for _ in range(warm):
+            baseline()
+            measured()
+        measured_ms, baseline_ms = [], []
+        for _ in range(rounds):
+            baseline_ms.append(self.ms(baseline))
+            measured_ms.append(self.ms(measured))
+        return statistics.median(measured_ms), statistics.median(baseline_ms)
+
+    def hold(
+        self,
+        name: str,
+        *,
+        measured: tuple[str, float],
+        baseline: tuple[str, float],
+        target: float,
+        ci_bound: float,
+        rounds: int,
+        unit: str = "ms",
+    ) -> Ratio:
+        """Records the ratio for the run's table, then holds the CI bound always and the target when measuring."""
+        assert target <= ci_bound
+        ratio = Ratio(name, measured[0], measured[1], baseline[0], baseline[1], unit, target, ci_bound, rounds)
+        self._ratios.append(ratio)
+        self._request.node.user_properties.extend(
+            [(f"{name}: {measured[0]} ({unit})", measured[1]), (f"{name}: {baseline[0]} ({unit})", baseline[1])]
+        )
+        assert ratio.ratio < ci_bound, (
+            f"{name}: {measured[0]} {measured[1]:.3g} {unit} against {baseline[0]} {baseline[1]:.3g} {unit} is"
+            f" {ratio.ratio:.2f}×, beyond the CI bound of {ci_bound:g}×"
+        )
+        if self.measuring:
+            assert ratio.ratio < target, f"{name}: {ratio.ratio:.2f}×, the target is under {target:g}×"
+        return ratio
+
+
+@pytest.fixture
+def bench(request: pytest.FixtureRequest) -> Bench:
+    return Bench(request)
+
+
+def table(ratios: list[Ratio], *, measuring: bool) -> list[str]:
+    """The run's figures as one plain-text table, one row per benchmark."""
+    header = ("benchmark", "measured", "baseline", "ratio", "target", "CI bound", "rounds", "")
+    rows = [
+        (
+            r.name,
+            f"{r.measured_value:.4g} {r.unit}  {r.measured}",
+            f"{r.baseline_value:.4g} {r.unit}  {r.baseline}",
+            f"{r.ratio:.2f}×",
+            f"< {r.target:g}×",
+            f"< {r.ci_bound:g}×",
+            str(r.rounds),
+            r.verdict,
+        )
+        for r in sorted(ratios, key=lambda r: r.name)
+    ]
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    kind = "a measuring run: targets held" if measuring else "a smoke run: CI bounds held, targets shown"
+    lines = [f"benchmarks, each a ratio to a baseline measured in the same run ({kind})"]
+    for row in (header, *rows):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    lines.insert(2, "  ".join("-" * width for width in widths))
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    ratios = config.stash.get(_RATIOS, [])
+    if not ratios:
+        return
+    terminalreporter.section("benchmarks")
+    for line in table(ratios, measuring=bool(config.getoption("measure"))):
+        terminalreporter.write_line(line)
