@@ -104,6 +104,10 @@ class TillView(QWidget):
         self.pin_again.hide()
         self.sign_in_button = button("&Sign in", role="primary", name="Sign in at the till")
         self.unlock_button = button("&Unlock…", name="Unlock with a manager's PIN")
+        # shown after a lockout, in room kept for it: appearing, it pushed the names and the PIN down a row
+        unlock_room = self.unlock_button.sizePolicy()
+        unlock_room.setRetainSizeWhenHidden(True)
+        self.unlock_button.setSizePolicy(unlock_room)
         self.unlock_button.hide()
         pin_rows = QGridLayout()  # the PIN again under the PIN, as wide
         pin_rows.setContentsMargins(0, 0, 0, 0)
@@ -164,6 +168,8 @@ class TillView(QWidget):
         column_layout = QVBoxLayout(column)
         column_layout.addWidget(self.stack)
         column_layout.addWidget(self.error)
+        inset = sign_in_layout.contentsMargins()  # the reason lines up with the names and the PIN above it
+        self.error.setContentsMargins(inset.left(), 0, inset.right(), 0)
         column_layout.addStretch(1)
         outer = QHBoxLayout(self)
         outer.setContentsMargins(32, 48, 32, 32)
