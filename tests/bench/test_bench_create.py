@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -25,15 +26,18 @@ from pos_terminal.api.client import USER_AGENT
 from pos_terminal.api.models import Customer
 from pos_terminal.config import Settings
 from pos_terminal.domain.check import Check, Discount, Item
+from pos_terminal.domain.lifecycle import Action
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
-from pos_terminal.services.checkout import ChargeStatus
+from pos_terminal.services.checkout import ChangeStatus, ChargeStatus
 from pos_terminal.services.terminal import ServiceAddress, Terminal
 from tests.bench.conftest import Bench
 from tests.conftest import mint_token, new_checked_in_customer
 
 TARGET = 2.0
 CI_BOUND = 6.0
+SALE_TARGET = 2.0
+SALE_CI_BOUND = 6.0
 CHECK = (
     Check()
     .add_item(Item(name="Flat white", quantity=2, unit_price=550, tax_rate_bp=1000))
@@ -63,6 +67,30 @@ class Lane:
         outcome = self.loop.run_until_complete(self.terminal.checkout.charge(check, self.customer))
         assert outcome.status is ChargeStatus.AUTHORIZED and outcome.transaction_id, outcome
         return outcome.transaction_id
+
+    def terminal_sale(self) -> None:
+        """The whole sale as the window makes it: charge, complete, then History's listing of the day."""
+        transaction_id = self.terminal_charge()
+        done = self.loop.run_until_complete(self.terminal.checkout.change_state(transaction_id, Action.COMPLETE))
+        assert done.status is ChangeStatus.DONE, done
+        rows = self.loop.run_until_complete(self.terminal.history.rows(*self.today, "BENCH"))
+        assert any(row.transaction_id == transaction_id for row in rows)
+
+    def bare_sale(self) -> None:
+        """The same three requests, bare: create, complete, list."""
+        location = self.bare_post()
+        done = self.loop.run_until_complete(self.bare.patch(location, json={"state": "complete"}))
+        assert done.status_code == 200, done.text
+        start, end = (moment.isoformat().replace("+00:00", "Z") for moment in self.today)
+        listed = self.loop.run_until_complete(
+            self.bare.get(self.create_url, params={"from": start, "to": end, "terminalId": "BENCH-BARE"})
+        )
+        assert listed.status_code == 200 and location.rsplit("/", 1)[-1] in listed.text
+
+    @property
+    def today(self) -> tuple[datetime, datetime]:
+        now = datetime.now(UTC)
+        return now - timedelta(hours=1), now + timedelta(minutes=1)
 
     def bare_post(self) -> str:
         body = self._next_check().charge_request(
@@ -116,3 +144,18 @@ def test_the_terminal_charge_against_a_bare_post(lane: Lane, bench: Bench) -> No
         rounds=rounds,
     )
     assert lane.terminal.journal.known_transaction(lane.terminal_charge()) is not None
+
+
+def test_a_whole_sale_against_its_bare_requests(lane: Lane, bench: Bench) -> None:
+    """Charge, complete and History's listing, against the same three requests bare (the listing is of each
+    side's own terminal, which holds as many sales as the other's)."""
+    rounds = bench.rounds(measuring=40, smoke=5)
+    sale_ms, bare_ms = bench.interleaved(lane.terminal_sale, lane.bare_sale, rounds=rounds, warm=2)
+    bench.hold(
+        "a whole sale: create, complete, list",
+        measured=("terminal: charge, complete, History", sale_ms),
+        baseline=("three bare httpx requests", bare_ms),
+        target=SALE_TARGET,
+        ci_bound=SALE_CI_BOUND,
+        rounds=rounds,
+    )
