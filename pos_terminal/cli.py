@@ -1009,9 +1009,8 @@ async def _summary(terminal: Any, args: argparse.Namespace, out: Output) -> int:
 
 async def _report(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.domain.report import ReportScope, TimeRange
-    from pos_terminal.services.reports import Reports
 
-    reports = Reports.for_terminal(terminal, actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.actor)
     if args.shift is not None:
         if args.report_terminal or args.all or args.merge or args.store:
             raise UserError(
@@ -1265,13 +1264,11 @@ async def _shift_open(terminal: Any, args: argparse.Namespace, out: Output) -> i
 
 
 async def _shift_close(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-    from pos_terminal.services.reports import Reports
-
     await _act_as(terminal, args, manager=True)
     count = _drawer_count(terminal, args)
     await terminal.history.refresh_authorized()  # one the service canceled on its own holds nothing up
     closed = terminal.till.close_shift(count)
-    reports = Reports.for_terminal(terminal, actor=closed.closed_by)
+    reports = terminal.reports(actor=closed.closed_by)
     try:
         report = await terminal.shifts.report(reports, closed)
     except UserError as exc:
@@ -1286,10 +1283,8 @@ async def _shift_close(terminal: Any, args: argparse.Namespace, out: Output) -> 
 
 
 async def _shift_x(terminal: Any, args: argparse.Namespace, out: Output) -> int:
-    from pos_terminal.services.reports import Reports
-
     person = await _act_as(terminal, args, manager=True)
-    reports = Reports.for_terminal(terminal, actor=person.name if person else terminal.actor)
+    reports = terminal.reports(actor=person.name if person else terminal.actor)
     report = await terminal.shifts.report(reports, terminal.shifts.require_open())
     _report_lines(report, out, terminal.money)
     await _report_copies(report, reports, args, out, terminal)
@@ -1403,9 +1398,8 @@ def _people_change(change: str) -> Handler:
 
 async def _receipt(terminal: Any, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.reports.receipt import render_receipt
-    from pos_terminal.services.reports import Reports
 
-    reports = Reports.for_terminal(terminal, actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.actor)
     receipt = await reports.receipt(args.transaction_id)
     money = terminal.money.format
     out.data(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,6 +25,7 @@ from pos_terminal.config import Settings
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
+from pos_terminal.domain.report import DEFAULT_LOOKBACK
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
@@ -219,7 +221,7 @@ class Terminal:
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
         )
         devices = settings.devices
-        receipts = Reports.for_terminal(self, actor=self.actor)
+        receipts = self.reports(actor=self.actor)
         self.counter = Counter(
             self.journal,
             printer_of(devices),
@@ -257,6 +259,24 @@ class Terminal:
     def _person_changed(self, person: Person | None) -> None:
         """Charges, state changes and the drawer's openings are written with the person at the till."""
         self.checkout.actor = self.counter.actor = person.name if person else self.actor
+
+    def reports(self, *, actor: str | Callable[[], str | None] | None = None) -> Reports:
+        """Reports made on this terminal by ``actor`` (its client, journal, service and the store's details).
+
+        The listing looks back at least the configured auto-cancel interval, and never less than 24 hours.
+        """
+        hint = timedelta(seconds=self.settings.auto_cancel_hint_seconds)
+        return Reports(
+            self.client,
+            self.journal,
+            terminal_id=self.settings.terminal_id,
+            region=self.service.name,
+            production=self.service.production,
+            actor=actor,
+            lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
+            money=self.money.format,
+            details=lambda: self.store.details.get(),  # the Counter's receipts are made before the store is
+        )
 
     def catalog(self) -> Catalog:
         """The catalog this till sells from (:func:`~pos_terminal.services.catalog.till_catalog`); CatalogError
