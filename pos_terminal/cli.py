@@ -631,7 +631,7 @@ async def _store_pass(store: Any, out: Output, *, quiet: bool = False) -> bool:
 async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     """``store init|add-till|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
     from pos_terminal.config import load_settings
-    from pos_terminal.services.store_sync import store_sync_for
+    from pos_terminal.services.terminal import store_sync_for
 
     paths = paths.ensure()
     configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
@@ -1513,7 +1513,8 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
 
 async def _join_store(paths: Paths, settings: Any, args: argparse.Namespace, out: Output) -> Any:
     """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
-    from pos_terminal.services.store_sync import join_store, split_password
+    from pos_terminal.services.store_sync import split_password
+    from pos_terminal.services.terminal import join_store
 
     address, password = _store_address(args, split_password)
     status = await join_store(paths, settings, address, password)

@@ -3,10 +3,16 @@
 Used by the command line and the GUI alike; neither builds clients or stores
 by hand. Starting the embedded sandbox is the caller's business (it sits above
 this layer): it passes the sandbox's root address in.
+
+This is the one place where services are built and wired to each other (the
+top of the services' layers in pyproject.toml): the others take their client,
+journal, settings values and callables in their constructors and never know the
+terminal, so :meth:`Terminal.reports` and :func:`store_sync_for` live here.
 """
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import ipaddress
 from collections.abc import Callable
@@ -38,11 +44,12 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
-from pos_terminal.services.store_sync import store_sync_for
+from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_password
 from pos_terminal.services.till import Till
+from pos_terminal.store.catalog import CatalogBook
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
-from pos_terminal.store.tokens import open_token_store
+from pos_terminal.store.tokens import TokenStore, open_token_store
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,48 @@ def desktop_user() -> str | None:
         return getpass.getuser()
     except (OSError, KeyError):
         return None
+
+
+def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settings]) -> StoreSync:
+    """The link to the store of the till whose settings ``settings()`` gives (read again when they change)."""
+    current = settings()
+    return StoreSync(
+        journal,
+        terminal_id=current.terminal_id,
+        secrets=_store_secrets(paths, current),
+        own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
+    )
+
+
+def _store_secrets(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]:
+    """Where the store database's password is kept: the keychain, as the sign-in is (or the file the settings
+    allow when there is none), under the store's address and this profile."""
+
+    def open_for(address: str) -> TokenStore:
+        return open_token_store(
+            account=f"store database {address} for {paths.data_dir}",
+            file_path=paths.insecure_token_file,
+            allow_insecure_file=settings.allow_insecure_token_file,
+        )
+
+    return open_for
+
+
+async def join_store(paths: Paths, settings: Settings, url: str, password: str | None = None) -> StoreStatus:
+    """``store join`` for a till whose terminal is not running: the command line's ``store join`` and
+    ``setup --store``, and the window's first-launch page, which joins before the settings are saved (a store that
+    cannot be joined leaves nothing behind). ``url`` may carry the password; it is taken out of it. The journal is
+    opened and closed on a worker thread, so a window's loop never waits on the disk."""
+    address, in_url = split_password(url)
+    journal = await asyncio.to_thread(lambda: Journal(paths.ensure().journal_file))
+    try:
+        store = store_sync_for(journal, paths, lambda: settings)
+        try:
+            return await store.join(address, in_url if in_url is not None else password)
+        finally:
+            await store.close()
+    finally:
+        await asyncio.to_thread(journal.close)
 
 
 class Terminal:
