@@ -22,9 +22,8 @@ def register(commands: Commands) -> None:
 
 async def _receipt(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.reports.receipt import render_receipt
-    from pos_terminal.services.reports import Reports
 
-    reports = Reports.for_terminal(terminal, actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.actor)
     receipt = await reports.receipt(args.transaction_id)
     money = terminal.money.format
     out.data(

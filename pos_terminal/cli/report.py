@@ -82,9 +82,8 @@ async def _summary(terminal: Terminal, args: argparse.Namespace, out: Output) ->
 
 async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.domain.report import ReportScope, TimeRange
-    from pos_terminal.services.reports import Reports
 
-    reports = Reports.for_terminal(terminal, actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.actor)
     if args.shift is not None:
         if args.report_terminal or args.all or args.merge or args.store:
             raise UserError(

@@ -80,13 +80,11 @@ async def _shift_open(terminal: Terminal, args: argparse.Namespace, out: Output)
 
 
 async def _shift_close(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-    from pos_terminal.services.reports import Reports
-
     await _act_as(terminal, args, manager=True)
     count = _drawer_count(terminal, args)
     await terminal.history.refresh_authorized()  # one the service canceled on its own holds nothing up
     closed = terminal.till.close_shift(count)
-    reports = Reports.for_terminal(terminal, actor=closed.closed_by)
+    reports = terminal.reports(actor=closed.closed_by)
     try:
         report = await terminal.shifts.report(reports, closed)
     except UserError as exc:
@@ -101,10 +99,8 @@ async def _shift_close(terminal: Terminal, args: argparse.Namespace, out: Output
 
 
 async def _shift_x(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-    from pos_terminal.services.reports import Reports
-
     person = await _act_as(terminal, args, manager=True)
-    reports = Reports.for_terminal(terminal, actor=person.name if person else terminal.actor)
+    reports = terminal.reports(actor=person.name if person else terminal.actor)
     report = await terminal.shifts.report(reports, terminal.shifts.require_open())
     _report_lines(report, out, terminal.money)
     await _report_copies(report, reports, args, out, terminal)

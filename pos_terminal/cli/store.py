@@ -91,7 +91,7 @@ async def _store_pass(store: StoreSync, out: Output, *, quiet: bool = False) -> 
 async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     """``store init|add-till|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
     from pos_terminal.config import load_settings
-    from pos_terminal.services.store_sync import store_sync_for
+    from pos_terminal.services.terminal import store_sync_for
 
     paths = paths.ensure()
     configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
@@ -212,7 +212,8 @@ def _store_status_json(status: StoreStatus) -> dict[str, Any]:
 
 async def _join_store(paths: Paths, settings: Settings, args: argparse.Namespace, out: Output) -> StoreStatus:
     """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
-    from pos_terminal.services.store_sync import join_store, split_password
+    from pos_terminal.services.store_sync import split_password
+    from pos_terminal.services.terminal import join_store
 
     address, password = _store_address(args, split_password)
     status = await join_store(paths, settings, address, password)

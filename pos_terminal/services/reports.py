@@ -42,7 +42,6 @@ from pos_terminal.store.journal import AuditEntry, CashSale, Journal, utcnow
 
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import StoreSync
-    from pos_terminal.services.terminal import Terminal
 
 Output = Literal["printed", "saved"]
 
@@ -134,28 +133,6 @@ class Reports:
         self.now = now
         self.money = money
         self.details = details
-
-    @classmethod
-    def for_terminal(
-        cls, terminal: Terminal, *, actor: str | Callable[[], str | None] | None = None, merchant: str | None = None
-    ) -> Reports:
-        """Reports for a composed :class:`~pos_terminal.services.terminal.Terminal` (its client, journal, service).
-
-        The listing looks back at least the configured auto-cancel interval, and never less than 24 hours.
-        """
-        hint = timedelta(seconds=terminal.settings.auto_cancel_hint_seconds)
-        return cls(
-            terminal.client,
-            terminal.journal,
-            terminal_id=terminal.settings.terminal_id,
-            region=terminal.service.name,
-            production=terminal.service.production,
-            merchant=merchant,
-            actor=actor,
-            lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
-            money=terminal.money.format,
-            details=lambda: terminal.store.details.get(),  # the Counter builds its Reports before the store
-        )
 
     @property
     def actor(self) -> str | None:

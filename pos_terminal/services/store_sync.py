@@ -28,16 +28,14 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.services.catalog import Catalog, drafts_of, till_catalog
+from pos_terminal.services.catalog import Catalog, drafts_of
 from pos_terminal.store.catalog import CatalogBook, DetailsBook
 from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
 from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
 from pos_terminal.store.staff import PeopleBook, ShiftBook
-from pos_terminal.store.tokens import TokenStore, open_token_store
+from pos_terminal.store.tokens import TokenStore
 
 if TYPE_CHECKING:
-    from pos_terminal.config import Settings
-    from pos_terminal.paths import Paths
     from pos_terminal.store.database import Change, ChangeListener, StoreDatabase, StoreDayRecords
 
 log = logging.getLogger(__name__)
@@ -406,48 +404,6 @@ class StoreSync:
         if self._database is not None and self._database is not database:
             self._database.close()
         self._database, self._database_for = database, address
-
-
-def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settings]) -> StoreSync:
-    """The link to the store of the till whose settings ``settings()`` gives (read again when they change)."""
-    current = settings()
-    return StoreSync(
-        journal,
-        terminal_id=current.terminal_id,
-        secrets=secrets_for(paths, current),
-        own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
-    )
-
-
-def secrets_for(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]:
-    """Where the store database's password is kept: the keychain, as the sign-in is (or the file the settings
-    allow when there is none), under the store's address and this profile."""
-
-    def open_for(address: str) -> TokenStore:
-        return open_token_store(
-            account=f"store database {address} for {paths.data_dir}",
-            file_path=paths.insecure_token_file,
-            allow_insecure_file=settings.allow_insecure_token_file,
-        )
-
-    return open_for
-
-
-async def join_store(paths: Paths, settings: Settings, url: str, password: str | None = None) -> StoreStatus:
-    """``store join`` for a till whose terminal is not running: the command line's ``store join`` and
-    ``setup --store``, and the window's first-launch page, which joins before the settings are saved (a store that
-    cannot be joined leaves nothing behind). ``url`` may carry the password; it is taken out of it. The journal is
-    opened and closed on a worker thread, so a window's loop never waits on the disk."""
-    address, in_url = split_password(url)
-    journal = await asyncio.to_thread(lambda: Journal(paths.ensure().journal_file))
-    try:
-        store = store_sync_for(journal, paths, lambda: settings)
-        try:
-            return await store.join(address, in_url if in_url is not None else password)
-        finally:
-            await store.close()
-    finally:
-        await asyncio.to_thread(journal.close)
 
 
 def split_password(url: str) -> tuple[str, str | None]:

@@ -3,12 +3,19 @@
 Used by the command line and the GUI alike; neither builds clients or stores
 by hand. Starting the embedded sandbox is the caller's business (it sits above
 this layer): it passes the sandbox's root address in.
+
+This is the one place where services are built and wired to each other (the
+top of the services' layers in pyproject.toml): the others take their client,
+journal, settings values and callables in their constructors and never know the
+terminal, so :meth:`Terminal.reports` and :func:`store_sync_for` live here.
 """
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,6 +31,7 @@ from pos_terminal.config import Settings
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
+from pos_terminal.domain.report import DEFAULT_LOOKBACK
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
@@ -36,11 +44,12 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
-from pos_terminal.services.store_sync import store_sync_for
+from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_password
 from pos_terminal.services.till import Till
+from pos_terminal.store.catalog import CatalogBook
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
-from pos_terminal.store.tokens import open_token_store
+from pos_terminal.store.tokens import TokenStore, open_token_store
 
 
 @dataclass(frozen=True)
@@ -160,6 +169,48 @@ def desktop_user() -> str | None:
         return None
 
 
+def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settings]) -> StoreSync:
+    """The link to the store of the till whose settings ``settings()`` gives (read again when they change)."""
+    current = settings()
+    return StoreSync(
+        journal,
+        terminal_id=current.terminal_id,
+        secrets=_store_secrets(paths, current),
+        own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
+    )
+
+
+def _store_secrets(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]:
+    """Where the store database's password is kept: the keychain, as the sign-in is (or the file the settings
+    allow when there is none), under the store's address and this profile."""
+
+    def open_for(address: str) -> TokenStore:
+        return open_token_store(
+            account=f"store database {address} for {paths.data_dir}",
+            file_path=paths.insecure_token_file,
+            allow_insecure_file=settings.allow_insecure_token_file,
+        )
+
+    return open_for
+
+
+async def join_store(paths: Paths, settings: Settings, url: str, password: str | None = None) -> StoreStatus:
+    """``store join`` for a till whose terminal is not running: the command line's ``store join`` and
+    ``setup --store``, and the window's first-launch page, which joins before the settings are saved (a store that
+    cannot be joined leaves nothing behind). ``url`` may carry the password; it is taken out of it. The journal is
+    opened and closed on a worker thread, so a window's loop never waits on the disk."""
+    address, in_url = split_password(url)
+    journal = await asyncio.to_thread(lambda: Journal(paths.ensure().journal_file))
+    try:
+        store = store_sync_for(journal, paths, lambda: settings)
+        try:
+            return await store.join(address, in_url if in_url is not None else password)
+        finally:
+            await store.close()
+    finally:
+        await asyncio.to_thread(journal.close)
+
+
 class Terminal:
     """Everything one running terminal holds, below the windows."""
 
@@ -219,7 +270,7 @@ class Terminal:
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
         )
         devices = settings.devices
-        receipts = Reports.for_terminal(self, actor=self.actor)
+        receipts = self.reports(actor=self.actor)
         self.counter = Counter(
             self.journal,
             printer_of(devices),
@@ -257,6 +308,24 @@ class Terminal:
     def _person_changed(self, person: Person | None) -> None:
         """Charges, state changes and the drawer's openings are written with the person at the till."""
         self.checkout.actor = self.counter.actor = person.name if person else self.actor
+
+    def reports(self, *, actor: str | Callable[[], str | None] | None = None) -> Reports:
+        """Reports made on this terminal by ``actor`` (its client, journal, service and the store's details).
+
+        The listing looks back at least the configured auto-cancel interval, and never less than 24 hours.
+        """
+        hint = timedelta(seconds=self.settings.auto_cancel_hint_seconds)
+        return Reports(
+            self.client,
+            self.journal,
+            terminal_id=self.settings.terminal_id,
+            region=self.service.name,
+            production=self.service.production,
+            actor=actor,
+            lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
+            money=self.money.format,
+            details=lambda: self.store.details.get(),  # the Counter's receipts are made before the store is
+        )
 
     def catalog(self) -> Catalog:
         """The catalog this till sells from (:func:`~pos_terminal.services.catalog.till_catalog`); CatalogError

@@ -2,7 +2,7 @@
 store this till joins (its database's address and password).
 
 With no store address the till stands alone, as ever. With one, Continue joins the store before the page is left
-(:func:`pos_terminal.services.store_sync.join_store`, as ``pos-terminal setup --store`` does): a store that cannot be
+(:func:`pos_terminal.services.terminal.join_store`, as ``pos-terminal setup --store`` does): a store that cannot be
 joined says why in one sentence here, and nothing is saved, so the address can be mended or cleared."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pos_terminal.config import Settings, suggested_terminal_id
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.services.setup import set_up
-from pos_terminal.services.store_sync import StoreStatus, join_store
+from pos_terminal.services.store_sync import StoreStatus
+from pos_terminal.services.terminal import join_store
 from pos_terminal.ui import widgets
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, label

@@ -23,7 +23,6 @@ from pos_terminal.reports import raster
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.reports.logo import store_logo
 from pos_terminal.reports.receipt import render_receipt
-from pos_terminal.services.reports import Reports
 from tests.reports.conftest import Day, expected_figures
 
 MONEY = MoneyFormat("en_AU", "AUD")
@@ -42,7 +41,7 @@ def sizes(data: bytes) -> list[tuple[float, float]]:
 @pytest.fixture
 async def day_report(day: Day, open_terminal: Callable[..., Any]) -> EndOfDayReport:
     terminal = await open_terminal(day.server, terminal_id="LANE-1")
-    return await Reports.for_terminal(terminal).end_of_day(TimeRange.custom(day.start, day.end), ReportScope.all())
+    return await terminal.reports().end_of_day(TimeRange.custom(day.start, day.end), ReportScope.all())
 
 
 def test_a4_has_the_figures_names_range_and_page_numbers(
@@ -163,7 +162,7 @@ async def test_receipts_show_items_discounts_cash_loyalty_and_refunds(
     day: Day, open_terminal: Callable[..., Any], pdf_text: Callable[[bytes], list[str]]
 ) -> None:
     terminal = await open_terminal(day.server, terminal_id="LANE-1")
-    reports = Reports.for_terminal(terminal)
+    reports = terminal.reports()
 
     member = await reports.receipt(day.ids["B1"])
     text = flat(pdf_text(render_receipt(member, money=MONEY, tz=SYDNEY)))
@@ -216,7 +215,7 @@ async def test_the_store_s_logo_heads_the_receipt_and_both_layouts_of_the_report
     day: Day, open_terminal: Callable[..., Any], pdf_text: Callable[[bytes], list[str]], tmp_path: Path
 ) -> None:
     terminal = await open_terminal(day.server, terminal_id="LANE-1")
-    reports = Reports.for_terminal(terminal)
+    reports = terminal.reports()
     plain = render_receipt(await reports.receipt(day.ids["B1"]), money=MONEY, tz=SYDNEY)
     assert images_on(plain) == [[]], "no logo, no picture"
 

@@ -15,7 +15,7 @@ from pos_terminal.domain.report import EndOfDayReport, ReportScope, TimeRange
 from pos_terminal.domain.summary import FIGURES
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.services.reports import NoReceipt, Reports
+from pos_terminal.services.reports import NoReceipt
 from pos_terminal.services.terminal import desktop_user
 from tests.reports.conftest import Day, expected_figures
 from tests.sandbox.helpers import Shop
@@ -29,7 +29,7 @@ def as_dict(figures: Any) -> dict[str, int]:
 
 async def report_of(open_terminal: Callable[..., Any], day: Day, scope: ReportScope) -> EndOfDayReport:
     terminal = await open_terminal(day.server, terminal_id="LANE-1")
-    reports = Reports.for_terminal(terminal, actor="manager")
+    reports = terminal.reports(actor="manager")
     return await reports.end_of_day(TimeRange.custom(day.start, day.end), scope)
 
 
@@ -91,7 +91,7 @@ async def test_the_audit_entries_of_the_period_are_on_the_report(
     sandbox: SandboxServer, open_terminal: Callable[..., Any]
 ) -> None:
     terminal = await open_terminal(sandbox, terminal_id="LANE-1")
-    reports = Reports.for_terminal(terminal, actor="manager")
+    reports = terminal.reports(actor="manager")
     now = datetime.now(UTC)
     period = TimeRange.custom(now - timedelta(hours=1), now + timedelta(hours=1))
     first = await reports.end_of_day(period)
@@ -106,7 +106,7 @@ async def test_the_audit_entries_of_the_period_are_on_the_report(
 
 async def test_a_receipt_needs_a_completed_or_refunded_transaction(day: Day, open_terminal: Callable[..., Any]) -> None:
     terminal = await open_terminal(day.server, terminal_id="LANE-1")
-    reports = Reports.for_terminal(terminal)
+    reports = terminal.reports()
     with pytest.raises(NoReceipt, match="authorized"):
         await reports.receipt(day.ids["B9"])
     receipt = await reports.receipt(day.ids["B1"])
@@ -134,7 +134,7 @@ async def test_a_skewed_summary_shows_the_mismatch_on_the_report_and_on_paper(
     with closing(sqlite3.connect(sandbox.sandbox.settings.db_path)) as conn, conn:
         conn.execute("UPDATE transactions SET created = created - ? WHERE transaction_id = ?", (3 * 86_400_000, moved))
     terminal = await open_terminal(sandbox, terminal_id="LANE-1")
-    report = await Reports.for_terminal(terminal).end_of_day(TimeRange.custom(start, end))
+    report = await terminal.reports().end_of_day(TimeRange.custom(start, end))
     row = report.rows[0]
     assert row.reported is not None and row.reported.count == 2
     assert row.recomputed.count == 1

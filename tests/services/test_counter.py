@@ -20,7 +20,6 @@ from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.slip import Line, Slip, SlipKind
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.counter import PRINTER, Counter, NoDrawer
-from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import PrintStatus, utcnow
 from tests.conftest import new_checked_in_customer
@@ -210,7 +209,7 @@ async def test_the_end_of_day_report_prints_on_the_roll(
     terminal, runner = await counter_terminal(open_terminal, sandbox, fake)
     terminal.register.edit(lambda _: Check().add_item(Item("Tart", 1, 700)).add_payment(Payment("cash", 700)))
     terminal.register.finish_cash_sale()
-    reports = Reports.for_terminal(terminal)
+    reports = terminal.reports()
     report = await reports.end_of_day(TimeRange.shift(utcnow() - timedelta(hours=1), utcnow() + timedelta(seconds=1)))
     terminal.counter.queue_report(report)
     await runner.idle()

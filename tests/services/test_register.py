@@ -13,7 +13,6 @@ from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.report import ReportScope, TimeRange
 from pos_terminal.domain.sale import CheckFinished, NotPaidInFull, Phase
 from pos_terminal.services.checkout import ChangeStatus
-from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal, desktop_user
 from pos_terminal.store.journal import utcnow
 from tests.conftest import ledger_kinds, new_checked_in_customer
@@ -44,7 +43,7 @@ async def test_a_check_paid_in_cash_is_kept_in_the_journal_and_on_the_shift_repo
         register.edit(lambda check: check.add_discount(Discount("Late", amount=-100)))
     assert register.current.check == sold, "a finished check is never changed nor replaced"
 
-    reports = Reports.for_terminal(terminal, actor="ana")
+    reports = terminal.reports(actor="ana")
     report = await reports.end_of_day(TimeRange.shift(utcnow() - timedelta(hours=1), utcnow() + timedelta(seconds=1)))
     assert [(c.total, c.paid, c.change) for c in report.cash_sales] == [(700, 5_000, 4_300)]
     assert report.cash_total == 700 and report.reconciled, "the service's figures do not hold cash sales"

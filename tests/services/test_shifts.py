@@ -33,7 +33,6 @@ from pos_terminal.domain.slip import Line, report_slip
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import ChangeStatus
-from pos_terminal.services.reports import Reports
 from pos_terminal.services.shifts import NoShiftOpen
 from pos_terminal.services.staff import PersonLocked, WrongPin
 from pos_terminal.services.terminal import Terminal
@@ -178,7 +177,7 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     day.completed.append({"person": BEN, "total": 800, "cash": 800, "charge": 0})
 
     # The X report so far, on paper and on the receipt printer's slip alike.
-    so_far = await terminal.shifts.report(Reports.for_terminal(terminal), till.shifts.require_open())
+    so_far = await terminal.shifts.report(terminal.reports(), till.shifts.require_open())
     assert so_far.shift is not None and so_far.shift.kind is ShiftReportKind.X
     assert so_far.shift.drawer.expected == day.expected_cash
     assert_shift_on_the_slip(so_far, day)
@@ -194,7 +193,7 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     closed = till.close_shift(count)
     assert closed.closed_by == MARIA and closed.expected_cash == day.expected_cash and closed.over_short == -350
 
-    report = await terminal.shifts.report(Reports.for_terminal(terminal), closed)
+    report = await terminal.shifts.report(terminal.reports(), closed)
     z = report.shift
     assert z is not None and z.kind is ShiftReportKind.Z
     assert report.title == f"Z report — shift {closed.id}"

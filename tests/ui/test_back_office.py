@@ -25,7 +25,6 @@ from pos_terminal.domain.pins import MAX_PIN
 from pos_terminal.domain.sale import Phase
 from pos_terminal.errors import UserError
 from pos_terminal.reports.receipt import render_receipt
-from pos_terminal.services.reports import Reports
 from pos_terminal.services.staff import PinToSet
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
@@ -459,7 +458,7 @@ async def test_the_stores_details_saved_in_the_page_print_on_a_receipt(
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
     transaction_id = register.current.transaction_id
     assert transaction_id is not None
-    receipt = await Reports.for_terminal(terminal).receipt(transaction_id)
+    receipt = await terminal.reports().receipt(transaction_id)
     pdf = render_receipt(receipt, money=terminal.money)
     path = tmp_path / "receipt.pdf"
     path.write_bytes(pdf)
