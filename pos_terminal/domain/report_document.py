@@ -189,6 +189,7 @@ class Section:
     blocks: tuple[Block, ...]
     count: int | None = None  # the entries it lists, shown after the heading
     short: str = ""  # its name in a line of counts (the screen)
+    amount: str = ""  # what its entries come to, when that is said beside the count
     status: Status | None = None
     wide: bool = False  # needs a page's width: on A4 only
 
@@ -504,7 +505,7 @@ class _Words:
             ]
             verdict = Verdict(
                 Status.MISMATCH,
-                "✗ MISMATCH, not reconciled: the service's summary and the listed transactions disagree.",
+                "✗ Not reconciled (MISMATCH): the service's summary and the listed transactions disagree.",
                 (
                     "The figures printed are the service's. Recomputed from the transactions listed "
                     f"({listed} completed in the range):",
@@ -582,6 +583,7 @@ class _Words:
             tuple(blocks),
             count=len(r.cash_sales),
             short=f"Cash sales {where}",
+            amount=self.money(r.cash_total) if r.cash_sales else "",
         )
 
     def transactions(self) -> Section:
