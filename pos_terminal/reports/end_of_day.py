@@ -255,22 +255,37 @@ class _Paper:
         return whole if whole == value else self.fit(value, fonts.REGULAR, size, column - 6)
 
     def _narrow(self, table: Columns) -> list[Flowable]:
-        """A table on the roll: each row as label and value pairs, a line of its own for a label without a value."""
+        """A table on the roll: each row a small table of label and value pairs, a label without a value (a
+        transaction id) across the roll's width, and a rule under it."""
+        size = self.size - 1
+        col = [self.width * 0.5, self.width * 0.5]
         story: list[Flowable] = []
         for row in table.narrow_rows(_ROLL_VALUE):
-            run: list[Pair] = []
-            for pair in (*row, None):
-                if pair is not None and pair.value:
-                    run.append(pair)
-                    continue
-                if run:
-                    story.append(self._pairs(run, amounts=True, size=self.size - 1, label_share=0.5))
-                    run = []
-                if pair is not None:
+            cells: list[list[object]] = []
+            style: list[tuple[object, ...]] = [
+                ("FONT", (0, 0), (-1, -1), fonts.REGULAR, size),
+                ("ALIGN", (1, 0), (1, -1), "RIGHT"),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                ("TOPPADDING", (0, 0), (-1, -1), 0.3),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 0.3),
+                ("BOTTOMPADDING", (0, -1), (-1, -1), 2),
+                ("LINEBELOW", (0, -1), (-1, -1), 0.3, L.RULE),
+            ]
+            for index, pair in enumerate(row):
+                if pair.value:
+                    cells.append([L.cell(pair.label, self.s.cell, col[0] - 4, fit=self.fit), pair.value])
+                else:
                     text = pair.label.strip()
-                    style = self.s.cell_bold if pair.strong else self.s.small
-                    story.append(L.para(text, style))
-            story.append(Spacer(1, 1.5 * mm))
+                    whole = self.fit(text, fonts.REGULAR, size, self.width) == text and fonts.covered(text)
+                    cells.append([text if whole else L.para(text, self.s.small), ""])
+                    style.append(("SPAN", (0, index), (1, index)))
+                if pair.strong:
+                    style.append(("FONT", (0, index), (-1, index), fonts.BOLD, size))
+            flowable = Table(cells, colWidths=col)
+            flowable.setStyle(TableStyle(style))
+            story.append(flowable)
         return story
 
     # --- the figures --------------------------------------------------------------------------------------
