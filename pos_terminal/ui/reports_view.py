@@ -22,7 +22,6 @@ from typing import Any
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, Layout, ReportScope, TimeRange
 from pos_terminal.domain.report_document import (
-    FigureLine,
     Figures,
     Note,
     Pair,
@@ -36,7 +35,6 @@ from pos_terminal.domain.report_document import (
     report_document,
 )
 from pos_terminal.domain.shift import Shift
-from pos_terminal.domain.summary import FIGURES
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
@@ -45,13 +43,13 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
+from pos_terminal.ui.report_figures import FiguresModel
 from pos_terminal.ui.report_preview import PREVIEW_PAGES, Preview
-from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, file_dialog, label
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QImage
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -66,9 +64,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-HEADERS = ("Terminal", "Count", "Total", "Fees", "Payout", "Tips", "Check")
 PREVIEW_DPI = 100.0
-RED = QColor("#b3261e")
 RECONCILED_STYLE = "color: #1f5f3a; background: #e6f4ec; border: 1px solid #1f7a4d; border-radius: 6px; padding: 6px;"
 MISMATCH_STYLE = "color: #8c1d18; background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; padding: 6px;"
 
@@ -79,44 +75,6 @@ class NoOtherTerminal(UserError):
 
 class NoReport(UserError):
     hint = "Press “Show report” first."
-
-
-class FiguresModel(ReadOnlyTableModel[FigureLine]):
-    """The report's figures (:class:`~pos_terminal.domain.report_document.Figures`), one row per terminal and the
-    total when there are several."""
-
-    headers = HEADERS
-    right_aligned = frozenset(range(1, len(FIGURES) + 1))
-
-    def set_figures(self, figures: Figures | None) -> None:
-        lines = () if figures is None else (*figures.lines, *((figures.total,) if figures.total else ()))
-        self.replace_rows(list(lines))
-
-    def figure(self, row: int, name: str) -> str:
-        """The text shown for figure ``name`` of ``row`` (for tests and accessibility)."""
-        return str(self.data(self.index(row, 1 + FIGURES.index(name))))
-
-    def cell(self, row: FigureLine, column: int) -> Any:
-        if column == 0:
-            return row.label
-        if 1 <= column <= len(FIGURES):
-            return row.value(FIGURES[column - 1])
-        if not row.matches:
-            return "differs: " + ", ".join(row.mismatched)
-        # the service sends no record for a terminal with nothing completed: the transactions agree with that
-        return "matches" if row.reported else "matches (nothing completed)"
-
-    def style(self, row: FigureLine, column: int, role: int) -> Any:
-        figure = FIGURES[column - 1] if 1 <= column <= len(FIGURES) else None
-        if role == Qt.ItemDataRole.ForegroundRole and (
-            (figure is not None and figure in row.mismatched) or (column == len(HEADERS) - 1 and not row.matches)
-        ):
-            return QBrush(RED)
-        if role == Qt.ItemDataRole.FontRole and row.strong and len(self.rows) > 1:
-            font = QFont()
-            font.setBold(True)
-            return font
-        return None
 
 
 @dataclass(frozen=True, slots=True)
