@@ -355,8 +355,10 @@ class ReportsView(QWidget):
             for block in section.blocks:
                 if isinstance(block, Pairs) and not block.small:
                     lines.append(" · ".join(_pair(pair, first=i == 0) for i, pair in enumerate(block.rows)))
-                elif isinstance(block, Verdict | Note) and not (isinstance(block, Note) and block.tone is Tone.SMALL):
-                    lines.append(f"<b>{escape(block.headline if isinstance(block, Verdict) else block.text)}</b>")
+                elif isinstance(block, Verdict):
+                    lines.append(f"<b>{escape(block.headline)}</b>")
+                elif isinstance(block, Note) and block.tone is not Tone.SMALL:  # the fine print is the paper's
+                    lines.append(f"<b>{escape(block.text)}</b>")
         if people := document.section(SectionKey.STORE_PEOPLE):
             shown = ", ".join(f"{row[0]} {row[1]}" for b in people.blocks if isinstance(b, Table) for row in b.rows)
             lines += [f"Checks per person: {escape(shown)}"] if shown else []
