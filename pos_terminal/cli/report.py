@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pos_terminal.cli.arguments import Commands, _common, _moment, _output, _range, _today_start
-from pos_terminal.cli.output import EXIT_OK, Output, _local, _print, _print_escpos, _save
-from pos_terminal.domain.words import counted
+from pos_terminal.cli.output import EXIT_OK, Output, _print, _print_escpos, _save
 from pos_terminal.errors import UserError
 
 if TYPE_CHECKING:
     from pos_terminal.domain.money import MoneyFormat
-    from pos_terminal.domain.report import CashSaleRow, EndOfDayReport
-    from pos_terminal.domain.shift import ShiftSection
-    from pos_terminal.domain.store_day import StoreDay
+    from pos_terminal.domain.report import EndOfDayReport
     from pos_terminal.services.reports import Reports
     from pos_terminal.services.terminal import Terminal
 
@@ -127,88 +123,18 @@ async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
 
 
 def _report_lines(report: EndOfDayReport, out: Output, money_format: MoneyFormat) -> None:
-    """The report as JSON, or as lines: the shift first (X, Z), then the figures and their reconciliation."""
+    """The report as JSON, or as text: every section of the one report model a narrow page shows (the shift first
+    for an X or Z report; the table of every transaction is the A4 PDF's); a mismatch is said on stderr too."""
     out.data(report.as_json())
-    money = money_format.format
-    scope = report.scope
-    period = report.range
-    out.line(f"{report.title}: {scope.label}{'' if report.production else ' [SANDBOX]'}")
-    out.line(f"{_local(period.start)} – {_local(period.end)} (local time), made {_local(report.generated_at)}")
-    if report.shift is not None:
-        _shift_lines(report.shift, out, money)
-    if report.store is not None:
-        _store_lines(report.store, report.cash_sales, out, money)
-    for row in report.rows:
-        f = row.shown
-        label = "All terminals" if scope.merge else (row.terminal_id or "(no terminal)")
-        out.line(
-            f"{label:<16} count {f.count:>5}  total {money(f.total):>12}  tips {money(f.tips):>10}  "
-            f"fees {money(f.fees):>10}  payout {money(f.payout):>12}  {'ok' if row.matches else 'MISMATCH'}"
-        )
-    if len(report.rows) > 1:
-        t = report.total.shown
-        out.line(
-            f"{'Total':<16} count {t.count:>5}  total {money(t.total):>12}  tips {money(t.tips):>10}  "
-            f"fees {money(t.fees):>10}  payout {money(t.payout):>12}"
-        )
-    if report.reconciled:
-        out.line("Reconciled: the summary matches the listed transactions.")
-    else:
+    if out.as_json:
+        return
+    from pos_terminal.domain.report_document import report_document
+    from pos_terminal.domain.report_text import render_text
+
+    for line in render_text(report_document(report, money_format.format)):
+        out.line(line)
+    if not report.reconciled:
         out.note("MISMATCH: the service's summary and the listed transactions disagree.")
-        for sentence in report.differences(money):
-            out.note(f"  {sentence}")
-    out.line(
-        f"Open authorizations {len(report.open_authorized)}, refunds {len(report.refunds)}, "
-        f"cancellations {len(report.cancellations)}, audit entries {len(report.audit)}."
-    )
-
-
-def _shift_lines(section: ShiftSection, out: Output, money: Callable[[int], str]) -> None:
-    from pos_terminal.domain.shift import drawer_verdict
-
-    shift, drawer = section.shift, section.drawer
-    closed = f", closed {_local(shift.closed_at)} by {shift.closed_by}" if shift.closed_at else ", still open"
-    out.line(f"Shift {shift.id}: opened {_local(shift.opened_at)} by {shift.opened_by}{closed}")
-    out.line(
-        f"Drawer: float {money(drawer.opening_float)} + cash on checks {money(drawer.cash_sales)} "
-        f"- cash given back {money(drawer.cash_refunds)} = expected {money(drawer.expected)}"
-    )
-    if section.over_short is not None and section.counted is not None:
-        out.line(f"Counted {money(section.counted.total)}: {drawer_verdict(section.over_short, money, loud=True)}")
-    for p in section.people:
-        out.line(
-            f"{p.person:<20} {counted(p.checks, 'check'):>10}  total {money(p.total):>11}  cash {money(p.cash):>10}  "
-            f"charged {money(p.charged):>11}  refunds {p.refunds} ({money(p.refunded)})"
-        )
-    out.line(
-        f"Refunds {len(section.refunds)}, cancellations {len(section.cancellations)}, approvals "
-        f"{len(section.approvals)}, drawer opened without a sale {section.no_sales}."
-    )
-    if section.pending_changes:
-        out.note(
-            f"{counted(section.pending_changes, 'state change')} not yet confirmed by the service: not in the figures."
-        )
-
-
-def _store_lines(day: StoreDay, cash_sales: tuple[CashSaleRow, ...], out: Output, money: Callable[[int], str]) -> None:
-    from pos_terminal.domain.shift import drawer_verdict
-
-    out.line(f"Store: {day.name or '(no name set)'} · tills {', '.join(day.tills) or 'none yet'}")
-    for shift in day.shifts:
-        opened = f"opened {_local(shift.opened_at)} by {shift.opened_by}, float {money(shift.opening_float)}"
-        if shift.closed_at is None:
-            out.line(f"  {shift.terminal_id:<12} {opened}; still open")
-            continue
-        verdict = "" if shift.over_short is None else f", {drawer_verdict(shift.over_short, money)}"
-        out.line(
-            f"  {shift.terminal_id:<12} {opened}; closed {_local(shift.closed_at)} by {shift.closed_by}, expected "
-            f"{money(shift.expected or 0)}, counted {money(shift.counted or 0)}{verdict}"
-        )
-    out.line(f"Cash sales at every till: {len(cash_sales)}, {money(sum(c.total for c in cash_sales))}")
-    for p in day.people:
-        out.line(f"  {p.person:<24} {p.checks:>4} checks  {money(p.total):>12}  charged {money(p.charged):>12}")
-    if day.unmatched:
-        out.line(f"{day.unmatched} completed checks of the tills' logs are not in the service's listing.")
 
 
 async def _report_copies(

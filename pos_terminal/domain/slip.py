@@ -21,18 +21,17 @@ from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import CashReceipt, EndOfDayReport, Receipt
-from pos_terminal.domain.shift import (
-    EXPECTED_NOTE,
-    ShiftSection,
-    change_tables,
-    drawer_lines,
-    drawer_pieces,
-    drawer_verdict,
-    person_lines,
-    shift_notes,
-    shift_times,
+from pos_terminal.domain.report_document import (
+    FIGURE_NAMES,
+    Figures,
+    Pair,
+    Pairs,
+    Table,
+    Tone,
+    Verdict,
+    report_document,
 )
-from pos_terminal.domain.summary import SummaryFigures
+from pos_terminal.domain.report_document import Block as DocBlock
 
 
 class SlipKind(StrEnum):
@@ -225,103 +224,66 @@ def cash_receipt_slip(receipt: CashReceipt, money: Callable[[int], str], tz: tzi
 _BESIDE = 24
 
 
+# Characters of the reports that are in none of the printer's code pages (a line holding one is printed as a
+# picture of itself, blurred and not searchable), and what the roll prints instead; the words carry the meaning.
+_PRINTED = {"\u2212": "-", "\u2014": "-", "\u2013": "-", "\u2022": "-", "\u2713 ": "", "\u2717 ": ""}
+
+
 def _printable(text: str) -> str:
-    """The receipt printer's own text: the minus of the reports' sums is in none of its code pages (printed as a
-    picture of the line otherwise), the hyphen-minus is in all."""
-    return text.replace("\u2212", "-")
+    """The receipt printer's own text: the minus of the reports' sums, dashes, bullets and check marks as the
+    printer's characters."""
+    for drawn, printed in _PRINTED.items():
+        text = text.replace(drawn, printed)
+    return text
 
 
-def _shift_blocks(section: ShiftSection, money: Callable[[int], str], tz: tzinfo | None) -> list[Block]:
-    """The shift's part of an X or Z report, as the PDF has it (:mod:`pos_terminal.domain.shift` words both): the
-    drawer, its count, sales per person, refunds with the cash given back, cancellations and approvals."""
+def _line(pair: Pair, *, bold: bool = False) -> Line:
+    return Line(_printable(pair.label), _printable(pair.value), bold=bold or pair.strong)
 
-    def when(moment: datetime) -> str:
-        return _local(moment, tz)
 
-    blocks: list[Block] = [Rule(), Line(f"Shift {section.shift.id}", bold=True)]
-    blocks += [Line(f"{name}: {value}") for name, value in shift_times(section, when)]
-    blocks += [Rule(), Line("Cash drawer", bold=True)]
-    blocks += [
-        Line(_printable(name), value, bold=name.startswith("=") or name == "Counted")
-        for name, value in drawer_lines(section, money)
-    ]
-    over_short = section.over_short
-    if over_short is not None:
-        verdict = "The drawer is right." if over_short == 0 else drawer_verdict(over_short, money, loud=True)
-        blocks.append(Line(verdict, bold=True))
-    if pieces := drawer_pieces(section, money):
-        blocks.append(Line("Counted by denomination"))
-        blocks += [Line(f"  {name}", value) for name, value in pieces]
-    blocks.append(Line(_printable(EXPECTED_NOTE)))
-    blocks += [Rule(), Line(f"Sales per person ({len(section.people)})", bold=True)]
-    if not section.people:
-        blocks.append(Line("No check was completed in the shift."))
-    for person in section.people:
-        blocks += [Line(name, value) for name, value in person_lines(person, money)]
-    for table in change_tables(section, money, when):
-        blocks += [Rule(), Line(f"{table.title} ({len(table.rows)})", bold=True)]
-        if not table.rows:
-            blocks.append(Line("None."))
-        for index, row in enumerate(table.rows):
+def _section_blocks(block: DocBlock) -> list[Block]:
+    """One block of a report's section as the roll's lines: a table row by row, as label and value pairs."""
+    if isinstance(block, Pairs):
+        return [_line(pair) for pair in block.rows]
+    if isinstance(block, Table):
+        if not block.rows:
+            return [Line(block.empty)]
+        lines: list[Block] = []
+        for index, row in enumerate(block.narrow_rows(_BESIDE)):
             if index:
-                blocks.append(Feed())
-            for name, value in zip(table.head, row, strict=True):
-                if value:
-                    blocks.append(Line(f"{name}: {value}") if len(value) > _BESIDE else Line(name, value))
-    blocks += [Line(note, bold=loud) for note, loud in shift_notes(section)]
-    return blocks
-
-
-_FIGURE_NAMES = {"count": "Transactions", "total": "Total", "tips": "Tips", "fees": "Fees", "payout": "Payout"}
-
-
-def _figures(f: SummaryFigures, money: Callable[[int], str]) -> list[Block]:
-    return [
-        Line(_FIGURE_NAMES[name], str(f.count) if name == "count" else money(getattr(f, name)))
-        for name in ("count", "total", "tips", "fees", "payout")
-    ]
+                lines.append(Feed())
+            lines += [_line(pair) for pair in row]
+        return lines
+    if isinstance(block, Figures):
+        lines = []
+        for figure in (*block.lines, *((block.total,) if block.total else ())):
+            lines.append(Line(_printable(figure.label), _printable(figure.check), bold=True))
+            for index, (name, value) in enumerate(zip(block.names, figure.values, strict=True)):
+                lines.append(Line(name, value, bold=figure.strong))
+                if FIGURE_NAMES[index][0] in figure.mismatched:
+                    lines.append(Line("  transactions give", figure.recomputed[index]))
+        if block.empty:
+            lines.append(Line(block.empty))
+        return lines
+    if isinstance(block, Verdict):
+        return [Line(_printable(block.headline), bold=True), *(Line(_printable(line)) for line in block.lines)]
+    return [Line(_printable(block.text), bold=block.tone is Tone.WARNING)]
 
 
 def report_slip(report: EndOfDayReport, money: Callable[[int], str], tz: tzinfo | None = None) -> Slip:
-    """The 80 mm end-of-day (or shift) report: an X or Z report's shift first, as on the roll PDF; then figures per
-    terminal, every difference, cash sales, open charges."""
+    """The 80 mm end-of-day (or shift) report: every section of :func:`report_document` that a roll shows, as the
+    roll PDF has them (an X or Z report's shift first), and when it was printed."""
+    document = report_document(report, money, tz)
     blocks: list[Block] = [Line(report.merchant or "Report", large=True, center=True)]
     blocks.append(Line(report.title, bold=True, center=True))
-    if not report.production:
-        blocks.append(Line("SANDBOX - not real payments", bold=True, center=True))
-    blocks += [
-        Feed(),
-        Line("From", _local(report.range.start, tz)),
-        Line("To", _local(report.range.end, tz)),
-        Line("Scope", report.scope.label),
-        Line("Made on", report.terminal_id),
-    ]
-    if report.shift is not None:
-        blocks += _shift_blocks(report.shift, money, tz)
-    for row in report.rows:
-        blocks += [Rule(), Line(f"Terminal {row.terminal_id}" if row.terminal_id else "All terminals", bold=True)]
-        blocks += _figures(row.shown, money)
-    if len(report.rows) > 1:
-        blocks += [Rule(), Line("All terminals", bold=True), *_figures(report.total.shown, money)]
-    blocks.append(Rule())
-    differences = report.differences(money)
-    if differences:
-        blocks.append(Line("NOT RECONCILED", bold=True))
-        blocks += [Line(sentence) for sentence in differences]
-    else:
-        blocks.append(Line("Reconciled with the transactions listed"))
-    if report.cash_sales:
-        blocks += [
-            Rule(),
-            Line("Cash sales (this terminal only)", bold=True),
-            Line(f"{len(report.cash_sales)} sales", money(report.cash_total)),
-        ]
-    blocks += [
-        Rule(),
-        Line("Authorized, not completed", str(len(report.open_authorized))),
-        Line("Refunds", str(len(report.refunds))),
-        Line("Cancellations", str(len(report.cancellations))),
-        Feed(),
-        Line(f"printed {_local(report.generated_at, tz)}", center=True),
-    ]
+    if document.sandbox:
+        blocks.append(Line(_printable(document.sandbox), bold=True, center=True))
+    blocks += [Feed(), *(_line(pair) for pair in document.facts)]
+    for section in document.sections_on(wide=False):
+        blocks.append(Rule())
+        if section.heading:
+            blocks.append(Line(section.title, bold=True))
+        for block in section.blocks:
+            blocks += _section_blocks(block)
+    blocks += [Feed(), Line(f"printed {_local(report.generated_at, tz)}", center=True)]
     return Slip(SlipKind.REPORT, report.title, tuple(blocks))

@@ -132,15 +132,6 @@ def local(moment: datetime | None, tz: tzinfo | None, pattern: str = "%Y-%m-%d %
     return (moment.astimezone() if tz is None else moment.astimezone(tz)).strftime(pattern)
 
 
-def zone_name(moment: datetime, tz: tzinfo | None) -> str:
-    """``"AEDT, UTC+11:00"``: which local time the paper speaks."""
-    shown = moment.astimezone() if tz is None else moment.astimezone(tz)
-    offset = shown.strftime("%z")
-    utc = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
-    name = shown.tzname() or ""
-    return utc if not name or name.startswith(("UTC", "+", "-")) else f"{name}, {utc}"
-
-
 def draw_text(canvas: Canvas, x: float, y: float, text: str, font: str, size: float, *, align: str = "left") -> None:
     """``drawString`` with fallback runs; ``align`` ``left``, ``right`` or ``center`` about ``x``."""
     pieces = fonts.runs(text, font)

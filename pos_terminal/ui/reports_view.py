@@ -1,14 +1,14 @@
 """Reports: the manager's end-of-day (or shift) report on screen, previewed as PDF, saved or printed.
 
-The figures come from :class:`~pos_terminal.services.reports.Reports`; the view only
-shows them. A reconciliation that fails is shown in red with one sentence per
-difference, never hidden. The PDF is made by :mod:`pos_terminal.reports.end_of_day`
-off the loop's thread and previewed page by page (pypdfium2 through
-:mod:`pos_terminal.reports.raster`: QtPdf is not in the PySide6 wheels). The save
-dialog is opened with ``open()``, never a nested ``exec()`` inside a coroutine.
+The figures come from :class:`~pos_terminal.services.reports.Reports`; the view only shows them, read from the
+one report model (:func:`~pos_terminal.domain.report_document.report_document`) that the PDF, the receipt
+printer's slip and the command line render too. A reconciliation that fails is shown in red with one sentence
+per difference, never hidden. The PDF is made by :mod:`pos_terminal.reports.end_of_day` off the loop's thread
+and previewed page by page (:mod:`pos_terminal.ui.report_preview`). The save dialog is opened with ``open()``,
+never a nested ``exec()`` inside a coroutine.
 
-A shift's X or Z report (:meth:`ReportsView.show_shift`) is shown, saved and printed
-the same way, with the drawer's verdict under the figures.
+A shift's X or Z report (:meth:`ReportsView.show_shift`) is shown, saved and printed the same way, with the
+drawer's verdict above the figures.
 """
 
 from __future__ import annotations
@@ -20,10 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange
-from pos_terminal.domain.shift import Shift, drawer_verdict
-from pos_terminal.domain.store_day import StoreDay
-from pos_terminal.domain.summary import FIGURES
+from pos_terminal.domain.report import EndOfDayReport, Layout, ReportScope, TimeRange
+from pos_terminal.domain.report_document import (
+    Figures,
+    Note,
+    Pair,
+    Pairs,
+    ReportDocument,
+    SectionKey,
+    Status,
+    Table,
+    Tone,
+    Verdict,
+    report_document,
+)
+from pos_terminal.domain.shift import Shift
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
@@ -32,38 +43,30 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
-from pos_terminal.ui.table_model import ReadOnlyTableModel
+from pos_terminal.ui.report_figures import FiguresModel
+from pos_terminal.ui.report_preview import PREVIEW_PAGES, Preview
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, file_dialog, label
 
-from PySide6.QtCore import (
-    QObject,
-    Qt,
-)
-from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPixmap, QResizeEvent
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-HEADERS = ("Terminal", "Count", "Total", "Fees", "Payout", "Tips", "Check")
 PREVIEW_DPI = 100.0
-PREVIEW_PAGES = 20  # a 10,000-transaction report has hundreds of pages; the PDF keeps them all
-RED = QColor("#b3261e")
 RECONCILED_STYLE = "color: #1f5f3a; background: #e6f4ec; border: 1px solid #1f7a4d; border-radius: 6px; padding: 6px;"
 MISMATCH_STYLE = "color: #8c1d18; background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; padding: 6px;"
-PAGE_STYLE = "background: white; border: 1px solid #9aa5b1;"
 
 
 class NoOtherTerminal(UserError):
@@ -74,59 +77,6 @@ class NoReport(UserError):
     hint = "Press “Show report” first."
 
 
-class FiguresModel(ReadOnlyTableModel[tuple[str, FigureRow]]):
-    """The report's figures, one row per terminal and a total row when there are several."""
-
-    headers = HEADERS
-    right_aligned = frozenset(range(1, len(FIGURES) + 1))
-
-    def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.money = money
-
-    def set_report(self, report: EndOfDayReport | None) -> None:
-        rows: list[tuple[str, FigureRow]] = []
-        if report is not None:
-            merged = report.scope.merge
-            for row in report.rows:
-                rows.append(("All terminals" if merged else (row.terminal_id or "(no terminal id)"), row))
-            if len(report.rows) > 1 or not report.rows:
-                rows.append(("Total", report.total))
-        self.replace_rows(rows)
-
-    def figure(self, row: int, name: str) -> str:
-        """The text shown for figure ``name`` of ``row`` (for tests and accessibility)."""
-        return str(self.data(self.index(row, 1 + FIGURES.index(name))))
-
-    def cell(self, row: tuple[str, FigureRow], column: int) -> Any:
-        name, figures = row
-        figure = FIGURES[column - 1] if 1 <= column <= len(FIGURES) else None
-        if column == 0:
-            return name
-        if figure == "count":
-            return str(figures.shown.count)
-        if figure is not None:
-            return self.money.format(getattr(figures.shown, figure))
-        if not figures.matches:
-            return "differs: " + ", ".join(figures.mismatched)
-        # the service sends no record for a terminal with nothing completed: the transactions agree with that
-        return "matches (nothing completed)" if figures.reported is None else "matches"
-
-    def style(self, row: tuple[str, FigureRow], column: int, role: int) -> Any:
-        name, figures = row
-        figure = FIGURES[column - 1] if 1 <= column <= len(FIGURES) else None
-        if role == Qt.ItemDataRole.ForegroundRole and (
-            (figure is not None and figure in figures.mismatched)
-            or (column == len(HEADERS) - 1 and not figures.matches)
-        ):
-            return QBrush(RED)
-        if role == Qt.ItemDataRole.FontRole and name == "Total" and row is self.rows[-1]:
-            font = QFont()
-            font.setBold(True)
-            return font
-        return None
-
-
 @dataclass(frozen=True, slots=True)
 class Paper:
     """One rendering of a report: the PDF bytes and the layout it was made in."""
@@ -134,71 +84,6 @@ class Paper:
     report: EndOfDayReport
     layout: Layout
     data: bytes
-
-
-class Preview(QScrollArea):
-    """The PDF's pages one under the other, each scaled down to the width available (never up)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.images: list[QImage] = []
-        self.labels: list[QLabel] = []  # every page label made so far (at most PREVIEW_PAGES)
-        self.pages: list[QLabel] = []  # those showing a page now
-        self.box = QWidget()
-        self.box.setObjectName("pages")
-        self.box.setStyleSheet("QWidget#pages { background: #e4e7eb; }")
-        self.column = QVBoxLayout(self.box)
-        self.column.setSpacing(12)
-        self.column.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
-        self.empty = label("The PDF's pages appear here once the report is shown.", role="hint")
-        self.column.addWidget(self.empty)
-        self.setAccessibleName("Report preview")
-        self.setWidget(self.box)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._make_labels(PREVIEW_PAGES)  # all of them now: a longer report later makes no widget
-
-    def _make_labels(self, count: int) -> None:
-        while len(self.labels) < count:
-            page = QLabel()
-            page.setStyleSheet(PAGE_STYLE)
-            page.setAccessibleName(f"Page {len(self.labels) + 1} of the report")
-            page.hide()
-            self.column.addWidget(page)
-            self.labels.append(page)
-
-    def set_images(self, images: list[QImage]) -> None:
-        """Show ``images``, one label a page. Labels are kept and reused, never deleted and made anew: a day of
-        reports would otherwise leave pages (and their pixmaps) waiting for a deferred deletion."""
-        self.images = images
-        self.empty.setVisible(not images)
-        self._make_labels(len(images))
-        for unused in self.labels[len(images) :]:
-            unused.clear()  # its pixmap goes now
-            unused.hide()
-        self.pages = self.labels[: len(images)]
-        for page in self.pages:
-            page.show()
-        self.fit()
-
-    def fit(self) -> None:
-        margins = self.column.contentsMargins()
-        room = (
-            self.viewport().width() - margins.left() - margins.right() - 2 - self.verticalScrollBar().sizeHint().width()
-        )
-        for page, image in zip(self.pages, self.images, strict=True):
-            width = max(100, min(image.width(), room))
-            pixmap = QPixmap.fromImage(image)
-            if width < image.width():
-                pixmap = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
-            page.setPixmap(pixmap)
-            page.setFixedSize(pixmap.width() + 2, pixmap.height() + 2)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        if self.images:
-            self.fit()
 
 
 class ReportsView(QWidget):
@@ -212,7 +97,7 @@ class ReportsView(QWidget):
         self.reports: Reports | None = None
         self.report: EndOfDayReport | None = None
         self.paper: Paper | None = None
-        self.model = FiguresModel(MoneyFormat("en_AU", "AUD"), self)
+        self.model = FiguresModel(self)
         self.save_dialog: QFileDialog | None = None
         self.worker = ReportWorker()  # its child process starts with the first report
 
@@ -330,7 +215,6 @@ class ReportsView(QWidget):
         self.terminal = terminal
         # the person at the till when a copy is made, else the computer's user (a till nobody signs in to)
         self.reports = terminal.reports(actor=lambda: terminal.till.actor or terminal.actor)
-        self.model.money = terminal.money
         self.show_nothing()
 
     def detach(self) -> None:
@@ -420,7 +304,7 @@ class ReportsView(QWidget):
         self.report = None
         self.drawer.hide()
         self.paper = None
-        self.model.set_report(None)
+        self.model.set_figures(None)
         self.fit_table()
         self.title.setText("No report yet")
         self.period.setText("Choose a range and the terminals, then press “Show report”.")
@@ -432,89 +316,55 @@ class ReportsView(QWidget):
         self.print_button.setEnabled(False)
 
     def show_figures(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+        """The report's sections as the screen shows them: the title and range, the drawer (a shift's, or the
+        store's), the figures, the reconciliation and the counts of the lists; the PDF shows them all."""
         self.report = report
         self.paper = None
-        self.model.money = money
-        self.model.set_report(report)
+        document = report_document(report, money.format)
+        self.model.set_figures(_figures(document))
         self.fit_table()
-        # the status bar's badge already says SANDBOX; say it here only when the service's name does not
-        sandbox = "" if report.production or "sandbox" in report.region.lower() else " · SANDBOX"
-        self.title.setText(f"{report.title} — {report.scope.label}")
-        self._show_drawer(report, money)
-        start = report.range.start.astimezone().strftime("%Y-%m-%d %H:%M")
-        end = report.range.end.astimezone().strftime("%Y-%m-%d %H:%M")
-        made = report.generated_at.astimezone().strftime("%H:%M:%S")
-        self.period.setText(f"{start} to {end} (local time), made at {made} · service: {report.region}{sandbox}")
-        if report.reconciled:
-            self.reconciliation.setText("✓ Reconciled: the transactions give the same figures as the summary.")
+        self.title.setText(f"{document.title} — {document.scope}")
+        self.period.setText(f"{document.period} (local time), made {document.made} · service: {document.service}")
+        self._show_drawer(document)
+        reconciliation = document.section(SectionKey.RECONCILIATION)
+        assert reconciliation is not None
+        verdict = next(b for b in reconciliation.blocks if isinstance(b, Verdict))
+        if verdict.status is Status.MATCHES:
+            self.reconciliation.setText(verdict.headline)
             self.reconciliation.setStyleSheet(RECONCILED_STYLE)
         else:
-            sentences = report.differences(money.format) or [
-                f"{row.terminal_id or 'Total'}: {', '.join(row.mismatched)} differ."
-                for row in report.rows
-                if not row.matches
-            ]
-            items = "".join(f"<li>{escape(s)}</li>" for s in sentences)
-            self.reconciliation.setText(
-                "<b>✗ Not reconciled: the transactions do not give the summary's figures.</b>"
-                f"<ul style='margin: 0'>{items}</ul>"
-            )
+            lines = "".join(f"<br>{escape(line)}" for line in verdict.lines)
+            self.reconciliation.setText(f"<b>{escape(verdict.headline)}</b>{lines}")
             self.reconciliation.setStyleSheet(MISMATCH_STYLE)
         self.reconciliation.show()
-        cash = f"{len(report.cash_sales)} ({money.format(report.cash_total)})" if report.cash_sales else "0"
         self.counts.setText(
-            f"Open authorized: {len(report.open_authorized)} · Refunds: {len(report.refunds)} · "
-            f"Cancellations: {len(report.cancellations)} · Audit entries: {len(report.audit)} · "
-            f"Cash sales {'at every till' if report.store is not None else 'on this terminal'}: {cash}"
+            " · ".join(
+                f"{s.short}: {s.count}" + (f" ({s.amount})" if s.amount else "") for s in document.sections if s.short
+            )
         )
 
-    def _show_drawer(self, report: EndOfDayReport, money: MoneyFormat) -> None:
-        if report.store is not None:
-            self._show_store(report.store, money)
-            return
-        section = report.shift
-        if section is None:
+    def _show_drawer(self, document: ReportDocument) -> None:
+        """A shift's drawer (or the store's drawers) in a few lines, green when it is right, red when not."""
+        keys = (SectionKey.STORE, SectionKey.STORE_SHIFTS) if document.section(SectionKey.STORE) else _SHIFT_KEYS
+        sections = [section for key in keys if (section := document.section(key)) is not None]
+        if not sections:
             self.drawer.hide()
             return
-        drawer = section.drawer
-        text = (
-            f"Drawer: float {money.format(drawer.opening_float)} + cash {money.format(drawer.cash_sales)} − given "
-            f"back {money.format(drawer.cash_refunds)} = expected <b>{money.format(drawer.expected)}</b>"
-        )
-        over_short = section.over_short
-        style = RECONCILED_STYLE
-        if over_short is not None and section.counted is not None:
-            verdict = drawer_verdict(over_short, money.format, loud=True)
-            text += f"; counted <b>{money.format(section.counted.total)}</b>: <b>{escape(verdict)}</b>"
-            style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
-        else:
-            text += " (so far; nothing was changed)"
-        self.drawer.setText(text)
-        self.drawer.setStyleSheet(style)
-        self.drawer.show()
-
-    def _show_store(self, day: StoreDay, money: MoneyFormat) -> None:
-        """The store's drawers in one line: each till's shifts, and the closed drawers' verdict."""
-        tills = ", ".join(day.tills) or "no till yet"
-        text = (
-            f"Store: {escape(day.name or 'no name set')} · tills {escape(tills)} · {counted(len(day.shifts), 'shift')}"
-        )
-        style = RECONCILED_STYLE
-        if day.open_shifts:
-            text += f", {day.open_shifts} still open"
-        if any(s.over_short is not None for s in day.shifts):
-            over_short = day.counted - day.expected
-            verdict = drawer_verdict(over_short, money.format, loud=True)
-            text += (
-                f" · closed drawers: expected <b>{money.format(day.expected)}</b>, counted "
-                f"<b>{money.format(day.counted)}</b>: <b>{escape(verdict)}</b>"
-            )
-            style = RECONCILED_STYLE if over_short == 0 else MISMATCH_STYLE
-        people = ", ".join(f"{p.person} {p.checks}" for p in day.people)
-        if people:
-            text += f"<br>Checks per person: {escape(people)}"
-        self.drawer.setText(text)
-        self.drawer.setStyleSheet(style)
+        lines: list[str] = []
+        for section in sections:
+            for block in section.blocks:
+                if isinstance(block, Pairs) and not block.small:
+                    lines.append(" · ".join(_pair(pair, first=i == 0) for i, pair in enumerate(block.rows)))
+                elif isinstance(block, Verdict):
+                    lines.append(f"<b>{escape(block.headline)}</b>")
+                elif isinstance(block, Note) and block.tone is not Tone.SMALL:  # the fine print is the paper's
+                    lines.append(f"<b>{escape(block.text)}</b>")
+        if people := document.section(SectionKey.STORE_PEOPLE):
+            shown = ", ".join(f"{row[0]} {row[1]}" for b in people.blocks if isinstance(b, Table) for row in b.rows)
+            lines += [f"Checks per person: {escape(shown)}"] if shown else []
+        status = next((s.status for s in sections if s.status is not None), None)
+        self.drawer.setText("<br>".join(lines))
+        self.drawer.setStyleSheet(MISMATCH_STYLE if status is Status.MISMATCH else RECONCILED_STYLE)
         self.drawer.show()
 
     def fit_table(self) -> None:
@@ -613,3 +463,18 @@ class ReportsView(QWidget):
         self.reports.record_report(paper.report, "printed", where=printer, layout=paper.layout)
         self.messages.show_info(f"The report went to the printer {printer}.")
         return printer
+
+
+_SHIFT_KEYS = (SectionKey.SHIFT, SectionKey.DRAWER)
+
+
+def _figures(document: ReportDocument) -> Figures | None:
+    section = document.section(SectionKey.FIGURES)
+    return next((b for b in section.blocks if isinstance(b, Figures)), None) if section else None
+
+
+def _pair(pair: Pair, *, first: bool) -> str:
+    """A label and its value in a line of several (a sum or a count in bold)."""
+    label = pair.label if first else pair.label[:1].lower() + pair.label[1:]
+    value = f"<b>{escape(pair.value)}</b>" if pair.strong else escape(pair.value)
+    return f"{escape(label)} {value}"

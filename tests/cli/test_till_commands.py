@@ -365,7 +365,7 @@ def test_shift_x_and_close_on_the_receipt_printer_carry_the_shift(
         said("Z report — shift 1")
         said("= Expected in the drawer", "$155.00")
         said("Counted", "$154.50")
-        said("SHORT by $0.50")
+        said("Counted $154.50: SHORT by $0.50.")
         said(CASHIER, "1 check")
     finally:
         fake.close()

@@ -218,4 +218,4 @@ async def test_the_end_of_day_report_prints_on_the_roll(
     assert "Tart" in text_of(receipt) and "Paid in cash" in text_of(receipt)
     text = text_of(job)
     assert "Shift report" in text and "Terminal LANE-1" in text and "Reconciled" in text
-    assert "1 sales" in text and "$7.00" in text, "the cash sales, apart from the service's figures"
+    assert "Cash sales on this terminal (1)" in text and "$7.00" in text, "the cash sales, apart from the figures"

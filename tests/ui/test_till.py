@@ -249,7 +249,8 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     report = reports.report
     assert report is not None and report.shift is not None and report.shift.kind is ShiftReportKind.Z
     assert reports.title.text().startswith("Z report — shift 1")
-    assert "SHORT by $0.50" in reports.drawer.text() and "expected <b>$205.00</b>" in reports.drawer.text()
+    assert "SHORT by $0.50" in reports.drawer.text()
+    assert "Expected in the drawer <b>$205.00</b>" in reports.drawer.text()
     assert printed.exists(), "the report printed at close is the Z report"
     printed_entries = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "report printed"]
     assert printed_entries and printed_entries[-1].actor == MANAGER
