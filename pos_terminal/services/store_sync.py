@@ -197,11 +197,11 @@ class StoreSync:
             records.append(("store_info", "1", details))
         records += [("person", str(p["id"]), p) for p in self.people.records() if str(p["id"]) not in adopted]
         records += [("shift", str(s["id"]), s) for s in self.shifts.records()]
-        records += [("cash_sale", sale.uid, cash_sale_record(sale)) for sale in self.journal.all_cash_sales()]
-        records += [("audit", entry.uid, audit_record(entry)) for entry in self.journal.all_audit_entries()]
+        records += [("cash_sale", sale.uid, cash_sale_record(sale)) for sale in self.journal.cash_sales.all()]
+        records += [("audit", entry.uid, audit_record(entry)) for entry in self.journal.audit.all()]
         self._use(address, database)
         self.link.join(address, self.terminal_id, records)
-        self.journal.audit("store joined", terminal_id=self.terminal_id, detail={"store": address})  # queued too
+        self.journal.audit.record("store joined", terminal_id=self.terminal_id, detail={"store": address})  # queued too
         await self.sync()
         return self.status()
 
@@ -209,7 +209,9 @@ class StoreSync:
         """Stop being part of the store, after sending what waits if the store can be reached. Nothing is lost:
         the journal keeps every record, and what is still queued goes if the till joins a store again."""
         state = self._state()
-        self.journal.audit("store left", terminal_id=self.terminal_id, detail={"store": state.address})  # sent too
+        self.journal.audit.record(
+            "store left", terminal_id=self.terminal_id, detail={"store": state.address}
+        )  # sent too
         try:
             await self.sync()
         except UserError as exc:

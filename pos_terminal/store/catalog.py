@@ -26,7 +26,8 @@ from typing import Any
 
 from pos_terminal.domain.details import StoreDetails, logo_of_text, logo_text
 from pos_terminal.domain.people import name_key
-from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.rows import JsonObject, _Cells, _when, new_uid
 from pos_terminal.store.sqlite import transaction
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pos_terminal.store.journal import Journal, JsonObject, _Cells
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.rows import JsonObject, _Cells
 from pos_terminal.store.sqlite import transaction
 
 

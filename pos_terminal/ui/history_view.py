@@ -339,7 +339,7 @@ class HistoryView(QWidget):
         if transaction is not None and self.terminal is not None:
             waiting = {
                 e.target_state
-                for e in self.terminal.journal.pending_state_changes()
+                for e in self.terminal.journal.outbox.pending()
                 if e.transaction_id == transaction.transaction_id
             }
             allowed = {action for action in allowed if str(action.target) not in waiting}

@@ -114,7 +114,7 @@ def test_bare_httpx_post(benchmark: Any, lane: Lane) -> None:
 def test_terminal_charge(benchmark: Any, lane: Lane) -> None:
     benchmark.group = "create"
     transaction_id = benchmark(lane.terminal_charge)
-    assert lane.terminal.journal.known_transaction(transaction_id) is not None
+    assert lane.terminal.journal.transactions.get(transaction_id) is not None
 
 
 def _timed(call: Callable[[], object]) -> float:
