@@ -25,9 +25,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -43,6 +43,7 @@ from pos_terminal.api.errors import (
 )
 from pos_terminal.api.models import CreateTransactionRequest, Customer, Transaction
 from pos_terminal.domain.check import Check, lines_of
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
@@ -57,10 +58,6 @@ NOT_FOUND_YET = (
     "so charging this check again never holds the customer's money twice."
 )
 ACCEPTED_NO_ID = "The service took the charge without saying its transaction id; the terminal is looking it up."
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def new_ref_id() -> str:
@@ -163,7 +160,7 @@ class Checkout:
         verify_window: timedelta = timedelta(seconds=90),
         auto_cancel_hint: timedelta = timedelta(seconds=300),
         warn_before_auto_cancel: timedelta = timedelta(seconds=30),
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.client = client
         self.journal = journal

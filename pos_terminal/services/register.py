@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from pos_terminal.api.errors import ApiError
 from pos_terminal.api.models import Customer, Transaction
 from pos_terminal.domain.check import Check, Totals
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval, discount_share_bp
 from pos_terminal.domain.sale import (
@@ -142,10 +143,6 @@ class Restored:
         return None
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class DiscountGuard(Protocol):
     """Whether the check's discounts need a manager (:class:`~pos_terminal.services.till.Till`)."""
 
@@ -165,7 +162,7 @@ class Register:
         history: History,
         *,
         auto_cancel_hint: timedelta = timedelta(seconds=300),
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.journal = journal
         self.checkout = checkout

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
 from pos_terminal.domain.check import Check
-from pos_terminal.domain.clock import utcnow
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import (
@@ -118,7 +118,7 @@ class Reports:
         merchant: str | None = None,
         actor: str | Callable[[], str | None] | None = None,
         lookback: timedelta = DEFAULT_LOOKBACK,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
         money: Callable[[int], str] | None = None,
         details: Callable[[], StoreDetails | None] = lambda: None,
     ) -> None:

@@ -14,7 +14,6 @@ reconciled against the listed transactions as any report is.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -22,7 +21,7 @@ from pydantic import ValidationError
 
 from pos_terminal.api.models import Transaction
 from pos_terminal.domain.check import Check
-from pos_terminal.domain.clock import utcnow
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.shift import (
@@ -64,7 +63,7 @@ class NoSuchShift(UserError):
 class Shifts:
     """The shifts of one terminal (its journal)."""
 
-    def __init__(self, journal: Journal, *, terminal_id: str | None, now: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, journal: Journal, *, terminal_id: str | None, now: Clock = utcnow) -> None:
         self.journal = journal
         self.book = ShiftBook(journal)
         self.terminal_id = terminal_id

@@ -13,11 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pos_terminal.domain.clock import utcnow
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.people import (
     MAX_WRONG_PINS,
     PIN_TO_SET,
@@ -77,7 +75,7 @@ class Staff:
         *,
         terminal_id: str | None,
         store: StoreSync | None = None,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.book = PeopleBook(journal)
         self.journal = journal

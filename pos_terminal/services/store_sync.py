@@ -22,10 +22,11 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import Catalog, drafts_of, till_catalog
@@ -113,7 +114,7 @@ class StoreSync:
         terminal_id: str,
         secrets: Callable[[str], TokenStore],
         open_database: Callable[[str, str | None], StoreDatabase] | None = None,
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        now: Clock = utcnow,
         own_catalog: Callable[[], Catalog] | None = None,
     ) -> None:
         """``own_catalog``: the till's catalog while it stands alone (its file), which it offers, when it joins, to

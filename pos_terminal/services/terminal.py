@@ -135,7 +135,7 @@ def _earlier_sign_in_key(journal: Journal, service: ServiceAddress, terminal_id:
     """The key releases before 0.2 kept this sign-in under (shared by every profile), when this profile
     may take it: its journal says it signed in as this terminal and did not disconnect since. A new
     profile never takes another's sign-in."""
-    until = datetime.now(UTC) + timedelta(days=1)
+    until = journal.now() + timedelta(days=1)
 
     def last(action: str) -> datetime | None:
         return max(

@@ -18,10 +18,9 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
-from pos_terminal.domain.clock import utcnow
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.people import (
     Approval,
@@ -80,7 +79,7 @@ class Till:
         terminal_id: str | None,
         discount_limit_bp: int = 1000,
         idle_lock_seconds: int = 300,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.staff = staff
         self.shifts = shifts
