@@ -35,7 +35,7 @@ _POSTGRES_SCHEMES = {"postgresql", "postgres", "postgresql+psycopg"}
 _SQLITE_SCHEMES = {"sqlite", "sqlite+pysqlite"}
 
 
-def _parse(url: str, password: str | None) -> sa.URL:
+def parse_address(url: str, password: str | None) -> sa.URL:
     """The SQLAlchemy URL for the user's address: postgresql:// goes through psycopg 3."""
     try:
         parsed = sa.make_url(url)
@@ -67,7 +67,7 @@ def _query(url: sa.URL) -> dict[str, str]:
     return {name: value if isinstance(value, str) else value[-1] for name, value in url.query.items()}
 
 
-def _libpq_args(url: sa.URL, connect_timeout: int) -> dict[str, Any]:
+def libpq_args(url: sa.URL, connect_timeout: int) -> dict[str, Any]:
     """What psycopg.connect takes: the URL's parts and query, a connect timeout, keepalives that notice a dead link."""
     args: dict[str, Any] = {
         "connect_timeout": connect_timeout,
@@ -106,7 +106,7 @@ def _write_ahead_log(dbapi_connection: Any) -> None:
             dbapi_connection.execute("PRAGMA journal_mode = WAL")
 
 
-def _sqlite_begin(conn: Connection) -> None:
+def sqlite_begin(conn: Connection) -> None:
     # A write takes the write lock at BEGIN, so it cannot fail half-way for a lock another writer holds.
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("pos_write") else "BEGIN")
 

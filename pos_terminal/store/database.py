@@ -103,27 +103,27 @@ from pos_terminal.store import schema
 from pos_terminal.store.connection import (
     BUSY_TIMEOUT_MS,
     DEFAULT_CONNECT_TIMEOUT,
-    _libpq_args,
-    _parse,
-    _sqlite_begin,
+    libpq_args,
+    parse_address,
+    sqlite_begin,
     sqlite_connected,
     user_error,
 )
 from pos_terminal.store.listen import CHANNEL, ChangeListener, NotifyListener, PollingListener
 from pos_terminal.store.records import (
-    _JSON_COLUMNS,
-    _NAMES,
-    _NEWEST,
+    JSON_COLUMNS,
+    KIND_NAMES,
+    NEWEST_SEQ,
     Lockout,
     Stamp,
-    _attach_codes,
-    _check_id,
-    _key_column,
-    _latest_seq,
-    _one,
-    _primary_key,
+    attach_codes,
+    check_id,
+    key_column,
+    newest_seq,
+    one_row,
+    primary_key_of,
 )
-from pos_terminal.store.revisions import SchemaState, _scripts, _state, alembic_config
+from pos_terminal.store.revisions import SchemaState, alembic_config, revision_state, script_directory
 from pos_terminal.store.schema import Kind
 from pos_terminal.store.store_errors import (
     FILE_HINT,
@@ -231,7 +231,7 @@ class StoreDatabase:
     ) -> None:
         self.now = now
         self._writes = StoreWrites(now)
-        self._url = _parse(url, password)
+        self._url = parse_address(url, password)
         self._current = False
         if self._url.drivername.startswith("postgresql"):
             self.backend = Backend.POSTGRESQL
@@ -239,7 +239,7 @@ class StoreDatabase:
             self.server = f"{host}:{self._url.port or 5432}"
             self.where = f"{self.server}/{self._url.database}"
             self.path: Path | None = None
-            self._connect_args = _libpq_args(self._url, connect_timeout)
+            self._connect_args = libpq_args(self._url, connect_timeout)
             self._engine = sa.create_engine(
                 self._url, connect_args=self._connect_args, pool_pre_ping=True, pool_size=2, max_overflow=4
             )
@@ -250,7 +250,7 @@ class StoreDatabase:
             self._connect_args = {}
             self._engine = sa.create_engine(self._url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
             event.listen(self._engine, "connect", sqlite_connected)
-            event.listen(self._engine, "begin", _sqlite_begin)
+            event.listen(self._engine, "begin", sqlite_begin)
 
     def __repr__(self) -> str:
         return f"StoreDatabase({self.backend} {self.where})"
@@ -273,7 +273,7 @@ class StoreDatabase:
         if self.path is not None and not self.path.exists():
             return SchemaState.MISSING
         with self._reading() as conn:
-            return _state(conn)
+            return revision_state(conn)
 
     def init_schema(self) -> SchemaState:
         """Create the schema, or upgrade it to the newest revision; a no-op when it is current.
@@ -290,12 +290,15 @@ class StoreDatabase:
                     f"The folder for the store database file {self.path} cannot be created.", hint=FILE_HINT
                 ) from exc
         with self._transaction(write=True, lock=_SCHEMA_LOCK) as conn:
-            state = _state(conn)
+            state = revision_state(conn)
             if state is SchemaState.TOO_NEW:
                 raise self._too_new(conn)
             if state is not SchemaState.CURRENT:
                 log.info(
-                    "store database %s: schema %s, upgrading to %s", self.where, state, _scripts().get_current_head()
+                    "store database %s: schema %s, upgrading to %s",
+                    self.where,
+                    state,
+                    script_directory().get_current_head(),
                 )
                 command.upgrade(alembic_config(conn), "head")
         self._current = True
@@ -318,7 +321,7 @@ class StoreDatabase:
         revisions = ", ".join(MigrationContext.configure(conn).get_current_heads())
         return StoreSchemaTooNew(
             f"The store database was set up by a newer pos-terminal ({self._label()} has schema {revisions};"
-            f" this version knows up to {_scripts().get_current_head()})."
+            f" this version knows up to {script_directory().get_current_head()})."
         )
 
     def _label(self) -> str:
@@ -332,7 +335,7 @@ class StoreDatabase:
         ``kind`` is one of cash_sale, audit, shift, person, category, product, store_info.
         """
         writer = self._writes.writer(kind)
-        _check_id(terminal_id, "terminal_id")
+        check_id(terminal_id, "terminal_id")
         with self._writing() as conn:
             return writer(conn, record, terminal_id)
 
@@ -340,7 +343,7 @@ class StoreDatabase:
         """Write ``records`` (kind, record) in order, in one transaction: all of them, or none (the first refused
         raises as :meth:`put` does). ``kind`` may also be ``pin_tries`` (:meth:`report_pin_tries`'s arguments as a
         record). A till sends its queue this way: one lock and one commit for a batch, not one per record."""
-        _check_id(terminal_id, "terminal_id")
+        check_id(terminal_id, "terminal_id")
         writers = [
             (self._writes.pin_tries_record if kind == PIN_TRIES else self._writes.writer(kind), record)
             for kind, record in records
@@ -377,7 +380,7 @@ class StoreDatabase:
 
         False when it changes nothing, and when the store has no such person (yet).
         """
-        _check_id(terminal_id, "terminal_id")
+        check_id(terminal_id, "terminal_id")
         with self._writing() as conn:
             return self._writes.pin_tries(
                 conn,
@@ -393,11 +396,11 @@ class StoreDatabase:
 
         Logs a change when the till is new or renamed; being seen is bookkeeping and logs none.
         """
-        _check_id(terminal_id, "terminal_id")
+        check_id(terminal_id, "terminal_id")
         now = self.now()
         table = schema.till
         with self._writing() as conn:
-            stored = _one(conn, Kind.TILL, terminal_id)
+            stored = one_row(conn, Kind.TILL, terminal_id)
             if stored is None:
                 conn.execute(
                     sa.insert(table).values(terminal_id=terminal_id, name=name, joined_at=now, last_seen_at=now)
@@ -416,10 +419,10 @@ class StoreDatabase:
         kind = Kind(kind)
         self._require_current()
         with self._reading() as conn:
-            row = _one(conn, kind, key)
+            row = one_row(conn, kind, key)
             record = None if row is None else self._record(kind, key, row)
             if record is not None and kind is Kind.PRODUCT:
-                _attach_codes(conn, [record])
+                attach_codes(conn, [record])
         return record
 
     def day(self, start: datetime, end: datetime) -> StoreDayRecords:
@@ -451,7 +454,7 @@ class StoreDatabase:
             )
 
     def _info(self, conn: Connection) -> dict[str, Any] | None:
-        row = _one(conn, Kind.STORE_INFO, "1")
+        row = one_row(conn, Kind.STORE_INFO, "1")
         return None if row is None else dict(row)
 
     def has(self, kind: Kind | str) -> bool:
@@ -465,7 +468,7 @@ class StoreDatabase:
         """The newest change's number; 0 when nothing has been written."""
         self._require_current()
         with self._reading() as conn:
-            return _latest_seq(conn)
+            return newest_seq(conn)
 
     def changes_since(self, seq: int, limit: int = 500, *, records_of: Collection[Kind] | None = None) -> list[Change]:
         """Up to ``limit`` changes numbered after ``seq``, oldest first, each with its record as it is now; with
@@ -487,13 +490,13 @@ class StoreDatabase:
             records: dict[tuple[Kind, str], dict[str, Any]] = {}
             for kind, keys in wanted.items():
                 table = schema.TABLES[kind]
-                column = _key_column(kind)
+                column = key_column(kind)
                 for found in conn.execute(
-                    sa.select(table).where(column.in_([_primary_key(kind, key) for key in keys]))
+                    sa.select(table).where(column.in_([primary_key_of(kind, key) for key in keys]))
                 ).mappings():
                     key = str(found[column.name])
                     records[kind, key] = self._record(kind, key, dict(found))
-            _attach_codes(conn, [record for (kind, _), record in records.items() if kind is Kind.PRODUCT])
+            attach_codes(conn, [record for (kind, _), record in records.items() if kind is Kind.PRODUCT])
         return [
             Change(
                 seq=int(row.seq),
@@ -525,9 +528,9 @@ class StoreDatabase:
     def _record(self, kind: Kind, key: str, row: Mapping[str, Any]) -> dict[str, Any]:
         """A row as a dict; the JSON columns decoded, within bounds."""
         record = dict(row)
-        for column in _JSON_COLUMNS.get(kind, ()):
+        for column in JSON_COLUMNS.get(kind, ()):
             if record[column] is not None:
-                what = f"The store database {self._label()} has a {_NAMES[kind]} {key} whose {column}"
+                what = f"The store database {self._label()} has a {KIND_NAMES[kind]} {key} whose {column}"
                 record[column] = decode_json(record[column], what, StoreDamaged, strict_text=False)
         return record
 
@@ -552,9 +555,9 @@ class StoreDatabase:
             with conn.begin():
                 if lock is not None and self.backend is Backend.POSTGRESQL:
                     conn.execute(sa.select(sa.func.pg_advisory_xact_lock(lock)))
-                conn.info.pop(_NEWEST, None)
+                conn.info.pop(NEWEST_SEQ, None)
                 yield conn
-                newest = conn.info.pop(_NEWEST, None)
+                newest = conn.info.pop(NEWEST_SEQ, None)
                 if newest is not None and self.backend is Backend.POSTGRESQL:
                     conn.execute(sa.select(sa.func.pg_notify(CHANNEL, str(newest))))  # sent at the commit
 

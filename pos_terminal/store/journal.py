@@ -77,6 +77,9 @@ __all__ = [
 class Journal:
     """The journal file at ``path``; open it once per process and :meth:`close` it at exit.
 
+    It owns the connection and the schema; each table is read and written through its book (``journal.intents``,
+    ``journal.outbox`` …), and the books in other modules (:mod:`~pos_terminal.store.staff`,
+    :mod:`~pos_terminal.store.catalog`, :mod:`~pos_terminal.store.link`) take the journal the same way.
     Safe to call from more than one thread (one connection, serialised by a lock).
     ``now`` is injectable so tests move time instead of sleeping.
     """
@@ -91,7 +94,6 @@ class Journal:
         self.cash_sales = CashSaleBook(self)
         self.prints = PrintBook(self)
         self.audit = AuditBook(self)
-        self.now = now
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = connect(path, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row

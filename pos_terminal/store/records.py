@@ -33,7 +33,7 @@ class Stamp:
 
 @dataclass(frozen=True)
 class Lockout:
-    """A person's PIN lockout, which merges by epoch and then by maximum (see the module docstring)."""
+    """A person's PIN lockout, which merges by epoch and then by maximum (:mod:`pos_terminal.store.writes`)."""
 
     wrong_pins: int = 0
     locked_until: datetime | None = None
@@ -47,7 +47,7 @@ class Lockout:
         return Lockout(max(self.wrong_pins, other.wrong_pins), max(times) if times else None, self.epoch)
 
 
-_NAMES = {
+KIND_NAMES = {
     Kind.STORE_INFO: "the store's details",
     Kind.TILL: "till",
     Kind.PERSON: "person",
@@ -57,13 +57,14 @@ _NAMES = {
     Kind.CASH_SALE: "cash sale",
     Kind.AUDIT: "audit entry",
 }
-_JSON_COLUMNS = {Kind.SHIFT: ("counted_pieces",), Kind.CASH_SALE: ("check_body",), Kind.AUDIT: ("detail",)}
+JSON_COLUMNS = {Kind.SHIFT: ("counted_pieces",), Kind.CASH_SALE: ("check_body",), Kind.AUDIT: ("detail",)}
 _MISSING = object()
-_NEWEST = "pos_newest_seq"  # conn.info: the newest change_log number the transaction wrote
+NEWEST_SEQ = "pos_newest_seq"  # conn.info: the newest change_log number the transaction wrote
 
 
-class _Fields:
-    """The columns of one record handed to :meth:`StoreDatabase.put`, each checked for its type; ValueError else."""
+class Fields:
+    """The columns of one record handed to :meth:`~pos_terminal.store.database.StoreDatabase.put`, each checked
+    for its type; ValueError else."""
 
     def __init__(self, kind: Kind, record: Mapping[str, Any]) -> None:
         self.kind = kind
@@ -100,7 +101,7 @@ class _Fields:
 
     def key(self, column: str) -> str:
         value = self.text(column)
-        _check_id(value, f"{self.kind}.{column}")
+        check_id(value, f"{self.kind}.{column}")
         return value
 
     def count(self, column: str, *, default: int | None = None) -> int:
@@ -169,7 +170,7 @@ class _Fields:
         """The record's till: the caller, who may write only its own."""
         given = self.optional_text("terminal_id")
         if given is not None and given != terminal_id:
-            what = f"{_NAMES[self.kind]} {self.record.get('id')}"
+            what = f"{KIND_NAMES[self.kind]} {self.record.get('id')}"
             raise WrongTill(f"Till {terminal_id} cannot write {what} for till {given}.")
         return terminal_id
 
@@ -189,54 +190,54 @@ class _Fields:
             raise ValueError(f"a {self.kind} record has no column {', '.join(unknown)}")
 
 
-def _check_id(value: object, what: str) -> None:
+def check_id(value: object, what: str) -> None:
     if not isinstance(value, str) or not value or len(value) > 200:
         raise ValueError(f"{what} must be non-empty text of at most 200 characters, not {value!r}")
 
 
-def _edit_columns(stamp: Stamp) -> dict[str, Any]:
+def edit_columns(stamp: Stamp) -> dict[str, Any]:
     return {"version": stamp.version, "updated_at": stamp.updated_at, "updated_by_till": stamp.till}
 
 
-def _lockout_columns(lockout: Lockout) -> dict[str, Any]:
+def lockout_columns(lockout: Lockout) -> dict[str, Any]:
     return {"wrong_pins": lockout.wrong_pins, "locked_until": lockout.locked_until, "lock_epoch": lockout.epoch}
 
 
-def _stamp(row: Mapping[str, Any]) -> Stamp:
+def stamp_of(row: Mapping[str, Any]) -> Stamp:
     return Stamp(row["version"], row["updated_at"], row["updated_by_till"])
 
 
-def _key_column(kind: Kind) -> sa.Column[Any]:
+def key_column(kind: Kind) -> sa.Column[Any]:
     table = schema.TABLES[kind]
     return table.c.terminal_id if kind is Kind.TILL else table.c.id
 
 
-def _primary_key(kind: Kind, key: str) -> Any:
+def primary_key_of(kind: Kind, key: str) -> Any:
     if kind is Kind.STORE_INFO:
         return int(key) if key.isdigit() else -1
     return key
 
 
-def _one(conn: Connection, kind: Kind, key: str) -> dict[str, Any] | None:
+def one_row(conn: Connection, kind: Kind, key: str) -> dict[str, Any] | None:
     table = schema.TABLES[kind]
-    row = conn.execute(sa.select(table).where(_key_column(kind) == _primary_key(kind, key))).mappings().first()
+    row = conn.execute(sa.select(table).where(key_column(kind) == primary_key_of(kind, key))).mappings().first()
     return None if row is None else dict(row)
 
 
-def _latest_seq(conn: Connection) -> int:
+def newest_seq(conn: Connection) -> int:
     return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(schema.change_log.c.seq), 0))).scalar_one())
 
 
-def _chunks(values: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
+def chunks(values: Sequence[str], size: int = 500) -> Iterator[Sequence[str]]:
     for start in range(0, len(values), size):
         yield values[start : start + size]
 
 
-def _product_fields(
+def product_fields(
     record: Mapping[str, Any], terminal_id: str
 ) -> tuple[str, list[tuple[str, str]], dict[str, Any], Stamp]:
     """A product record, checked: its id, its codes (GTIN, as given), its columns, and its edit's stamp."""
-    fields = _Fields(Kind.PRODUCT, record)
+    fields = Fields(Kind.PRODUCT, record)
     product_id = fields.key("id")
     codes = fields.codes("barcodes")
     fields.ignore("updated_by_till")
@@ -254,7 +255,7 @@ def _product_fields(
     return product_id, codes, details, stamp
 
 
-def _attach_codes(conn: Connection, products: list[dict[str, Any]]) -> None:
+def attach_codes(conn: Connection, products: list[dict[str, Any]]) -> None:
     """Give each product record its ``barcodes``, in the order it lists them."""
     if not products:
         return

@@ -32,15 +32,15 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 @cache
-def _scripts() -> ScriptDirectory:
+def script_directory() -> ScriptDirectory:
     return ScriptDirectory.from_config(alembic_config())
 
 
-def _state(conn: Connection) -> SchemaState:
+def revision_state(conn: Connection) -> SchemaState:
     heads = MigrationContext.configure(conn).get_current_heads()
     if not heads:
         return SchemaState.MISSING
-    scripts = _scripts()
+    scripts = script_directory()
     known = {script.revision for script in scripts.walk_revisions()}
     if any(head not in known for head in heads):
         return SchemaState.TOO_NEW

@@ -59,20 +59,20 @@ from pos_terminal.domain.clock import Clock
 from pos_terminal.domain.people import Role, name_key
 from pos_terminal.store import schema
 from pos_terminal.store.records import (
-    _NAMES,
-    _NEWEST,
+    KIND_NAMES,
+    NEWEST_SEQ,
+    Fields,
     Lockout,
     Stamp,
-    _check_id,
-    _chunks,
-    _edit_columns,
-    _Fields,
-    _latest_seq,
-    _lockout_columns,
-    _one,
-    _primary_key,
-    _product_fields,
-    _stamp,
+    check_id,
+    chunks,
+    edit_columns,
+    lockout_columns,
+    newest_seq,
+    one_row,
+    primary_key_of,
+    product_fields,
+    stamp_of,
 )
 from pos_terminal.store.schema import Kind
 from pos_terminal.store.store_errors import StoreConflict, WrongTill
@@ -122,19 +122,17 @@ class StoreWrites:
         lock_epoch: int,
         terminal_id: str,
     ) -> bool:
-        _check_id(person_id, "person_id")
-        fields = _Fields(
-            Kind.PERSON, {"wrong_pins": wrong_pins, "locked_until": locked_until, "lock_epoch": lock_epoch}
-        )
+        check_id(person_id, "person_id")
+        fields = Fields(Kind.PERSON, {"wrong_pins": wrong_pins, "locked_until": locked_until, "lock_epoch": lock_epoch})
         incoming = Lockout(fields.count("wrong_pins"), fields.optional_time("locked_until"), fields.count("lock_epoch"))
-        stored = _one(conn, Kind.PERSON, person_id)
+        stored = one_row(conn, Kind.PERSON, person_id)
         if stored is None or not self._merge_lockout(conn, person_id, stored, incoming):
             return False
         self.log_change(conn, Kind.PERSON, person_id, terminal_id)
         return True
 
     def _put_cash_sale(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.CASH_SALE, record)
+        fields = Fields(Kind.CASH_SALE, record)
         total, paid = fields.count("total"), fields.count("paid")
         change = fields.optional_count("change")
         if change is not None and change != paid - total:
@@ -156,7 +154,7 @@ class StoreWrites:
         return self._insert_once(conn, Kind.CASH_SALE, row, terminal_id)
 
     def _put_audit(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.AUDIT, record)
+        fields = Fields(Kind.AUDIT, record)
         row = {
             "id": fields.key("id"),
             "terminal_id": fields.owner(terminal_id),
@@ -169,7 +167,7 @@ class StoreWrites:
         return self._insert_once(conn, Kind.AUDIT, row, terminal_id)
 
     def _put_shift(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.SHIFT, record)
+        fields = Fields(Kind.SHIFT, record)
         row: dict[str, Any] = {
             "id": fields.key("id"),
             "terminal_id": fields.owner(terminal_id),
@@ -189,7 +187,7 @@ class StoreWrites:
             close["counted_cash"] is None
         ):
             raise ValueError("a shift is closed with closed_at, closed_by and counted_cash together")
-        stored = _one(conn, Kind.SHIFT, row["id"])
+        stored = one_row(conn, Kind.SHIFT, row["id"])
         if stored is None:
             return self._insert_once(conn, Kind.SHIFT, row | close, terminal_id)
         self._own(stored, Kind.SHIFT, terminal_id)
@@ -201,7 +199,7 @@ class StoreWrites:
         return True
 
     def _put_person(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.PERSON, record)
+        fields = Fields(Kind.PERSON, record)
         person_id = fields.key("id")
         name = fields.text("name")
         key = name_key(name)
@@ -222,17 +220,17 @@ class StoreWrites:
         )
         fields.done()
         table = schema.person
-        stored = _one(conn, Kind.PERSON, person_id)
-        wins = stored is None or stamp > _stamp(stored)
+        stored = one_row(conn, Kind.PERSON, person_id)
+        wins = stored is None or stamp > stamp_of(stored)
         if wins:
             taken = f"Someone else in the store is already called “{name}”."
             self._unique(conn, Kind.PERSON, person_id, table.c.name_key, key, taken)
         if stored is None:
-            row = details | _edit_columns(stamp) | _lockout_columns(lockout) | {"id": person_id}
+            row = details | edit_columns(stamp) | lockout_columns(lockout) | {"id": person_id}
             conn.execute(sa.insert(table).values(**row))
         else:
             if wins:
-                conn.execute(sa.update(table).where(table.c.id == person_id).values(**details, **_edit_columns(stamp)))
+                conn.execute(sa.update(table).where(table.c.id == person_id).values(**details, **edit_columns(stamp)))
             locked = lock_given and self._merge_lockout(conn, person_id, stored, lockout)
             if not (wins or locked):
                 return False
@@ -246,11 +244,11 @@ class StoreWrites:
         if merged == known:
             return False
         table = schema.person
-        conn.execute(sa.update(table).where(table.c.id == person_id).values(**_lockout_columns(merged)))
+        conn.execute(sa.update(table).where(table.c.id == person_id).values(**lockout_columns(merged)))
         return True
 
     def _put_category(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.CATEGORY, record)
+        fields = Fields(Kind.CATEGORY, record)
         category_id = fields.key("id")
         name = fields.text("name")
         fields.ignore("updated_by_till")
@@ -271,11 +269,11 @@ class StoreWrites:
             lambda: self._unique(
                 conn, Kind.CATEGORY, category_id, table.c.name, name, f"Another category is already called “{name}”."
             ),
-            _one(conn, Kind.CATEGORY, category_id),
+            one_row(conn, Kind.CATEGORY, category_id),
         )
 
     def put_product(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        product_id, codes, details, stamp = _product_fields(record, terminal_id)
+        product_id, codes, details, stamp = product_fields(record, terminal_id)
         table = schema.product_code
 
         def unique() -> None:
@@ -290,7 +288,7 @@ class StoreWrites:
                 if other is not None:
                     raise StoreConflict(f"Another product already has the barcode {code}.")
 
-        stored = _one(conn, Kind.PRODUCT, product_id)
+        stored = one_row(conn, Kind.PRODUCT, product_id)
         if not self._edit(conn, Kind.PRODUCT, product_id, details, stamp, unique, stored):
             return False
         if stored is not None:  # a new product has no codes to replace
@@ -314,7 +312,7 @@ class StoreWrites:
     def put_products(self, conn: Connection, records: Sequence[Mapping[str, Any]], terminal_id: str) -> list[bool]:
         """:meth:`put_product` for each of ``records`` in order, with a few statements for the run: the same
         checks and the same outcome (a code another active product holds, as the run leaves it, is refused)."""
-        parsed = [_product_fields(record, terminal_id) for record in records]
+        parsed = [product_fields(record, terminal_id) for record in records]
         ids = [product_id for product_id, *_ in parsed]
         if len(set(ids)) != len(ids):  # the same product twice in one run: one at a time, in order
             return [self.put_product(conn, record, terminal_id) for record in records]
@@ -322,7 +320,7 @@ class StoreWrites:
         stored: dict[str, dict[str, Any]] = {}
         held: dict[str, str] = {}  # gtin -> the active product holding it
         wanted = {gtin for _, codes, _, _ in parsed for gtin, _ in codes}
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             for found in conn.execute(sa.select(products).where(products.c.id.in_(chunk))).mappings():
                 stored[found["id"]] = dict(found)
             for holder in conn.execute(
@@ -331,7 +329,7 @@ class StoreWrites:
                 )
             ):
                 held[holder.gtin] = holder.product_id
-        for chunk in _chunks(sorted(wanted)):
+        for chunk in chunks(sorted(wanted)):
             for holder in conn.execute(
                 sa.select(codes_table.c.product_id, codes_table.c.gtin).where(
                     codes_table.c.gtin.in_(chunk), codes_table.c.active
@@ -345,7 +343,7 @@ class StoreWrites:
         replaced: list[str] = []
         for product_id, codes, details, stamp in parsed:
             before = stored.get(product_id)
-            if before is not None and not stamp > _stamp(before):
+            if before is not None and not stamp > stamp_of(before):
                 written.append(False)
                 continue
             for gtin in [g for g, owner in held.items() if owner == product_id]:
@@ -355,7 +353,7 @@ class StoreWrites:
                     if held.get(gtin, product_id) != product_id:
                         raise StoreConflict(f"Another product already has the barcode {code}.")
                     held[gtin] = product_id
-            row = details | _edit_columns(stamp)
+            row = details | edit_columns(stamp)
             if before is None:
                 inserts.append(row | {"id": product_id})
             else:
@@ -372,7 +370,7 @@ class StoreWrites:
             # bound under other names: SQLAlchemy keeps a column's own name for its SET clause
             columns: dict[str, Any] = {name[4:]: sa.bindparam(name) for name in updates[0] if name != "key"}
             conn.execute(sa.update(products).where(products.c.id == sa.bindparam("key")).values(columns), updates)
-        for chunk in _chunks(replaced):
+        for chunk in chunks(replaced):
             conn.execute(sa.delete(codes_table).where(codes_table.c.product_id.in_(chunk)))
         if new_codes:
             conn.execute(sa.insert(codes_table), new_codes)
@@ -384,11 +382,11 @@ class StoreWrites:
                 sa.insert(log),
                 [{"kind": str(Kind.PRODUCT), "key": key, "terminal_id": terminal_id, "at": at} for key in changed],
             )
-            conn.info[_NEWEST] = max(_latest_seq(conn), conn.info.get(_NEWEST, 0))
+            conn.info[NEWEST_SEQ] = max(newest_seq(conn), conn.info.get(NEWEST_SEQ, 0))
         return written
 
     def _put_store_info(self, conn: Connection, record: Mapping[str, Any], terminal_id: str) -> bool:
-        fields = _Fields(Kind.STORE_INFO, record)
+        fields = Fields(Kind.STORE_INFO, record)
         if fields.count("id", default=1) != 1:
             raise ValueError("the store's details are one record, id 1")
         fields.ignore("updated_by_till")
@@ -403,7 +401,7 @@ class StoreWrites:
         }
         stamp = fields.stamp(terminal_id)
         fields.done()
-        return self._edit(conn, Kind.STORE_INFO, "1", details, stamp, lambda: None, _one(conn, Kind.STORE_INFO, "1"))
+        return self._edit(conn, Kind.STORE_INFO, "1", details, stamp, lambda: None, one_row(conn, Kind.STORE_INFO, "1"))
 
     def _edit(
         self,
@@ -417,14 +415,14 @@ class StoreWrites:
     ) -> bool:
         """Last writer wins: write ``details`` when ``stamp`` is greater than ``stored``'s (the record as it is)."""
         table = schema.TABLES[kind]
-        if stored is not None and not stamp > _stamp(stored):
+        if stored is not None and not stamp > stamp_of(stored):
             return False
         check_unique()
-        values = details | _edit_columns(stamp)
+        values = details | edit_columns(stamp)
         if stored is None:
-            conn.execute(sa.insert(table).values(id=_primary_key(kind, key), **values))
+            conn.execute(sa.insert(table).values(id=primary_key_of(kind, key), **values))
         else:
-            conn.execute(sa.update(table).where(table.c.id == _primary_key(kind, key)).values(**values))
+            conn.execute(sa.update(table).where(table.c.id == primary_key_of(kind, key)).values(**values))
         self.log_change(conn, kind, key, stamp.till)
         return True
 
@@ -436,7 +434,7 @@ class StoreWrites:
             raise StoreConflict(taken)
 
     def _insert_once(self, conn: Connection, kind: Kind, row: dict[str, Any], terminal_id: str) -> bool:
-        stored = _one(conn, kind, row["id"])
+        stored = one_row(conn, kind, row["id"])
         if stored is not None:
             self._own(stored, kind, terminal_id)
             return False
@@ -448,7 +446,7 @@ class StoreWrites:
     def _own(stored: Mapping[str, Any], kind: Kind, terminal_id: str) -> None:
         if stored["terminal_id"] != terminal_id:
             raise WrongTill(
-                f"Till {terminal_id} cannot write {_NAMES[kind]} {stored['id']}, which belongs to till"
+                f"Till {terminal_id} cannot write {KIND_NAMES[kind]} {stored['id']}, which belongs to till"
                 f" {stored['terminal_id']}."
             )
 
@@ -460,7 +458,5 @@ class StoreWrites:
         inserted = result.inserted_primary_key
         assert inserted is not None
         seq = int(inserted[0])
-        conn.info[_NEWEST] = max(seq, conn.info.get(_NEWEST, 0))
+        conn.info[NEWEST_SEQ] = max(seq, conn.info.get(NEWEST_SEQ, 0))
         return seq
-
-    # --- reading ------------------------------------------------------------------------------------------
