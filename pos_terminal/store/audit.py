@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.store.rows import JsonObject, _Cells, _dump, _when, new_uid
+from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
 from pos_terminal.store.sqlite import transaction
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def audit_record(entry: AuditEntry) -> JsonObject:
     return {
         "id": entry.uid,
         "terminal_id": entry.terminal_id,
-        "at": _when(entry.at),
+        "at": iso_time(entry.at),
         "action": entry.action,
         "actor": entry.actor,
         "detail": entry.detail,
@@ -54,14 +54,14 @@ class AuditBook:
     ) -> AuditEntry:
         """Append to the audit log (sign-in, charge, complete, cancel, refund, report-printed, disconnect …)."""
         at = self.journal.now()
-        _when(at)  # refuse a naive time before writing anything
+        iso_time(at)  # refuse a naive time before writing anything
         entry = AuditEntry(
             at=at.astimezone(UTC), action=str(action), actor=actor, terminal_id=terminal_id, detail=dict(detail or {})
         )
         with self.journal._lock, transaction(self.journal.conn):
             self.journal.conn.execute(
                 "INSERT INTO audit (at, action, actor, terminal_id, detail, uid) VALUES (?, ?, ?, ?, ?, ?)",
-                (_when(entry.at), entry.action, actor, terminal_id, _dump(entry.detail), entry.uid),
+                (iso_time(entry.at), entry.action, actor, terminal_id, dump_json(entry.detail), entry.uid),
             )
             self.journal._share("audit", entry.uid, audit_record(entry))
         return entry
@@ -80,7 +80,7 @@ class AuditBook:
     ) -> list[AuditEntry]:
         """Entries with ``since <= at < until``, oldest first, optionally of one action or terminal."""
         sql = "SELECT * FROM audit WHERE at >= ? AND at < ?"
-        params: list[Any] = [_when(since), _when(until)]
+        params: list[Any] = [iso_time(since), iso_time(until)]
         if action is not None:
             sql += " AND action = ?"
             params.append(action)
@@ -91,7 +91,7 @@ class AuditBook:
         return [self._audit(row) for row in rows]
 
     def _audit(self, row: sqlite3.Row) -> AuditEntry:
-        cells = _Cells(row, self.journal.path, f"audit entry {row['id']}")
+        cells = Cells(row, self.journal.path, f"audit entry {row['id']}")
         return AuditEntry(
             at=cells.time("at"),
             action=cells.text("action"),

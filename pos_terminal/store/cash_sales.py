@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.store.rows import JsonObject, _Cells, _dump, _when, new_uid
+from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
 from pos_terminal.store.sqlite import transaction
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def cash_sale_record(sale: CashSale) -> JsonObject:
     return {
         "id": sale.uid,
         "terminal_id": sale.terminal_id,
-        "at": _when(sale.at),
+        "at": iso_time(sale.at),
         "actor": sale.actor,
         "customer": sale.customer,
         "total": sale.total,
@@ -73,7 +73,7 @@ class CashSaleBook:
             cursor = self.journal.conn.execute(
                 "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body, actor, uid)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (_when(at), terminal_id, customer, total, tax, paid, paid - total, _dump(check), actor, uid),
+                (iso_time(at), terminal_id, customer, total, tax, paid, paid - total, dump_json(check), actor, uid),
             )
             row = self.journal.conn.execute("SELECT * FROM cash_sale WHERE id = ?", (cursor.lastrowid,)).fetchone()
             sale = self._cash_sale(row)
@@ -87,14 +87,14 @@ class CashSaleBook:
     def between(self, since: datetime, until: datetime, *, terminal_id: str | None = None) -> list[CashSale]:
         """Cash sales with ``since <= at < until``, oldest first, optionally of one terminal."""
         sql = "SELECT * FROM cash_sale WHERE at >= ? AND at < ?"
-        params: list[Any] = [_when(since), _when(until)]
+        params: list[Any] = [iso_time(since), iso_time(until)]
         if terminal_id is not None:
             sql += " AND terminal_id = ?"
             params.append(terminal_id)
         return [self._cash_sale(row) for row in self.journal._read(sql + " ORDER BY at, id", tuple(params))]
 
     def _cash_sale(self, row: sqlite3.Row) -> CashSale:
-        cells = _Cells(row, self.journal.path, f"cash sale {row['id']}")
+        cells = Cells(row, self.journal.path, f"cash sale {row['id']}")
         return CashSale(
             id=cells.count("id"),
             at=cells.time("at"),

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from pos_terminal.domain.lifecycle import TxState, normalize_state
-from pos_terminal.store.rows import JsonObject, _Cells, _dump, _when
+from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time
 from pos_terminal.store.sqlite import transaction
 
 if TYPE_CHECKING:
@@ -100,9 +100,9 @@ class IntentBook:
             (
                 ref_id,
                 terminal_id,
-                _dump(customer),
-                _dump(check),
-                _dump(request),
+                dump_json(customer),
+                dump_json(check),
+                dump_json(request),
                 IntentStatus.RECORDED,
                 stamp,
                 stamp,
@@ -172,7 +172,7 @@ class IntentBook:
         """Failed intents created at or after ``since``, oldest first (candidates for a late landing)."""
         rows = self.journal._read(
             "SELECT * FROM charge_intent WHERE status = ? AND created_at >= ? ORDER BY created_at, ref_id",
-            (IntentStatus.FAILED, _when(since)),
+            (IntentStatus.FAILED, iso_time(since)),
         )
         return [self._intent(row) for row in rows]
 
@@ -183,16 +183,16 @@ class IntentBook:
             "SELECT ref_id, transaction_id, check_body FROM charge_intent WHERE created_at >= ?"
             " AND transaction_id IS NOT NULL AND json_extract(customer, '$.customerId') = ?"
             " ORDER BY created_at, ref_id",
-            (_when(since), customer_id),
+            (iso_time(since), customer_id),
         )
         found = []
         for row in rows:
-            cells = _Cells(row, self.journal.path, f"charge {row['ref_id']}")
+            cells = Cells(row, self.journal.path, f"charge {row['ref_id']}")
             found.append((cells.text("transaction_id"), cells.json("check_body")))
         return found
 
     def _intent(self, row: sqlite3.Row) -> ChargeIntent:
-        cells = _Cells(row, self.journal.path, f"charge {row['ref_id']}")
+        cells = Cells(row, self.journal.path, f"charge {row['ref_id']}")
         return ChargeIntent(
             ref_id=cells.text("ref_id"),
             terminal_id=cells.optional_text("terminal_id"),
@@ -230,7 +230,7 @@ class TransactionBook:
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO UPDATE SET"
             " ref_id = coalesce(excluded.ref_id, ref_id), state = excluded.state,"
             " record = coalesce(excluded.record, record), updated_at = excluded.updated_at",
-            (transaction_id, ref_id, state, None if record is None else _dump(record), stamp, stamp),
+            (transaction_id, ref_id, state, None if record is None else dump_json(record), stamp, stamp),
         )
         known = self.get(transaction_id)
         assert known is not None
@@ -245,7 +245,7 @@ class TransactionBook:
         )
         known: dict[str, str] = {}
         for row in rows:
-            cells = _Cells(row, self.journal.path, f"transaction {row['transaction_id']}")
+            cells = Cells(row, self.journal.path, f"transaction {row['transaction_id']}")
             known[cells.text("transaction_id")] = str(cells.choice("state", normalize_state))
         return known
 
@@ -264,7 +264,7 @@ class TransactionBook:
         rows = self.journal._read("SELECT * FROM known_transaction WHERE transaction_id = ?", (transaction_id,))
         if not rows:
             return None
-        cells = _Cells(rows[0], self.journal.path, f"transaction {transaction_id}")
+        cells = Cells(rows[0], self.journal.path, f"transaction {transaction_id}")
         return KnownTransaction(
             transaction_id=cells.text("transaction_id"),
             ref_id=cells.optional_text("ref_id"),

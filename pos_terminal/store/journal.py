@@ -49,7 +49,7 @@ from pos_terminal.store.intents import (
 from pos_terminal.store.journal_schema import MIGRATIONS, TABLES
 from pos_terminal.store.outbox import OutboxBook, OutboxEntry
 from pos_terminal.store.prints import PrintBook, PrintJob, PrintStatus
-from pos_terminal.store.rows import DamagedJournal, JsonObject, _Cells, _dump, _when
+from pos_terminal.store.rows import Cells, DamagedJournal, JsonObject, dump_json, iso_time
 from pos_terminal.store.sqlite import connect, migrate, transaction, user_errors
 
 # What callers have always imported from here; each lives with its table's book.
@@ -122,7 +122,7 @@ class Journal:
         return self._conn
 
     def _stamp(self) -> str:
-        return _when(self.now())
+        return iso_time(self.now())
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         with self._lock, user_errors(self.path):
@@ -178,12 +178,12 @@ class OpenCheckBook:
         self.journal._write(
             "INSERT INTO open_check (id, body, updated_at) VALUES (1, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
-            (_dump(check), self.journal._stamp()),
+            (dump_json(check), self.journal._stamp()),
         )
 
     def load(self) -> JsonObject | None:
         rows = self.journal._read("SELECT body FROM open_check WHERE id = 1")
-        return _Cells(rows[0], self.journal.path, "open check").json("body") if rows else None
+        return Cells(rows[0], self.journal.path, "open check").json("body") if rows else None
 
     def clear(self) -> None:
         self.journal._write("DELETE FROM open_check")

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pos_terminal.domain.lifecycle import TxState
-from pos_terminal.store.rows import _Cells
+from pos_terminal.store.rows import Cells
 
 if TYPE_CHECKING:
     from pos_terminal.store.journal import Journal
@@ -105,7 +105,7 @@ class OutboxBook:
         return self._outbox(rows[0])
 
     def _outbox(self, row: sqlite3.Row) -> OutboxEntry:
-        cells = _Cells(row, self.journal.path, f"state change {row['id']}")
+        cells = Cells(row, self.journal.path, f"state change {row['id']}")
         return OutboxEntry(
             id=cells.count("id"),
             transaction_id=cells.text("transaction_id"),

@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.store.rows import JsonObject, _Cells, _dump
+from pos_terminal.store.rows import Cells, JsonObject, dump_json
 
 if TYPE_CHECKING:
     from pos_terminal.store.journal import Journal
@@ -46,7 +46,7 @@ class PrintBook:
         """Keep a slip for the printer; it stays queued until :meth:`finish`."""
         cursor = self.journal._write(
             "INSERT INTO print_job (kind, title, body, status, created_at) VALUES (?, ?, ?, ?, ?)",
-            (kind, title, _dump(body), PrintStatus.QUEUED, self.journal._stamp()),
+            (kind, title, dump_json(body), PrintStatus.QUEUED, self.journal._stamp()),
         )
         assert cursor.lastrowid is not None
         job = self.get(cursor.lastrowid)
@@ -82,7 +82,7 @@ class PrintBook:
         return cursor.rowcount == 1
 
     def _print_job(self, row: sqlite3.Row) -> PrintJob:
-        cells = _Cells(row, self.journal.path, f"print job {row['id']}")
+        cells = Cells(row, self.journal.path, f"print job {row['id']}")
         return PrintJob(
             id=cells.count("id"),
             kind=cells.text("kind"),

@@ -34,18 +34,20 @@ class DamagedJournal(StorageError):
     (a hand edit, a restore from elsewhere, another program)."""
 
 
-def _when(moment: datetime) -> str:
+def iso_time(moment: datetime) -> str:
+    """``moment`` as the journal stores it: UTC, fixed-width, so that times sort as text."""
     if moment.tzinfo is None:
         raise ValueError("journal times must be timezone-aware")
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _dump(value: Mapping[str, Any]) -> str:
+def dump_json(value: Mapping[str, Any]) -> str:
+    """A JSON body as the journal stores it: compact, keys sorted."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 @dataclass(frozen=True)
-class _Cells:
+class Cells:
     """One row read back: each cell checked for what the terminal writes there, or one sentence naming it."""
 
     row: sqlite3.Row
