@@ -22,7 +22,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -45,16 +45,13 @@ from pos_terminal.api.errors import (
 )
 from pos_terminal.api.models import DeviceAuthorization, TokenResponse
 from pos_terminal.api.transport import bounded_request
+from pos_terminal.domain.clock import Clock, utcnow
 
 log = logging.getLogger(__name__)
 
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 SLOW_DOWN_STEP = 5
 MAX_NETWORK_BACKOFF = 60
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -136,7 +133,7 @@ class AuthClient:
         client_secret: str | None = None,
         *,
         endpoints: EndpointChoice | None = None,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.http = http

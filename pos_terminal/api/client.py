@@ -41,6 +41,7 @@ from pos_terminal.api.models import (
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request, unanswered
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import TxState
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ class PosClient:
         routes: Routes | None = None,
         method_override: bool = False,
         retry: RetryPolicy | None = None,
+        now: Clock = utcnow,
     ) -> None:
         self.http = http
         self.base_url = base_url.rstrip("/")
@@ -109,6 +111,7 @@ class PosClient:
         self.routes = routes or Routes()
         self.method_override = method_override
         self.retry = retry or RetryPolicy()
+        self.now = now  # this machine's clock, which the service's is measured against
         # the service's clock less this machine's, from the last answer's Date header; None until one is read
         self.clock_offset: timedelta | None = None
 
@@ -260,7 +263,7 @@ class PosClient:
             return  # a proxy's odd Date says nothing about the service's clock
         if said.tzinfo is None:
             return
-        offset = said - datetime.now(UTC)
+        offset = said - self.now()
         # Date carries whole seconds, cut down, and the answer took a while: less than that is no skew at all, and no
         # change of it either (each answer measures it a little differently; a range by the service's clock made
         # with the offset known stays the range to ask for)

@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic.dataclasses import dataclass as wire_dataclass
 
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.lifecycle import TxState, normalize_state
 from pos_terminal.domain.money import INT32_MAX, INT32_MIN
 
@@ -318,7 +319,7 @@ class DeviceAuthorization(BaseModel):
     verification_uri_complete: str | None = None
     expires_in: int = 600
     interval: int = 5
-    received_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    received_at: datetime = Field(default_factory=utcnow)
 
     @property
     def expires_at(self) -> datetime:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pos_terminal.cli.arguments import Commands, _common, _person
@@ -83,14 +83,14 @@ async def _people_add(terminal: Terminal, args: argparse.Namespace, out: Output)
     else:
         await _act_as(terminal, args, manager=True)
         person = await till.add_person(args.name, Role(args.role), _new_pin(args.name, args.new_pin_fd))
-    out.data(_person_json(person, datetime.now(UTC)))
+    out.data(_person_json(person, terminal.till.now()))
     out.line(f"{person.name} can now sign in at the till, as a {person.role}.")
     return EXIT_OK
 
 
 async def _people_list(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
     await _act_as(terminal, args, manager=True)
-    now = datetime.now(UTC)
+    now = terminal.till.now()
     people = terminal.staff.people()
     out.data([_person_json(p, now) for p in people])
     for p in people:
@@ -135,7 +135,7 @@ def _people_change(change: str) -> Handler:
         else:
             person = till.disable(args.name)
             done = f"{person.name} can no longer sign in."
-        out.data(_person_json(person, datetime.now(UTC)))
+        out.data(_person_json(person, terminal.till.now()))
         out.line(done)
         return EXIT_OK
 

@@ -106,8 +106,8 @@ async def _status(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
         "signInEnds": terminal.session.ends_at.isoformat() if terminal.session.ends_at else None,
         "tokenStore": terminal.session.store.description,
         "insecureTokenStore": terminal.session.store.insecure,
-        "pendingStateChanges": len(journal.pending_state_changes()),
-        "unfinishedCharges": len(journal.unfinished_intents()),
+        "pendingStateChanges": len(journal.outbox.pending()),
+        "unfinishedCharges": len(journal.intents.unfinished()),
     }
     out.data(status)
     badge = "" if terminal.service.production else " [SANDBOX]"

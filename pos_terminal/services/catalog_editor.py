@@ -227,7 +227,7 @@ class CatalogEditor:
             self.book.forget_undo()  # taking the file in is not a change anyone made
 
     def _audit(self, action: str, actor: str | None, detail: Mapping[str, object]) -> None:
-        self.journal.audit(action, actor=actor, terminal_id=self.terminal_id, detail=dict(detail))
+        self.journal.audit.record(action, actor=actor, terminal_id=self.terminal_id, detail=dict(detail))
 
 
 def _changes(before: ProductRow | None, after: ProductRow, categories: Mapping[str, CategoryRow]) -> dict[str, object]:

@@ -25,9 +25,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -43,6 +43,7 @@ from pos_terminal.api.errors import (
 )
 from pos_terminal.api.models import CreateTransactionRequest, Customer, Transaction
 from pos_terminal.domain.check import Check, lines_of
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
@@ -57,10 +58,6 @@ NOT_FOUND_YET = (
     "so charging this check again never holds the customer's money twice."
 )
 ACCEPTED_NO_ID = "The service took the charge without saying its transaction id; the terminal is looking it up."
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def new_ref_id() -> str:
@@ -163,7 +160,7 @@ class Checkout:
         verify_window: timedelta = timedelta(seconds=90),
         auto_cancel_hint: timedelta = timedelta(seconds=300),
         warn_before_auto_cancel: timedelta = timedelta(seconds=30),
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.client = client
         self.journal = journal
@@ -191,20 +188,20 @@ class Checkout:
         must not hold the money twice.
         """
         async with self._lock:
-            if self.journal.unfinished_intents():
+            if self.journal.intents.unfinished():
                 raise ChargeInProgress()
             if self.guard is not None:
                 self.guard.before_charge()
             check.validate()
             ref_id = ref_id or new_ref_id()
-            if self.journal.intent(ref_id) is not None:
+            if self.journal.intents.get(ref_id) is not None:
                 raise UserError("This check has already been charged.", hint="Start a new check to charge again.")
             if not again:
                 await self._refuse_a_second_hold(check, customer)
             customer_ref = customer.model_dump(by_alias=True, exclude_none=True, mode="json")
             body = check.charge_request(customer=customer_ref, ref_id=ref_id, terminal_id=self.terminal_id)
             request = CreateTransactionRequest.model_validate(body)
-            self.journal.record_intent(
+            self.journal.intents.record(
                 ref_id=ref_id,
                 terminal_id=self.terminal_id,
                 customer=customer_ref,
@@ -212,7 +209,7 @@ class Checkout:
                 request=body,
                 actor=self.actor,
             )
-            self.journal.audit(
+            self.journal.audit.record(
                 "charge",
                 actor=self.actor,
                 terminal_id=self.terminal_id,
@@ -222,18 +219,18 @@ class Checkout:
                 result = await self.client.create_transaction(request)
             except OutcomeUnknown as exc:
                 log.warning("create for %s has an unknown outcome: %s", ref_id, exc.sentence)
-                self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
+                self.journal.intents.update(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
                 return await self._verify(ref_id)
             except ApiError as exc:
                 # an error answer that is not a 5xx (those are OutcomeUnknown), or a request that never left
-                self.journal.update_intent(
+                self.journal.intents.update(
                     ref_id, status=IntentStatus.FAILED, error=exc.text(), create_answer=CreateAnswer.REFUSED
                 )
                 raise ChargeFailed(exc.sentence) from exc
             if result.transaction_id:
                 # journaled with its id before any further request: nothing that follows can lose it
                 return await self._created(ref_id, result.transaction_id, None)
-            self.journal.update_intent(
+            self.journal.intents.update(
                 ref_id, status=IntentStatus.VERIFYING, error=None, create_answer=CreateAnswer.ACCEPTED
             )
             return await self._verify(ref_id)
@@ -243,10 +240,10 @@ class Checkout:
         authorized: by the journal's last word on it, confirmed by a read (a read that fails refuses too)."""
         since = self.now() - self.auto_cancel_hint - self.verify_window
         lines = check.lines()
-        for transaction_id, saved in self.journal.charged_checks(customer.customer_id, since=since):
+        for transaction_id, saved in self.journal.intents.charged_checks(customer.customer_id, since=since):
             if lines_of(saved) != lines:
                 continue
-            known = self.journal.known_transaction(transaction_id)
+            known = self.journal.transactions.get(transaction_id)
             if known is not None and known.state != str(TxState.AUTHORIZED):
                 continue
             try:
@@ -286,22 +283,22 @@ class Checkout:
             found = await self._find_by_ref(intent)
         except (*TRANSIENT, ApiError) as exc:
             # a failed look says nothing of the charge: it stays verifying, whatever the window
-            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
+            self.journal.intents.update(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
             return ChargeOutcome(ref_id, ChargeStatus.VERIFYING, message=f"{exc.sentence} Still verifying.")
         if found:
             keep, *duplicates = found
             return await self._created(ref_id, keep.transaction_id, keep, duplicates)
         if intent.create_answer is CreateAnswer.ACCEPTED:
-            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
+            self.journal.intents.update(ref_id, status=IntentStatus.VERIFYING)
             return ChargeOutcome(ref_id, ChargeStatus.VERIFYING, message=ACCEPTED_NO_ID)
         if self.now() - intent.created_at < self.verify_window:
-            self.journal.update_intent(ref_id, status=IntentStatus.VERIFYING)
+            self.journal.intents.update(ref_id, status=IntentStatus.VERIFYING)
             return ChargeOutcome(
                 ref_id, ChargeStatus.VERIFYING, message="The charge is being verified with the service."
             )
         # Not found is all the terminal knows: the create may still land. The terminal keeps looking for it until
         # the service would have canceled it on its own, and cancels it if it comes (cancel_late_landings).
-        self.journal.update_intent(ref_id, status=IntentStatus.FAILED, error=NOT_FOUND_YET)
+        self.journal.intents.update(ref_id, status=IntentStatus.FAILED, error=NOT_FOUND_YET)
         return ChargeOutcome(ref_id, ChargeStatus.NOT_FOUND, message=NOT_FOUND_YET)
 
     async def _created(
@@ -311,9 +308,9 @@ class Checkout:
         transaction: Transaction | None,
         duplicates: list[Transaction] | None = None,
     ) -> ChargeOutcome:
-        self.journal.update_intent(ref_id, status=IntentStatus.CREATED, transaction_id=transaction_id)
+        self.journal.intents.update(ref_id, status=IntentStatus.CREATED, transaction_id=transaction_id)
         state = transaction.state if transaction else TxState.AUTHORIZED
-        self.journal.remember_transaction(
+        self.journal.transactions.remember(
             transaction_id=transaction_id,
             ref_id=ref_id,
             state=str(state),
@@ -331,13 +328,13 @@ class Checkout:
     async def _cancel_duplicate(self, ref_id: str, duplicate: Transaction) -> str | None:
         """Cancel a second transaction for one intent; only an authorized one can be."""
         log.warning("duplicate transaction %s for %s: canceling it", duplicate.transaction_id, ref_id)
-        self.journal.remember_transaction(
+        self.journal.transactions.remember(
             transaction_id=duplicate.transaction_id,
             ref_id=ref_id,
             state=str(duplicate.state),
             record=_record(duplicate),
         )
-        self.journal.audit(
+        self.journal.audit.record(
             "cancel",
             actor=self.actor,
             terminal_id=self.terminal_id,
@@ -345,7 +342,7 @@ class Checkout:
         )
         if duplicate.state is not TxState.AUTHORIZED:
             return None
-        entry = self.journal.enqueue_state_change(duplicate.transaction_id, str(TxState.CANCELED))
+        entry = self.journal.outbox.enqueue(duplicate.transaction_id, str(TxState.CANCELED))
         await self._deliver(entry)
         return duplicate.transaction_id
 
@@ -377,7 +374,7 @@ class Checkout:
         return listed
 
     def _intent(self, ref_id: str) -> ChargeIntent:
-        intent = self.journal.intent(ref_id)
+        intent = self.journal.intents.get(ref_id)
         if intent is None:
             raise UserError(f"No charge with reference {ref_id} is known on this terminal.")
         return intent
@@ -393,7 +390,7 @@ class Checkout:
         A cancel or a refund by a cashier needs a manager's ``approval`` (the guard says so before anything
         is kept)."""
         approved_by = self.guard.before_change(action, transaction_id, approval) if self.guard is not None else None
-        entry = self.journal.enqueue_state_change(
+        entry = self.journal.outbox.enqueue(
             transaction_id, str(action.target), actor=self.actor, approved_by=approved_by
         )
         self._sending.add(entry.id)  # from now on: the outbox's re-sending passes leave it to this call
@@ -401,7 +398,7 @@ class Checkout:
             detail: dict[str, Any] = {"transactionId": transaction_id}
             if approved_by is not None:
                 detail["approvedBy"] = approved_by
-            self.journal.audit(str(action), actor=self.actor, terminal_id=self.terminal_id, detail=detail)
+            self.journal.audit.record(str(action), actor=self.actor, terminal_id=self.terminal_id, detail=detail)
             close_call = self._close_call(transaction_id) if action is Action.COMPLETE else None
             return replace(await self._send(entry), close_call_seconds=close_call)
         finally:
@@ -418,13 +415,13 @@ class Checkout:
         The service's ``created`` is compared with the service's clock; the terminal's own record of when it sent
         the create, with the terminal's clock.
         """
-        known = self.journal.known_transaction(transaction_id)
+        known = self.journal.transactions.get(transaction_id)
         if known is None:
             return None
         created = _created(known.record)
         if created is not None:
             left = created + self.auto_cancel_hint - self.service_now()
-        elif known.ref_id is not None and (intent := self.journal.intent(known.ref_id)) is not None:
+        elif known.ref_id is not None and (intent := self.journal.intents.get(known.ref_id)) is not None:
             left = intent.created_at + self.auto_cancel_hint - self.now()
         else:
             return None
@@ -439,10 +436,10 @@ class Checkout:
         """Re-send every pending state change, oldest first; stop a transaction's queue at its first pending."""
         outcomes: list[StateChangeOutcome] = []
         blocked: set[str] = set()
-        for entry in self.journal.pending_state_changes():
+        for entry in self.journal.outbox.pending():
             if entry.transaction_id in blocked or entry.id in self._sending:
                 continue
-            if not self.journal.is_pending(entry.id):  # another pass finished it while this one was sending
+            if not self.journal.outbox.is_pending(entry.id):  # another pass finished it while this one was sending
                 continue
             outcome = await self._deliver(entry)
             outcomes.append(outcome)
@@ -460,7 +457,7 @@ class Checkout:
         transaction on its own after a few minutes, and the customer would walk out uncharged.
         """
         delay = first_delay
-        while self.journal.pending_state_changes():
+        while self.journal.outbox.pending():
             await asyncio.sleep(delay)
             yield await self.flush_outbox()
             delay = min(delay * 2, max_delay)
@@ -479,17 +476,17 @@ class Checkout:
         except InvalidStateTransition as exc:
             return await self._refused(entry, target, exc)
         except NotFound as exc:
-            self.journal.drop_state_change(entry.id, exc.text())
+            self.journal.outbox.drop(entry.id, exc.text())
             return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.REFUSED, message=exc.sentence)
         except (*TRANSIENT, ApiError) as exc:
-            self.journal.record_attempt(entry.id, exc.text())
+            self.journal.outbox.record_attempt(entry.id, exc.text())
             return StateChangeOutcome(
                 entry.transaction_id,
                 target,
                 ChangeStatus.PENDING,
                 message=f"{exc.sentence} The change is kept and will be sent again.",
             )
-        self.journal.confirm_state_change(entry.id, str(transaction.state))
+        self.journal.outbox.confirm(entry.id, str(transaction.state))
         self._remember(transaction)
         return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.DONE, transaction)
 
@@ -497,14 +494,14 @@ class Checkout:
         try:
             transaction = await self.client.get_transaction(entry.transaction_id)
         except (*TRANSIENT, ApiError) as read_error:
-            self.journal.record_attempt(entry.id, read_error.text())
+            self.journal.outbox.record_attempt(entry.id, read_error.text())
             return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.PENDING, message=read_error.sentence)
         self._remember(transaction)
         if transaction.state is target:
-            self.journal.confirm_state_change(entry.id, str(transaction.state))
+            self.journal.outbox.confirm(entry.id, str(transaction.state))
             return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.DONE, transaction)
         message = _refusal_sentence(transaction.state, target) or exc.sentence
-        self.journal.drop_state_change(entry.id, message)
+        self.journal.outbox.drop(entry.id, message)
         return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.REFUSED, transaction, message)
 
     def confirm_seen(self, transaction: Transaction) -> int:
@@ -512,20 +509,20 @@ class Checkout:
         them from the read instead of waiting for the next re-send; returns how many. A change whose request
         is out right now is left to that request."""
         confirmed = 0
-        for entry in self.journal.pending_state_changes():
+        for entry in self.journal.outbox.pending():
             if (
                 entry.transaction_id == transaction.transaction_id
                 and entry.id not in self._sending
                 and entry.target_state == str(transaction.state)
             ):
-                self.journal.confirm_state_change(entry.id, str(transaction.state))
+                self.journal.outbox.confirm(entry.id, str(transaction.state))
                 confirmed += 1
         return confirmed
 
     def _remember(self, transaction: Transaction) -> None:
-        known = self.journal.known_transaction(transaction.transaction_id)
+        known = self.journal.transactions.get(transaction.transaction_id)
         if known is not None or transaction.ref_id:
-            self.journal.remember_transaction(
+            self.journal.transactions.remember(
                 transaction_id=transaction.transaction_id,
                 ref_id=transaction.ref_id,
                 state=str(transaction.state),
@@ -538,7 +535,7 @@ class Checkout:
         """Finish what a crash or a network failure left: verify intents, cancel late landings, flush the outbox."""
         report = ResumeReport()
         async with self._lock:
-            for intent in self.journal.unfinished_intents():
+            for intent in self.journal.intents.unfinished():
                 report.charges.append(await self._verify(intent.ref_id))
             report.late_duplicates_canceled = await self._cancel_late_landings()
         report.state_changes = await self.flush_outbox()
@@ -564,7 +561,7 @@ class Checkout:
     def _not_found_intents(self) -> list[ChargeIntent]:
         horizon = self.now() - self.auto_cancel_hint - self.verify_window
         return [
-            i for i in self.journal.failed_intents(since=horizon) if i.transaction_id is None and not i.nothing_created
+            i for i in self.journal.intents.failed(since=horizon) if i.transaction_id is None and not i.nothing_created
         ]
 
     async def _cancel_late_landings(self) -> list[str]:
@@ -588,7 +585,7 @@ class Checkout:
                 if result:
                     canceled.append(result)
             if by_ref.get(intent.ref_id):
-                self.journal.update_intent(intent.ref_id, status=IntentStatus.RESOLVED, error=intent.error)
+                self.journal.intents.update(intent.ref_id, status=IntentStatus.RESOLVED, error=intent.error)
         return canceled
 
 

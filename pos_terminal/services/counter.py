@@ -124,7 +124,7 @@ class Counter:
     def on_work(self, run: Callable[[], None] | None) -> None:
         """``run`` starts :meth:`drain` (unless it runs already) whenever there is something to do."""
         self._run_me = run
-        if run is not None and (self._kicks or self.journal.queued_prints()):
+        if run is not None and (self._kicks or self.journal.prints.queued()):
             run()
 
     def on_problem(self, listener: Callable[[str, str | None], None]) -> None:
@@ -206,19 +206,21 @@ class Counter:
         """Keep ``slip`` in the journal's print queue and have it printed; NoReceiptPrinter when there is none."""
         if self.printer is None:
             raise NoReceiptPrinter()
-        job = self.journal.queue_print(kind=str(slip.kind), title=slip.title, body=slip.to_json())
+        job = self.journal.prints.queue(kind=str(slip.kind), title=slip.title, body=slip.to_json())
         self._tell_queue()
         self._wake()
         return job
 
     def queued(self) -> list[PrintJob]:
-        return self.journal.queued_prints()
+        return self.journal.prints.queued()
 
     def cancel(self, job_id: int) -> bool:
         """The cashier gives a queued slip up; False when it had been printed (or canceled) already."""
-        canceled = self.journal.finish_print(job_id, PrintStatus.CANCELED)
+        canceled = self.journal.prints.finish(job_id, PrintStatus.CANCELED)
         if canceled:
-            self.journal.audit("print canceled", actor=self.actor, terminal_id=self.terminal_id, detail={"job": job_id})
+            self.journal.audit.record(
+                "print canceled", actor=self.actor, terminal_id=self.terminal_id, detail={"job": job_id}
+            )
         self._tell_queue()
         if not self.queued() and self.problem is not None:
             self._say(PRINTER, None)
@@ -244,14 +246,14 @@ class Counter:
             async with self._device:
                 await asyncio.to_thread(printer.kick_drawer)
         except DrawerNotOpened as exc:
-            self.journal.audit(
+            self.journal.audit.record(
                 "drawer not opened",
                 actor=self.actor,
                 terminal_id=self.terminal_id,
                 detail={**detail, "error": exc.sentence},
             )
             raise
-        self.journal.audit("drawer opened", actor=self.actor, terminal_id=self.terminal_id, detail=detail)
+        self.journal.audit.record("drawer opened", actor=self.actor, terminal_id=self.terminal_id, detail=detail)
 
     # --- the work -------------------------------------------------------------------------------------------
 
@@ -269,19 +271,19 @@ class Counter:
         printer = self.printer
         if printer is None:
             return
-        while jobs := self.journal.queued_prints():
+        while jobs := self.journal.prints.queued():
             job = jobs[0]
             try:
                 slip = Slip.from_json(job.body)
             except (KeyError, TypeError, ValueError, ValidationError):
                 log.warning("print job %s is unreadable; canceled", job.id)
-                self.journal.finish_print(job.id, PrintStatus.CANCELED)
+                self.journal.prints.finish(job.id, PrintStatus.CANCELED)
                 continue
             try:
                 async with self._device:
                     await asyncio.to_thread(printer.print_slip, slip)
             except PrinterNotReady as exc:
-                self.journal.print_failed(job.id, exc.sentence)
+                self.journal.prints.failed(job.id, exc.sentence)
                 waiting = len(jobs)
                 self._say(
                     PRINTER,
@@ -290,8 +292,8 @@ class Counter:
                 self._tell_queue()
                 self._retry_later()
                 return
-            if self.journal.finish_print(job.id, PrintStatus.PRINTED) and job.kind == SlipKind.RECEIPT:
-                self.journal.audit(
+            if self.journal.prints.finish(job.id, PrintStatus.PRINTED) and job.kind == SlipKind.RECEIPT:
+                self.journal.audit.record(
                     "receipt printed",
                     actor=self.actor,
                     terminal_id=self.terminal_id,

@@ -87,8 +87,8 @@ class History:
 
     async def get(self, transaction_id: str) -> Transaction:
         transaction = await self.client.get_transaction(transaction_id)
-        if self.journal.known_transaction(transaction.transaction_id) is not None:
-            self.journal.remember_transaction(
+        if self.journal.transactions.get(transaction.transaction_id) is not None:
+            self.journal.transactions.remember(
                 transaction_id=transaction.transaction_id,
                 ref_id=transaction.ref_id,
                 state=str(transaction.state),
@@ -100,16 +100,16 @@ class History:
         """Read again each transaction of this terminal's charges that the journal last knew as authorized: one the
         service canceled on its own, or a till completed while this one was away, no longer counts as held (the
         till refuses to close a shift while one is). One that cannot be read now stays as the journal knows it."""
-        for transaction_id in self.journal.authorized_charges():
+        for transaction_id in self.journal.intents.authorized_charges():
             with contextlib.suppress(UserError):
                 await self.get(transaction_id)
 
     def _learn_states(self, listed: Sequence[Transaction | TransactionRow]) -> None:
         """The journal keeps the last state of the transactions it knows: one read, and one write for those whose
         state moved (a write per listed transaction, each waiting for the disk, took seconds for a day)."""
-        known = self.journal.known_states([t.transaction_id for t in listed])
+        known = self.journal.transactions.states([t.transaction_id for t in listed])
         moved = {t.transaction_id: str(t.state) for t in listed if t.transaction_id in known}
-        self.journal.update_states({tid: state for tid, state in moved.items() if known[tid] != state})
+        self.journal.transactions.update_states({tid: state for tid, state in moved.items() if known[tid] != state})
 
 
 class Summaries:

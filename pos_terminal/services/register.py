@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from pos_terminal.api.errors import ApiError
 from pos_terminal.api.models import Customer, Transaction
 from pos_terminal.domain.check import Check, Totals
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval, discount_share_bp
 from pos_terminal.domain.sale import (
@@ -142,10 +143,6 @@ class Restored:
         return None
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class DiscountGuard(Protocol):
     """Whether the check's discounts need a manager (:class:`~pos_terminal.services.till.Till`)."""
 
@@ -165,7 +162,7 @@ class Register:
         history: History,
         *,
         auto_cancel_hint: timedelta = timedelta(seconds=300),
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.journal = journal
         self.checkout = checkout
@@ -200,23 +197,23 @@ class Register:
             and state.customer is None
             and not (check.items or check.discounts or check.payments)
         ):
-            self.journal.clear_open_check()
+            self.journal.open_check.clear()
             self.current = state
             return self._tell(state)
-        self.journal.save_open_check(state.to_json())
+        self.journal.open_check.save(state.to_json())
         self.current = state
         return self._tell(state)
 
     def restore(self) -> Restored:
         """Load the check that was open when the terminal stopped."""
-        data = self.journal.load_open_check()
+        data = self.journal.open_check.load()
         if not data:
             return Restored(check_restored=False, charge_in_flight=False)
         try:
             state = OpenCheck.from_json(data)
         except (UserError, ValidationError, KeyError, TypeError, ValueError):
             log.warning("the saved open check is unreadable; starting a new one")
-            self.journal.clear_open_check()
+            self.journal.open_check.clear()
             self.current = OpenCheck()
             return Restored(check_restored=False, charge_in_flight=False, unreadable=True)
         if state.phase is Phase.CHARGING:
@@ -288,7 +285,7 @@ class Register:
             self.checkout.guard.before_charge()
         totals = state.totals
         customer = state.customer.display_name if state.customer else None
-        sale = self.journal.record_cash_sale(
+        sale = self.journal.cash_sales.record(
             terminal_id=self.checkout.terminal_id,
             customer=customer,
             total=totals.total,
@@ -297,7 +294,7 @@ class Register:
             check=state.check.to_json(),
             actor=self.checkout.actor,
         )
-        self.journal.audit(
+        self.journal.audit.record(
             "cash sale",
             actor=self.checkout.actor,
             terminal_id=self.checkout.terminal_id,
@@ -336,7 +333,7 @@ class Register:
         state = self.current
         if state.phase is not Phase.VERIFYING or not state.ref_id:
             return state
-        if self.journal.intent(state.ref_id) is None:
+        if self.journal.intents.get(state.ref_id) is None:
             message = "The charge never left this terminal; nothing was charged."
             return self._keep(replace(state, phase=Phase.FAILED, message=message))
         outcome = await self.checkout.verify(state.ref_id)
@@ -381,19 +378,19 @@ class Register:
         """The states this terminal asked the check's transaction to move to (its outbox, sent or not)."""
         if not state.transaction_id:
             return set()
-        return set(self.journal.asked_states(state.transaction_id))
+        return set(self.journal.outbox.asked_states(state.transaction_id))
 
     def charge_accepted(self) -> bool:
         """The charge being verified was taken by the service (only its transaction's id is still sought)."""
         state = self.current
-        intent = self.journal.intent(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
+        intent = self.journal.intents.get(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
         return intent is not None and intent.create_answer is CreateAnswer.ACCEPTED
 
     def verify_window(self) -> tuple[datetime, datetime] | None:
         """For a charge being verified: when it was sent, and when the terminal gives up looking for it (from
         then on, if the service still has no record of it, it is declared not charged)."""
         state = self.current
-        intent = self.journal.intent(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
+        intent = self.journal.intents.get(state.ref_id) if state.phase is Phase.VERIFYING and state.ref_id else None
         if intent is None:
             return None
         return intent.created_at, intent.created_at + self.checkout.verify_window
@@ -436,7 +433,7 @@ class Register:
     def pending_since(self) -> datetime | None:
         """When the oldest change of the open check's transaction still waiting in the outbox was made."""
         transaction_id = self.current.transaction_id
-        waiting = [e.created_at for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]
+        waiting = [e.created_at for e in self.journal.outbox.pending() if e.transaction_id == transaction_id]
         return min(waiting) if waiting and transaction_id else None
 
     def pending_targets(self) -> list[str]:
@@ -445,4 +442,4 @@ class Register:
         return self._pending_for(transaction_id) if transaction_id else []
 
     def _pending_for(self, transaction_id: str) -> list[str]:
-        return [e.target_state for e in self.journal.pending_state_changes() if e.transaction_id == transaction_id]
+        return [e.target_state for e in self.journal.outbox.pending() if e.transaction_id == transaction_id]

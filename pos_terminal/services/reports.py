@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
 from pos_terminal.domain.check import Check
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.report import (
@@ -38,7 +39,7 @@ from pos_terminal.domain.report import (
 from pos_terminal.domain.store_day import TillShift, store_day
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import AuditEntry, CashSale, Journal, utcnow
+from pos_terminal.store.journal import AuditEntry, CashSale, Journal
 
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import StoreSync
@@ -116,7 +117,7 @@ class Reports:
         merchant: str | None = None,
         actor: str | Callable[[], str | None] | None = None,
         lookback: timedelta = DEFAULT_LOOKBACK,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
         money: Callable[[int], str] | None = None,
         details: Callable[[], StoreDetails | None] = lambda: None,
     ) -> None:
@@ -209,8 +210,8 @@ class Reports:
         reported = [figures(s) for s in (summary if isinstance(summary, list) else [summary])]
         start, end = period.listing_window(self.lookback)
         listed = await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id)
-        audit = self.journal.audit_entries(period.start, period.end)
-        cash = self.journal.cash_sales(period.start, period.end) if scope.covers(self.terminal_id) else []
+        audit = self.journal.audit.between(period.start, period.end)
+        cash = self.journal.cash_sales.between(period.start, period.end) if scope.covers(self.terminal_id) else []
         details = self.details()
         report = build_report(
             terminal_id=self.terminal_id,
@@ -291,7 +292,7 @@ class Reports:
 
     def record_report(self, report: EndOfDayReport, output: Output, *, where: str, layout: str) -> None:
         """Write "report printed" or "report saved" to the audit log (call it once the copy exists)."""
-        self.journal.audit(
+        self.journal.audit.record(
             f"report {output}",
             actor=self.actor,
             terminal_id=self.terminal_id,
@@ -307,7 +308,7 @@ class Reports:
 
     def record_receipt(self, receipt: Receipt, output: Output, *, where: str) -> None:
         """Write "receipt printed" or "receipt saved" to the audit log."""
-        self.journal.audit(
+        self.journal.audit.record(
             f"receipt {output}",
             actor=self.actor,
             terminal_id=self.terminal_id,

@@ -155,12 +155,12 @@ class Session:
         )
         self._save(tokens, legacy=legacy)
         self._adopt(tokens, legacy=legacy)
-        self.journal.audit("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": "token"})
+        self.journal.audit.record("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": "token"})
 
     async def _signed_in(self, tokens: TokenSet, *, how: str) -> None:
         self._save(tokens, legacy=False)
         self._adopt(tokens, legacy=False)
-        self.journal.audit("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": how})
+        self.journal.audit.record("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": how})
 
     def _save(self, tokens: TokenSet, *, legacy: bool) -> None:
         data = tokens.to_json()
@@ -200,7 +200,7 @@ class Session:
         self._manager = None
         self._static = None
         detail = {"approvedBy": approved_by} if approved_by else None
-        self.journal.audit("disconnect", actor=actor or self.actor, terminal_id=self.terminal_id, detail=detail)
+        self.journal.audit.record("disconnect", actor=actor or self.actor, terminal_id=self.terminal_id, detail=detail)
         self._set_state(SessionState.SIGNED_OUT)
 
 

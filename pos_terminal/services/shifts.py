@@ -14,7 +14,6 @@ reconciled against the listed transactions as any report is.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 
 from pos_terminal.api.models import Transaction
 from pos_terminal.domain.check import Check
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.shift import (
@@ -39,7 +39,7 @@ from pos_terminal.domain.shift import (
     sales_per_person,
 )
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal, utcnow
+from pos_terminal.store.journal import Journal
 from pos_terminal.store.staff import ChangeRow, ShiftBook
 
 if TYPE_CHECKING:  # the reports load when one is made, not at the till's start
@@ -63,7 +63,7 @@ class NoSuchShift(UserError):
 class Shifts:
     """The shifts of one terminal (its journal)."""
 
-    def __init__(self, journal: Journal, *, terminal_id: str | None, now: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, journal: Journal, *, terminal_id: str | None, now: Clock = utcnow) -> None:
         self.journal = journal
         self.book = ShiftBook(journal)
         self.terminal_id = terminal_id
@@ -109,7 +109,7 @@ class Shifts:
         if opening_float < 0 or not in_int32(opening_float):
             raise UserError("The float cannot be negative or that large.", hint="Count the cash in the drawer.")
         shift = self.book.open(self.terminal_id, by, opening_float, self.journal.now())
-        self.journal.audit(
+        self.journal.audit.record(
             "shift opened",
             actor=by,
             terminal_id=self.terminal_id,
@@ -123,7 +123,7 @@ class Shifts:
         at = self.journal.now()
         drawer = self.section(shift, until=at).drawer
         closed = self.book.close(shift.id, by, count, drawer.expected, at)
-        self.journal.audit(
+        self.journal.audit.record(
             "shift closed",
             actor=by,
             terminal_id=self.terminal_id,
@@ -156,7 +156,7 @@ class Shifts:
                     charged=totals.charge_amount,
                 )
             )
-        for sale in self.journal.cash_sales(since, until, terminal_id=self.terminal_id):
+        for sale in self.journal.cash_sales.between(since, until, terminal_id=self.terminal_id):
             checks.append(
                 CompletedCheck(
                     ref_id=f"cash-sale-{sale.id}",
@@ -203,7 +203,7 @@ class Shifts:
 
     def approvals(self, since: datetime, until: datetime) -> list[ApprovalRow]:
         rows = []
-        for entry in self.journal.audit_entries(since, until, action=APPROVAL):
+        for entry in self.journal.audit.between(since, until, action=APPROVAL):
             detail = entry.detail
             subject = detail.get("subject")
             rows.append(
@@ -236,7 +236,7 @@ class Shifts:
             cancellations=tuple(self.cancellations(since, end)),
             approvals=tuple(self.approvals(since, end)),
             no_sales=sum(
-                e.detail.get("reason") == NO_SALE for e in self.journal.audit_entries(since, end, action=DRAWER_OPENED)
+                e.detail.get("reason") == NO_SALE for e in self.journal.audit.between(since, end, action=DRAWER_OPENED)
             ),
             pending_changes=self.book.unconfirmed_at(end),
         )

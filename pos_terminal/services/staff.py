@@ -13,10 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.people import (
     MAX_WRONG_PINS,
     PIN_TO_SET,
@@ -28,7 +27,7 @@ from pos_terminal.domain.people import (
 )
 from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal, utcnow
+from pos_terminal.store.journal import Journal
 from pos_terminal.store.staff import PeopleBook
 
 if TYPE_CHECKING:
@@ -76,7 +75,7 @@ class Staff:
         *,
         terminal_id: str | None,
         store: StoreSync | None = None,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.book = PeopleBook(journal)
         self.journal = journal
@@ -242,4 +241,4 @@ class Staff:
         return refreshed
 
     def _audit(self, action: str, actor: str | None, detail: dict[str, object]) -> None:
-        self.journal.audit(action, actor=actor, terminal_id=self.terminal_id, detail=detail)
+        self.journal.audit.record(action, actor=actor, terminal_id=self.terminal_id, detail=detail)

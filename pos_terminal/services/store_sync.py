@@ -22,10 +22,11 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.catalog import Catalog, drafts_of
@@ -111,7 +112,7 @@ class StoreSync:
         terminal_id: str,
         secrets: Callable[[str], TokenStore],
         open_database: Callable[[str, str | None], StoreDatabase] | None = None,
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        now: Clock = utcnow,
         own_catalog: Callable[[], Catalog] | None = None,
     ) -> None:
         """``own_catalog``: the till's catalog while it stands alone (its file), which it offers, when it joins, to
@@ -195,11 +196,11 @@ class StoreSync:
             records.append(("store_info", "1", details))
         records += [("person", str(p["id"]), p) for p in self.people.records() if str(p["id"]) not in adopted]
         records += [("shift", str(s["id"]), s) for s in self.shifts.records()]
-        records += [("cash_sale", sale.uid, cash_sale_record(sale)) for sale in self.journal.all_cash_sales()]
-        records += [("audit", entry.uid, audit_record(entry)) for entry in self.journal.all_audit_entries()]
+        records += [("cash_sale", sale.uid, cash_sale_record(sale)) for sale in self.journal.cash_sales.all()]
+        records += [("audit", entry.uid, audit_record(entry)) for entry in self.journal.audit.all()]
         self._use(address, database)
         self.link.join(address, self.terminal_id, records)
-        self.journal.audit("store joined", terminal_id=self.terminal_id, detail={"store": address})  # queued too
+        self.journal.audit.record("store joined", terminal_id=self.terminal_id, detail={"store": address})  # queued too
         await self.sync()
         return self.status()
 
@@ -207,7 +208,9 @@ class StoreSync:
         """Stop being part of the store, after sending what waits if the store can be reached. Nothing is lost:
         the journal keeps every record, and what is still queued goes if the till joins a store again."""
         state = self._state()
-        self.journal.audit("store left", terminal_id=self.terminal_id, detail={"store": state.address})  # sent too
+        self.journal.audit.record(
+            "store left", terminal_id=self.terminal_id, detail={"store": state.address}
+        )  # sent too
         try:
             await self.sync()
         except UserError as exc:

@@ -144,11 +144,11 @@ def _earlier_sign_in_key(journal: Journal, service: ServiceAddress, terminal_id:
     """The key releases before 0.2 kept this sign-in under (shared by every profile), when this profile
     may take it: its journal says it signed in as this terminal and did not disconnect since. A new
     profile never takes another's sign-in."""
-    until = datetime.now(UTC) + timedelta(days=1)
+    until = journal.now() + timedelta(days=1)
 
     def last(action: str) -> datetime | None:
         return max(
-            (e.at for e in journal.audit_entries(_EPOCH, until, action=action, terminal_id=terminal_id)), default=None
+            (e.at for e in journal.audit.between(_EPOCH, until, action=action, terminal_id=terminal_id)), default=None
         )
 
     signed_in, disconnected = last("sign-in"), last("disconnect")
@@ -347,7 +347,9 @@ class Terminal:
         old_logo = before.logo if before is not None else None
         if old_logo != details.logo:  # the log says that it changed; the picture itself is the store's, not the log's
             changes["logo"] = ["a logo" if old_logo else None, "a new logo" if details.logo else None]
-        self.journal.audit("store details changed", actor=by, terminal_id=self.settings.terminal_id, detail=changes)
+        self.journal.audit.record(
+            "store details changed", actor=by, terminal_id=self.settings.terminal_id, detail=changes
+        )
         return True
 
     @property
@@ -362,7 +364,7 @@ class Terminal:
 
     def pending_changes(self) -> int:
         """State changes (complete, cancel, refund) waiting in the outbox for the service to confirm."""
-        return len(self.journal.pending_state_changes())
+        return len(self.journal.outbox.pending())
 
     @property
     def journal_path(self) -> Path:

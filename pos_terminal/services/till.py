@@ -18,9 +18,9 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.people import (
     Approval,
@@ -38,7 +38,7 @@ from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.shifts import APPROVAL, NoShiftOpen, Shifts
 from pos_terminal.services.staff import Staff
-from pos_terminal.store.journal import Journal, utcnow
+from pos_terminal.store.journal import Journal
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ class Till:
         terminal_id: str | None,
         discount_limit_bp: int = 1000,
         idle_lock_seconds: int = 300,
-        now: Callable[[], datetime] = utcnow,
+        now: Clock = utcnow,
     ) -> None:
         self.staff = staff
         self.shifts = shifts
@@ -133,7 +133,9 @@ class Till:
         return person
 
     def _signed_in(self, person: Person, *, how: str) -> None:
-        self.journal.audit("person signed in", actor=person.name, terminal_id=self.terminal_id, detail={"via": how})
+        self.journal.audit.record(
+            "person signed in", actor=person.name, terminal_id=self.terminal_id, detail={"via": how}
+        )
         self._set(person)
 
     def resume(self, person_id: int) -> Person | None:
@@ -149,7 +151,9 @@ class Till:
         """Nobody at the till until the next person signs in; the open check and its charge stay as they are."""
         if self.current is None:
             return
-        self.journal.audit("till locked", actor=self.current.name, terminal_id=self.terminal_id, detail={"why": reason})
+        self.journal.audit.record(
+            "till locked", actor=self.current.name, terminal_id=self.terminal_id, detail={"why": reason}
+        )
         self._set(None)
 
     def idle_lock_due(self, idle_seconds: float) -> bool:
@@ -185,7 +189,7 @@ class Till:
             token=uuid.uuid4().hex,
         )
         self._granted[approval.token] = approval
-        self.journal.audit(
+        self.journal.audit.record(
             APPROVAL,
             actor=self.actor,
             terminal_id=self.terminal_id,
@@ -209,7 +213,7 @@ class Till:
         approved_by = self.require(act, approval)
         if approved_by is not None:
             detail = {**detail, "approvedBy": approved_by}
-        self.journal.audit(action, actor=self.actor, terminal_id=self.terminal_id, detail=detail)
+        self.journal.audit.record(action, actor=self.actor, terminal_id=self.terminal_id, detail=detail)
         return approved_by
 
     def no_sale(self, approval: Approval | None = None) -> str | None:
@@ -279,14 +283,14 @@ class Till:
         """A charge not settled, whoever made it (the window's open check, the command line's ``charge``): a
         create whose outcome is not known yet, a transaction the journal last knew as authorized (neither
         completed nor canceled), or the open check being charged. None when every charge is settled."""
-        if self.journal.unfinished_intents():
+        if self.journal.intents.unfinished():
             return ShiftBusy(
                 "A charge of this terminal is still being verified with the service.",
                 hint="Wait until it is known whether it went through (pos-terminal status shows it), "
                 "then complete or cancel it before closing the shift.",
             )
-        if authorized := self.journal.authorized_charges():
-            sent = {entry.transaction_id for entry in self.journal.pending_state_changes()}
+        if authorized := self.journal.intents.authorized_charges():
+            sent = {entry.transaction_id for entry in self.journal.outbox.pending()}
             waiting = [transaction_id for transaction_id in authorized if transaction_id not in sent]
             if not waiting:
                 return ShiftBusy(
@@ -298,7 +302,7 @@ class Till:
                 f"The charge {waiting[0]}{more} is still authorized, neither completed nor canceled.",
                 hint="Complete or cancel it first, then close the shift.",
             )
-        saved = self.journal.load_open_check() or {}
+        saved = self.journal.open_check.load() or {}
         if saved.get("phase") in {str(phase) for phase in LOCKED}:
             return ShiftBusy()
         return None

@@ -26,7 +26,8 @@ from typing import Any
 
 from pos_terminal.domain.details import StoreDetails, logo_of_text, logo_text
 from pos_terminal.domain.people import name_key
-from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
 from pos_terminal.store.sqlite import transaction
 
 
@@ -389,7 +390,7 @@ class DetailsBook:
         rows = self.journal._read("SELECT * FROM store_details WHERE id = 1")
         if not rows:
             return None
-        cells = _Cells(rows[0], self.journal.path, "store's details")
+        cells = Cells(rows[0], self.journal.path, "store's details")
         try:
             logo = logo_of_text(cells.optional_text("logo"))
         except ValueError as exc:
@@ -454,7 +455,7 @@ def _store_time(record: JsonObject, journal: Journal) -> str:
     """The store's time of a record, as the journal writes times."""
     value = record.get("updated_at")
     if isinstance(value, datetime):
-        return _when(value)
+        return iso_time(value)
     return str(value) if value else journal._stamp()
 
 
@@ -496,12 +497,12 @@ def details_record(row: sqlite3.Row) -> JsonObject:
 
 
 def _category(row: sqlite3.Row, journal: Journal) -> CategoryRow:
-    cells = _Cells(row, journal.path, f"catalog category {row['uid']}")
+    cells = Cells(row, journal.path, f"catalog category {row['uid']}")
     return CategoryRow(cells.text("uid"), cells.text("name"), cells.count("position"), bool(cells.count("active")))
 
 
 def _product(row: sqlite3.Row, journal: Journal) -> ProductRow:
-    cells = _Cells(row, journal.path, f"catalog product {row['uid']}")
+    cells = Cells(row, journal.path, f"catalog product {row['uid']}")
     try:
         codes = json.loads(cells.text("barcodes"))
     except ValueError:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pos_terminal.store.journal import Journal, JsonObject, _Cells
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.rows import Cells, JsonObject
 from pos_terminal.store.sqlite import transaction
 
 
@@ -64,7 +65,7 @@ class LinkBook:
         rows = self.journal._read("SELECT * FROM store_link WHERE id = 1")
         if not rows:
             return None
-        cells = _Cells(rows[0], self.journal.path, "the store link")
+        cells = Cells(rows[0], self.journal.path, "the store link")
 
         def moment(column: str) -> datetime | None:
             return None if rows[0][column] is None else cells.time(column)
@@ -107,7 +108,7 @@ class LinkBook:
         )
         found = []
         for row in rows:
-            cells = _Cells(row, self.journal.path, f"store record {row['id']}")
+            cells = Cells(row, self.journal.path, f"store record {row['id']}")
             found.append(
                 Waiting(
                     id=cells.count("id"),
@@ -153,7 +154,7 @@ class LinkBook:
         )
         result = []
         for row in rows:
-            cells = _Cells(row, self.journal.path, f"store record {row['id']}")
+            cells = Cells(row, self.journal.path, f"store record {row['id']}")
             result.append(Refused(cells.text("kind"), cells.text("key"), cells.text("refused"), cells.time("sent_at")))
         return result
 

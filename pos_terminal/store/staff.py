@@ -22,7 +22,8 @@ from typing import Any
 from pos_terminal.domain.people import Person, Role, name_key, pin_to_set
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal, JsonObject, _Cells, _when, new_uid
+from pos_terminal.store.journal import Journal
+from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
 from pos_terminal.store.sqlite import transaction
 
 
@@ -100,14 +101,14 @@ class PeopleBook:
         rows = self.journal._read("SELECT id, pin_hash FROM person WHERE id = ?", (person_id,))
         if not rows:
             raise KeyError(f"no person {person_id}")
-        return _Cells(rows[0], self.journal.path, f"person {person_id}").text("pin_hash")
+        return Cells(rows[0], self.journal.path, f"person {person_id}").text("pin_hash")
 
     def record_pin_try(self, person_id: int, wrong_pins: int, locked_until: datetime | None) -> None:
         """A PIN try's count and lock: not an edit of the person, so the store merges it into their lockout."""
         self._update(
             person_id,
             "wrong_pins = ?, locked_until = ?",
-            (wrong_pins, None if locked_until is None else _when(locked_until)),
+            (wrong_pins, None if locked_until is None else iso_time(locked_until)),
             edit=False,
         )
 
@@ -214,7 +215,7 @@ class PeopleBook:
             return True
 
     def _person(self, row: sqlite3.Row) -> Person:
-        cells = _Cells(row, self.journal.path, f"person {row['id']}")
+        cells = Cells(row, self.journal.path, f"person {row['id']}")
         locked = row["locked_until"]
         return Person(
             id=cells.count("id"),
@@ -243,7 +244,7 @@ PERSON_FIELDS = (
 
 def _journal_value(value: object) -> object:
     """A store value as the journal keeps it: times as its fixed-width UTC text."""
-    return _when(value) if isinstance(value, datetime) else value
+    return iso_time(value) if isinstance(value, datetime) else value
 
 
 def person_record(row: sqlite3.Row) -> JsonObject:
@@ -266,7 +267,7 @@ def _merge_lockout(local: JsonObject | None, record: JsonObject) -> dict[str, An
     times = [_time(t) for t in (theirs["locked_until"], ours["locked_until"]) if t]
     return {
         "wrong_pins": max(int(theirs["wrong_pins"] or 0), int(ours["wrong_pins"] or 0)),
-        "locked_until": _when(max(times)) if times else None,
+        "locked_until": iso_time(max(times)) if times else None,
         "lock_epoch": our_epoch,
     }
 
@@ -305,7 +306,7 @@ class ShiftBook:
             with journal._lock, transaction(journal.conn):
                 cursor = journal.conn.execute(
                     "INSERT INTO shift (terminal_id, opened_at, opened_by, opening_float, uid) VALUES (?, ?, ?, ?, ?)",
-                    (terminal_id, _when(at), opened_by, opening_float, new_uid()),
+                    (terminal_id, iso_time(at), opened_by, opening_float, new_uid()),
                 )
                 self._share(int(cursor.lastrowid or 0))
         except sqlite3.IntegrityError:
@@ -321,7 +322,7 @@ class ShiftBook:
             cursor = journal.conn.execute(
                 "UPDATE shift SET closed_at = ?, closed_by = ?, counted_cash = ?, counted_pieces = ?,"
                 " expected_cash = ? WHERE id = ? AND closed_at IS NULL",
-                (_when(at), closed_by, count.total, pieces, expected, shift_id),
+                (iso_time(at), closed_by, count.total, pieces, expected, shift_id),
             )
             if cursor.rowcount != 1:
                 raise UserError(f"Shift {shift_id} is not open.", hint="It may have been closed elsewhere.")
@@ -365,11 +366,11 @@ class ShiftBook:
             "  WHERE target_state = 'complete' AND outcome = 'confirmed' GROUP BY transaction_id) c"
             " ON c.transaction_id = i.transaction_id"
             " WHERE c.completed_at >= ? AND c.completed_at < ? ORDER BY c.completed_at, i.ref_id",
-            (_when(since), _when(until)),
+            (iso_time(since), iso_time(until)),
         )
         result = []
         for row in rows:
-            cells = _Cells(row, self.journal.path, f"charge {row['ref_id']}")
+            cells = Cells(row, self.journal.path, f"charge {row['ref_id']}")
             result.append(
                 CompletedRow(
                     ref_id=cells.text("ref_id"),
@@ -389,12 +390,12 @@ class ShiftBook:
             " LEFT JOIN charge_intent i ON i.transaction_id = o.transaction_id"
             " WHERE o.target_state = ? AND o.outcome = 'confirmed' AND o.finished_at >= ? AND o.finished_at < ?"
             " ORDER BY o.finished_at, o.id",
-            (target_state, _when(since), _when(until)),
+            (target_state, iso_time(since), iso_time(until)),
         )
         seen: set[str] = set()
         result = []
         for row in rows:
-            cells = _Cells(row, self.journal.path, f"state change {row['id']}")
+            cells = Cells(row, self.journal.path, f"state change {row['id']}")
             transaction_id = cells.text("transaction_id")
             if transaction_id in seen:  # a repeat confirmed again changed nothing
                 continue
@@ -413,7 +414,7 @@ class ShiftBook:
 
     def unconfirmed_at(self, moment: datetime) -> int:
         """State changes queued before ``moment`` that the service had not confirmed (nor refused) by then."""
-        stamp = _when(moment)
+        stamp = iso_time(moment)
         rows = self.journal._read(
             "SELECT count(*) FROM outbox WHERE created_at < ? AND (finished_at IS NULL OR finished_at >= ?)",
             (stamp, stamp),
@@ -421,7 +422,7 @@ class ShiftBook:
         return int(rows[0][0])
 
     def _shift(self, row: sqlite3.Row) -> Shift:
-        cells = _Cells(row, self.journal.path, f"shift {row['id']}")
+        cells = Cells(row, self.journal.path, f"shift {row['id']}")
         closed = row["closed_at"] is not None
         count = None
         if closed:

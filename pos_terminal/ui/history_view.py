@@ -310,7 +310,7 @@ class HistoryView(QWidget):
         return period.start, period.end
 
     async def _load(self, terminal: Terminal) -> None:
-        start, end = self.listing_range(datetime.now(UTC))
+        start, end = self.listing_range(terminal.journal.now())
         self.waiting.start("Loading the transactions…")
         try:
             transactions: list[Listed] = [*await terminal.history.rows(start, end, self.selected_terminal())]
@@ -339,7 +339,7 @@ class HistoryView(QWidget):
         if transaction is not None and self.terminal is not None:
             waiting = {
                 e.target_state
-                for e in self.terminal.journal.pending_state_changes()
+                for e in self.terminal.journal.outbox.pending()
                 if e.transaction_id == transaction.transaction_id
             }
             allowed = {action for action in allowed if str(action.target) not in waiting}

@@ -11,10 +11,11 @@ is deleted: history and reports still name them, so a person who leaves is disab
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.people import MAX_NAME, Approval, Guarded, Person, Role, check_name
 from pos_terminal.domain.pins import BadPin, check_pin
 from pos_terminal.errors import UserError
@@ -72,7 +73,7 @@ class PeopleModel(ReadOnlyTableModel[Person]):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.at = datetime.now(UTC)
+        self.at = utcnow()
 
     def cell(self, person: Person, column: int) -> Any:
         if column == 0:
@@ -279,7 +280,7 @@ class PeoplePage(QWidget):
         person chosen and any form being filled in."""
         terminal = self.terminal
         chosen = self.selected()
-        self.model.at = terminal.till.now() if terminal is not None else datetime.now(UTC)
+        self.model.at = terminal.till.now() if terminal is not None else utcnow()
         self.model.replace_rows(terminal.staff.people() if terminal is not None else [])
         self._choose(chosen.id if chosen is not None else None)
         if terminal is None:

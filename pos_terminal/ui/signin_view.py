@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from enum import StrEnum
 
 from pos_terminal.api.auth import DevicePhase, DeviceStatus
 from pos_terminal.api.errors import AccessDenied, ExpiredToken
 from pos_terminal.api.models import DeviceAuthorization
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.errors import UserError
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.tokens import NoKeychain
@@ -228,7 +228,7 @@ class SignInView(QWidget):
     def _update_countdown(self) -> None:
         if self.authorization is None:
             return
-        left = max(0, int((self.authorization.expires_at - datetime.now(UTC)).total_seconds()))
+        left = max(0, int((self.authorization.expires_at - utcnow()).total_seconds()))
         self.countdown.setText(f"The code expires in {left // 60}:{left % 60:02d}")
 
     # --- slots ----------------------------------------------------------------------------------

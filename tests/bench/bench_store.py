@@ -4,8 +4,8 @@ the server spends on it.
 Each till is what the terminal builds for one: its own journal file and its own :class:`StoreSync`, joined to
 the same store database, its :meth:`StoreSync.run` loop running as an asyncio task (the store's I/O on worker
 threads, the journal on the loop's thread, as in the window). Each till writes RATE records a second, on a fixed
-timetable, in the mix of :data:`MIX`: cash sales (``Journal.record_cash_sale``), audit entries
-(``Journal.audit``), and a shift opened or closed (``ShiftBook``). Beside each till stands a twin journal linked
+timetable, in the mix of :data:`MIX`: cash sales (``journal.cash_sales.record``), audit entries
+(``journal.audit.record``), and a shift opened or closed (``ShiftBook``). Beside each till stands a twin journal linked
 to no store: every cash sale is written on both, in alternating order, so the two are timed under the same load.
 
 Measured:
@@ -405,7 +405,7 @@ async def _write(till: Till, raw: Raw, start: float, stop_at: float, rate: float
         if what == "sale":
             _sell(till, raw)
         elif what == "audit":
-            entry = till.journal.audit("bench note", actor="Ana", terminal_id=till.terminal_id, detail={"k": k})
+            entry = till.journal.audit.record("bench note", actor="Ana", terminal_id=till.terminal_id, detail={"k": k})
             raw.written[("audit", entry.uid)] = [time.time()]
         else:
             _shift(till, raw)
@@ -420,7 +420,7 @@ def _sell(till: Till, raw: Raw) -> None:
     order = (till.journal, till.alone) if till.sales % 2 else (till.alone, till.journal)
     for journal in order:
         began = time.perf_counter()
-        sale = journal.record_cash_sale(
+        sale = journal.cash_sales.record(
             terminal_id=till.terminal_id,
             customer=None,
             total=total,
@@ -505,8 +505,8 @@ def _collect(till: Till, raw: Raw) -> None:
     """The till's own records as its journal holds them, and the counters of its store I/O."""
     journal = till.journal
     raw.journals[till.terminal_id] = {
-        "cash_sale": {sale.uid for sale in journal.all_cash_sales()},
-        "audit": {entry.uid for entry in journal.all_audit_entries()},
+        "cash_sale": {sale.uid for sale in journal.cash_sales.all()},
+        "audit": {entry.uid for entry in journal.audit.all()},
         "shift": {str(row[0]) for row in journal._read("SELECT uid FROM shift")},
     }
     raw.closed_shifts[till.terminal_id] = {

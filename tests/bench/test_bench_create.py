@@ -143,7 +143,7 @@ def test_the_terminal_charge_against_a_bare_post(lane: Lane, bench: Bench) -> No
         ci_bound=CI_BOUND,
         rounds=rounds,
     )
-    assert lane.terminal.journal.known_transaction(lane.terminal_charge()) is not None
+    assert lane.terminal.journal.transactions.get(lane.terminal_charge()) is not None
 
 
 def test_a_whole_sale_against_its_bare_requests(lane: Lane, bench: Bench) -> None:

@@ -78,7 +78,7 @@ def test_two_tills_share_people_and_the_store_day_reports_both(
     completed = cli("tx", "complete", transaction_id, base=lane_a)
     assert completed.code == 0, completed.err
     with Journal(lane_b / "data" / "journal.sqlite3") as journal:  # a cash sale at LANE-B (the window takes them)
-        journal.record_cash_sale(
+        journal.cash_sales.record(
             terminal_id="LANE-B", customer=None, total=700, tax=64, paid=1_000, check={"version": 1}, actor=MANAGER
         )
     assert store(lane_b, capsys, "status").data["waiting"] == 0

@@ -70,7 +70,7 @@ def test_killed_while_sending_it_sends_the_rest_once(postgres_target: StoreTarge
     assert joined["linked"] is True and joined["online"] is True
     with Journal(profile / "data" / "journal.sqlite3") as journal:
         sold = [
-            journal.record_cash_sale(
+            journal.cash_sales.record(
                 terminal_id="LANE-7", customer=None, total=450, tax=41, paid=500, check={"version": 1}
             ).uid
             for _ in range(SALES)

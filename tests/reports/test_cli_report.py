@@ -120,7 +120,7 @@ def test_report_and_receipt_on_the_receipt_printer(
         assert code != 0
         assert "The receipt printer is out of paper. 1 slip waiting" in err
         with Journal(Paths.for_profile(tmp_path / "profile").journal_file) as journal:
-            [kept] = journal.queued_prints()
+            [kept] = journal.prints.queued()
         assert kept.title == f"Receipt {day.ids['B3']}"
         fake.mode = Mode.READY
         code, _, err = cli("receipt", day.ids["B3"], "--escpos")

@@ -73,9 +73,9 @@ async def test_charge_complete_refund_happy_path(terminal: Terminal, client: htt
     assert refunded.transaction is not None and refunded.transaction.state is TxState.REFUNDED
     assert ledger_kinds(client, who["customerId"]) == ["reserve", "charge", "refund"]
     assert client.get(f"/sandbox/customers/{who['customerId']}").json()["balance"] == who["balance"]
-    known = terminal.journal.known_transaction(outcome.transaction_id)
+    known = terminal.journal.transactions.get(outcome.transaction_id)
     assert known is not None and known.state == "refunded"
-    actions = [e.action for e in terminal.journal.audit_entries(*_today())]
+    actions = [e.action for e in terminal.journal.audit.between(*_today())]
     assert actions[-3:] == ["charge", "complete", "refund"]
 
 
@@ -91,14 +91,14 @@ async def test_refused_charge_is_failed_with_the_services_sentence(terminal: Ter
     with pytest.raises(ChargeFailed, match="declined"):
         await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
     assert transactions_of(client, who["customerId"]) == []
-    assert terminal.journal.unfinished_intents() == []
+    assert terminal.journal.intents.unfinished() == []
 
 
 async def test_invalid_check_is_refused_before_anything_is_sent(terminal: Terminal, client: httpx.Client) -> None:
     who = new_checked_in_customer(client)
     with pytest.raises(UserError):
         await terminal.checkout.charge(Check(), await customer_model(terminal, who["customerId"]))
-    assert terminal.journal.unfinished_intents() == []
+    assert terminal.journal.intents.unfinished() == []
 
 
 @pytest.mark.parametrize("mode", ["drop_after", "error_after"])
@@ -112,7 +112,7 @@ async def test_create_that_landed_without_an_answer_is_found_by_ref_id(
     standing = transactions_of(client, who["customerId"])
     assert [t["transactionId"] for t in standing] == [outcome.transaction_id]
     assert standing[0]["state"] == "authorized"
-    intent = terminal.journal.intent(outcome.ref_id)
+    intent = terminal.journal.intents.get(outcome.ref_id)
     assert intent is not None and intent.status is IntentStatus.CREATED
 
 
@@ -247,12 +247,12 @@ async def test_state_change_under_fault_has_one_effect(
     first = await terminal.checkout.change_state(outcome.transaction_id, action)
     if first.status is not ChangeStatus.DONE:
         assert first.status is ChangeStatus.PENDING
-        assert len(terminal.journal.pending_state_changes()) == 1
+        assert len(terminal.journal.outbox.pending()) == 1
         if mode == "delay":
             wait_for(lambda: not client.get("/sandbox/faults").json(), timeout=15)
         outcomes = await terminal.checkout.flush_outbox()
         assert [o.status for o in outcomes] == [ChangeStatus.DONE]
-    assert terminal.journal.pending_state_changes() == []
+    assert terminal.journal.outbox.pending() == []
     [record] = transactions_of(client, who["customerId"])
     assert record["state"] == str(action.target)
     expected = ["reserve", "charge"] if action is Action.COMPLETE else ["reserve", "release"]
@@ -281,7 +281,7 @@ async def test_complete_after_auto_cancel_is_refused_with_a_sentence(terminal: T
     result = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
     assert result.status is ChangeStatus.REFUSED
     assert result.message == "The transaction was canceled before it could be completed."
-    assert terminal.journal.pending_state_changes() == []
+    assert terminal.journal.outbox.pending() == []
 
 
 async def test_completing_close_to_auto_cancel_warns(
@@ -319,13 +319,13 @@ async def test_a_complete_is_kept_when_the_transaction_cannot_be_read(terminal: 
         client.post("/sandbox/faults", json=fault).raise_for_status()
     result = await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
     assert result.status is ChangeStatus.PENDING
-    assert [e.target_state for e in terminal.journal.pending_state_changes()] == ["complete"]
+    assert [e.target_state for e in terminal.journal.outbox.pending()] == ["complete"]
 
     client.delete("/sandbox/faults").raise_for_status()  # the service is back
     [flushed] = await terminal.checkout.flush_outbox()
     assert flushed.status is ChangeStatus.DONE
     assert client.get(f"/sandbox/transactions/{outcome.transaction_id}").json()["state"] == "complete"
-    assert terminal.journal.pending_state_changes() == []
+    assert terminal.journal.outbox.pending() == []
 
 
 async def test_a_change_is_sent_once_while_the_outbox_is_being_resent(terminal: Terminal, client: httpx.Client) -> None:
@@ -338,12 +338,12 @@ async def test_a_change_is_sent_once_while_the_outbox_is_being_resent(terminal: 
     arm(client, "GET", path, "delay", delayMs=800)  # the read before the complete
     complete = asyncio.ensure_future(terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE))
     await asyncio.sleep(0)  # the call runs up to its read: the change is in the outbox
-    assert [e.target_state for e in terminal.journal.pending_state_changes()] == ["complete"]
+    assert [e.target_state for e in terminal.journal.outbox.pending()] == ["complete"]
     passes = [await terminal.checkout.flush_outbox(), await terminal.checkout.flush_outbox()]
     done = await complete
     assert done.status is ChangeStatus.DONE, done.message
     assert passes == [[], []], "the re-sending pass sent a change another call was sending"
-    assert terminal.journal.pending_state_changes() == []
+    assert terminal.journal.outbox.pending() == []
     assert ledger_kinds(client, who["customerId"]).count("charge") == 1
 
 
@@ -398,7 +398,7 @@ async def test_a_listing_moves_the_journals_states_of_this_terminals_transaction
     now = terminal.checkout.now()
     rows = await terminal.history.rows(now - timedelta(hours=1), now + timedelta(hours=1), "LANE-1")
     assert [(r.transaction_id, r.state) for r in rows] == [(outcome.transaction_id, TxState.COMPLETE)]
-    known = terminal.journal.known_transaction(outcome.transaction_id)
+    known = terminal.journal.transactions.get(outcome.transaction_id)
     assert known is not None and known.state == "complete"
 
 
@@ -416,13 +416,13 @@ async def test_an_accepted_create_whose_id_cannot_be_found_stays_verifying_past_
         arm(http, "GET", "/v4/transactions", "error_before", times=30)
         outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
         assert outcome.status is ChargeStatus.VERIFYING
-        intent = terminal.journal.intent(outcome.ref_id)
+        intent = terminal.journal.intents.get(outcome.ref_id)
         assert intent is not None and intent.create_answer == "accepted"
         terminal_clock.advance(terminal.checkout.verify_window.total_seconds() * 10)
         later = await terminal.checkout.verify(outcome.ref_id)
         assert later.status is ChargeStatus.VERIFYING, later
         with pytest.raises(ValueError, match="cannot fail"):
-            terminal.journal.update_intent(outcome.ref_id, status=IntentStatus.FAILED, error="a bug")
+            terminal.journal.intents.update(outcome.ref_id, status=IntentStatus.FAILED, error="a bug")
         http.delete("/sandbox/faults").raise_for_status()
         found = await terminal.checkout.verify(outcome.ref_id)
         assert found.status is ChargeStatus.AUTHORIZED
@@ -442,7 +442,7 @@ async def test_settle_gives_up_after_its_time_and_leaves_the_charge_verifying(
     settled = await terminal.checkout.settle(outcome.ref_id, within=timedelta(seconds=0.5), poll=0.1)
     assert settled.status is ChargeStatus.VERIFYING
     assert settled.message and "Still verifying" in settled.message
-    assert [i.ref_id for i in terminal.journal.unfinished_intents()] == [outcome.ref_id]
+    assert [i.ref_id for i in terminal.journal.intents.unfinished()] == [outcome.ref_id]
     with pytest.raises(ChargeInProgress):
         await terminal.checkout.charge(coffee_check(), customer)
     client.delete("/sandbox/faults").raise_for_status()
@@ -483,7 +483,7 @@ async def test_a_refused_create_is_not_looked_for_as_a_late_landing(terminal: Te
     who = new_checked_in_customer(client, card="declined")
     with pytest.raises(ChargeFailed):
         await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
-    [intent] = terminal.journal.failed_intents(since=datetime.now(UTC) - timedelta(minutes=1))
+    [intent] = terminal.journal.intents.failed(since=datetime.now(UTC) - timedelta(minutes=1))
     assert intent.nothing_created
     assert not terminal.checkout.watching_for_late_landings()
 

@@ -15,13 +15,14 @@ import pytest
 from pos_terminal.config import DeviceSettings
 from pos_terminal.devices.escpos import DrawerNotOpened
 from pos_terminal.domain.check import Check, Item, Payment
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.report import TimeRange
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.slip import Line, Slip, SlipKind
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.counter import PRINTER, Counter, NoDrawer
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.store.journal import PrintStatus, utcnow
+from pos_terminal.store.journal import PrintStatus
 from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
 from tests.services.test_checkout import customer_model
@@ -62,7 +63,7 @@ async def counter_terminal(
 
 
 def audit(terminal: Terminal, action: str) -> list[dict[str, Any]]:
-    entries = terminal.journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    entries = terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     return [{"actor": e.actor, **e.detail} for e in entries if e.action == action]
 
 
@@ -96,7 +97,7 @@ async def test_cash_taken_opens_the_drawer_at_the_charge_and_the_completed_charg
     assert "Paid by cash" in text and "-$5.00" in text
     assert [e.data for e in job if isinstance(e, QrCode)] == [state.transaction_id]
     assert fake.kicks() == [Kick(2)], "completing opens nothing more"
-    assert terminal.journal.queued_prints() == []
+    assert terminal.journal.prints.queued() == []
     assert [a["title"] for a in audit(terminal, "receipt printed")] == [f"Receipt {state.transaction_id}"]
 
 
@@ -135,13 +136,13 @@ async def test_a_printer_that_cannot_print_loses_nothing_and_prints_the_slip_onc
     await runner.idle()
     kind, sentence = runner.problems[-1]
     assert kind == PRINTER and sentence is not None and sentence.endswith("1 slip waiting; printed when it is back.")
-    waiting = terminal.journal.print_job(job.id)
+    waiting = terminal.journal.prints.get(job.id)
     assert waiting is not None and waiting.status is PrintStatus.QUEUED and waiting.attempts == 1
     assert not fake.jobs()
 
     terminal.counter.retry_now()  # still not ready: asked again, still kept
     await runner.idle()
-    again = terminal.journal.print_job(job.id)
+    again = terminal.journal.prints.get(job.id)
     assert again is not None and again.status is PrintStatus.QUEUED and again.attempts == 2
 
     if isinstance(trouble, Mode):
@@ -153,7 +154,7 @@ async def test_a_printer_that_cannot_print_loses_nothing_and_prints_the_slip_onc
     fake.wait_for(fake.jobs)
     assert [text_of(j) for j in fake.jobs()] == ["Zoë                                        $1.00\n\n\n\n\n\n"]
     assert runner.problems[-1] == (PRINTER, None), "the sentence goes once it printed"
-    done = terminal.journal.print_job(job.id)
+    done = terminal.journal.prints.get(job.id)
     assert done is not None and done.status is PrintStatus.PRINTED
     terminal.counter.retry_now()
     await runner.idle()

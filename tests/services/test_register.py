@@ -9,12 +9,12 @@ import httpx
 import pytest
 
 from pos_terminal.domain.check import Check, Discount, Item, Payment
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.report import ReportScope, TimeRange
 from pos_terminal.domain.sale import CheckFinished, NotPaidInFull, Phase
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal, desktop_user
-from pos_terminal.store.journal import utcnow
 from tests.conftest import ledger_kinds, new_checked_in_customer
 from tests.services.test_checkout import arm, customer_model
 
@@ -31,12 +31,12 @@ async def test_a_check_paid_in_cash_is_kept_in_the_journal_and_on_the_shift_repo
     assert register.current.totals.change_due == 4_300
     state = register.finish_cash_sale()
     assert state.phase is Phase.PAID_IN_CASH
-    [sale] = terminal.journal.cash_sales(utcnow() - timedelta(minutes=1), utcnow() + timedelta(minutes=1))
+    [sale] = terminal.journal.cash_sales.between(utcnow() - timedelta(minutes=1), utcnow() + timedelta(minutes=1))
     assert (sale.total, sale.paid, sale.change, sale.terminal_id) == (700, 5_000, 4_300, "LANE-1")
-    [entry] = terminal.journal.audit_entries(utcnow() - timedelta(minutes=1), utcnow(), action="cash sale")
+    [entry] = terminal.journal.audit.between(utcnow() - timedelta(minutes=1), utcnow(), action="cash sale")
     assert entry.detail == {"total": 700, "paid": 5_000, "change": 4_300}
     assert entry.actor == desktop_user() and entry.actor, "the audit says who"
-    signed_in = terminal.journal.audit_entries(utcnow() - timedelta(minutes=1), utcnow(), action="sign-in")
+    signed_in = terminal.journal.audit.between(utcnow() - timedelta(minutes=1), utcnow(), action="sign-in")
     assert [e.actor for e in signed_in] == [desktop_user()]
 
     with pytest.raises(CheckFinished):
@@ -86,7 +86,7 @@ async def test_a_complete_whose_answer_was_lost_is_confirmed_by_the_next_read(
     arm(client, "PATCH", f"/v4/transactions/{state.transaction_id}", "drop_after", times=3)
     pending = await register.complete()
     assert pending.pending and pending.phase is Phase.AUTHORIZED
-    assert terminal.checkout.journal.pending_state_changes()
+    assert terminal.checkout.journal.outbox.pending()
     refreshed = await register.refresh_transaction()
     assert refreshed.phase is Phase.COMPLETE and not refreshed.pending
     assert terminal.pending_changes() == 0

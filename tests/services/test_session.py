@@ -83,7 +83,7 @@ async def test_device_sign_in_keeps_tokens_in_the_keychain_and_disconnect_remove
         assert memory_keyring.secrets == {}
         with pytest.raises(NotSignedIn):
             await again.customers.refresh()
-        audit = [e.action for e in again.journal.audit_entries(EPOCH, FAR)]
+        audit = [e.action for e in again.journal.audit.between(EPOCH, FAR)]
         assert audit.count("sign-in") == 1
         assert "disconnect" in audit
     finally:

@@ -238,7 +238,7 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
         ).fetchall()
     assert actors == [ANA, ANA, BEN, BEN, BEN]
     assert changes == [("refunded", BEN, MARIA)]
-    audit = terminal.journal.audit_entries(closed.opened_at, closed.closed_at or closed.opened_at)
+    audit = terminal.journal.audit.between(closed.opened_at, closed.closed_at or closed.opened_at)
     assert any(e.action == "refund" and e.actor == BEN and e.detail.get("approvedBy") == MARIA for e in audit)
     assert_no_secrets(terminal, caplog.text)
 
@@ -348,7 +348,7 @@ async def test_five_wrong_pins_lock_a_person_until_a_manager_unlocks_them(
     till.unlock(ANA, approval)
     await switch(terminal, ANA, ANA_PIN)
     since, until = datetime(2000, 1, 1, tzinfo=UTC), datetime.now(UTC) + timedelta(days=1)
-    entries = [(e.action, e.actor) for e in terminal.journal.audit_entries(since, until)]
+    entries = [(e.action, e.actor) for e in terminal.journal.audit.between(since, until)]
     assert ("person locked", ANA) in entries and ("person unlocked", MARIA) in entries
     assert_no_secrets(terminal, caplog.text)
 

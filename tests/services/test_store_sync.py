@@ -60,7 +60,7 @@ class Till:
     sales: list[str] = field(default_factory=list)
 
     def sell(self, total: int = 450) -> str:
-        sale = self.journal.record_cash_sale(
+        sale = self.journal.cash_sales.record(
             terminal_id=self.terminal_id,
             customer=None,
             total=total,
@@ -133,7 +133,7 @@ async def test_what_a_till_writes_reaches_the_store_once(make_till: Callable[[st
     assert sorted(s["id"] for s in sales) == sorted(till.sales)
     [shift] = rows(store, "shift")
     assert (shift["terminal_id"], shift["counted_cash"], shift["closed_by"]) == ("LANE-1", 23_030, "Ana")
-    local_audit = {e.uid for e in till.journal.all_audit_entries()}
+    local_audit = {e.uid for e in till.journal.audit.all()}
     assert {a["id"] for a in rows(store, "audit")} == local_audit
 
 
@@ -313,7 +313,7 @@ async def test_a_store_in_a_file_never_asks_the_keychain(tmp_path: Path) -> None
     try:
         store = StoreSync(journal, terminal_id="LANE-9", secrets=lambda _: Locked())
         await store.join(store_target.url, None)
-        journal.record_cash_sale(terminal_id="LANE-9", customer=None, total=100, tax=9, paid=100, check={})
+        journal.cash_sales.record(terminal_id="LANE-9", customer=None, total=100, tax=9, paid=100, check={})
         await store.close()  # a new connection, as a restart makes
         assert (await store.sync()).sent == 1
     finally:
@@ -419,7 +419,7 @@ async def test_tills_logged_in_as_themselves_do_all_a_till_does(
     assert sorted(s["id"] for s in day.cash_sales) == sorted(one.sales + two.sales)
     assert [t["terminal_id"] for t in day.tills] == ["LANE-1", "LANE-2"]
     for till in (one, two):
-        local = {e.uid for e in till.journal.all_audit_entries()}
+        local = {e.uid for e in till.journal.audit.all()}
         assert local and local <= {a["id"] for a in day.audit if a["terminal_id"] == till.terminal_id}
     [ana] = [p for p in rows(postgres_target, "person") if p["name"] == "Ana Cashier"]
     assert (ana["wrong_pins"], ana["locked_until"], ana["version"]) == (0, None, 3)

@@ -40,7 +40,7 @@ def journal(tmp_path: Path, clock: Clock) -> Iterator[Journal]:
 
 
 def record(journal: Journal, ref_id: str) -> None:
-    journal.record_intent(
+    journal.intents.record(
         ref_id,
         terminal_id="LANE-1",
         customer={"customerId": "C1"},
@@ -55,41 +55,41 @@ def test_a_new_journal_is_at_the_latest_schema(journal: Journal, tmp_path: Path)
 
 
 def test_open_check_round_trip(journal: Journal) -> None:
-    assert journal.load_open_check() is None
-    journal.save_open_check({"items": [{"name": "Tea", "cents": 300}]})
-    journal.save_open_check({"items": [{"name": "Tea", "cents": 300}, {"name": "Scone", "cents": 500}]})
-    assert journal.load_open_check() == {"items": [{"name": "Tea", "cents": 300}, {"name": "Scone", "cents": 500}]}
+    assert journal.open_check.load() is None
+    journal.open_check.save({"items": [{"name": "Tea", "cents": 300}]})
+    journal.open_check.save({"items": [{"name": "Tea", "cents": 300}, {"name": "Scone", "cents": 500}]})
+    assert journal.open_check.load() == {"items": [{"name": "Tea", "cents": 300}, {"name": "Scone", "cents": 500}]}
     assert journal.conn.execute("SELECT count(*) FROM open_check").fetchone()[0] == 1
-    journal.clear_open_check()
-    assert journal.load_open_check() is None
+    journal.open_check.clear()
+    assert journal.open_check.load() is None
 
 
 def test_intent_life(journal: Journal, clock: Clock) -> None:
     record(journal, "ref-1")
-    intent = journal.intent("ref-1")
+    intent = journal.intents.get("ref-1")
     assert intent is not None
     assert intent.status is IntentStatus.RECORDED
     assert intent.check == {"items": [{"name": "Flat white", "cents": 450}]}
     assert intent.request == {"refId": "ref-1", "chargeAmount": 450}
     assert intent.customer == {"customerId": "C1"}
     assert intent.created_at == clock.at and intent.created_at.tzinfo is not None
-    assert [i.ref_id for i in journal.unfinished_intents()] == ["ref-1"]
+    assert [i.ref_id for i in journal.intents.unfinished()] == ["ref-1"]
 
     clock.advance(5)
-    journal.update_intent("ref-1", status=IntentStatus.VERIFYING, error="The request timed out.")
-    verifying = journal.intent("ref-1")
+    journal.intents.update("ref-1", status=IntentStatus.VERIFYING, error="The request timed out.")
+    verifying = journal.intents.get("ref-1")
     assert verifying is not None and verifying.status is IntentStatus.VERIFYING
     assert verifying.error == "The request timed out."
     assert verifying.updated_at == clock.at
-    assert [i.ref_id for i in journal.unfinished_intents()] == ["ref-1"]
+    assert [i.ref_id for i in journal.intents.unfinished()] == ["ref-1"]
 
-    journal.update_intent("ref-1", status=IntentStatus.CREATED, transaction_id="T-1")
-    journal.update_intent("ref-1", status=IntentStatus.CREATED)  # no id given: the known one stays
-    created = journal.intent("ref-1")
+    journal.intents.update("ref-1", status=IntentStatus.CREATED, transaction_id="T-1")
+    journal.intents.update("ref-1", status=IntentStatus.CREATED)  # no id given: the known one stays
+    created = journal.intents.get("ref-1")
     assert created is not None
     assert (created.status, created.transaction_id, created.error) == (IntentStatus.CREATED, "T-1", None)
-    assert journal.unfinished_intents() == []
-    assert journal.intent("nope") is None
+    assert journal.intents.unfinished() == []
+    assert journal.intents.get("nope") is None
 
 
 def test_a_ref_id_is_recorded_once(journal: Journal) -> None:
@@ -100,89 +100,89 @@ def test_a_ref_id_is_recorded_once(journal: Journal) -> None:
 
 def test_updating_an_unknown_intent_is_a_bug(journal: Journal) -> None:
     with pytest.raises(KeyError):
-        journal.update_intent("missing", status=IntentStatus.FAILED)
+        journal.intents.update("missing", status=IntentStatus.FAILED)
 
 
 def test_failed_intents_since(journal: Journal, clock: Clock) -> None:
     record(journal, "old")
-    journal.update_intent("old", status=IntentStatus.FAILED, error="no")
+    journal.intents.update("old", status=IntentStatus.FAILED, error="no")
     clock.advance(600)
     horizon = clock.at
     record(journal, "new")
-    journal.update_intent("new", status=IntentStatus.FAILED, error="no")
+    journal.intents.update("new", status=IntentStatus.FAILED, error="no")
     record(journal, "ok")
-    assert [i.ref_id for i in journal.failed_intents(since=horizon)] == ["new"]
-    assert [i.ref_id for i in journal.failed_intents(since=horizon - timedelta(hours=1))] == ["old", "new"]
+    assert [i.ref_id for i in journal.intents.failed(since=horizon)] == ["new"]
+    assert [i.ref_id for i in journal.intents.failed(since=horizon - timedelta(hours=1))] == ["old", "new"]
 
 
 def test_known_transactions(journal: Journal) -> None:
-    assert journal.known_transaction("T-1") is None
-    journal.remember_transaction(transaction_id="T-1", ref_id="ref-1", state="authorized", record=None)
-    journal.remember_transaction(
+    assert journal.transactions.get("T-1") is None
+    journal.transactions.remember(transaction_id="T-1", ref_id="ref-1", state="authorized", record=None)
+    journal.transactions.remember(
         transaction_id="T-1", ref_id=None, state="complete", record={"transactionId": "T-1", "state": "complete"}
     )
-    journal.remember_transaction(transaction_id="T-1", ref_id=None, state="refunded")
-    known = journal.known_transaction("T-1")
+    journal.transactions.remember(transaction_id="T-1", ref_id=None, state="refunded")
+    known = journal.transactions.get("T-1")
     assert known is not None
     assert (known.ref_id, known.state) == ("ref-1", "refunded")
     assert known.record == {"transactionId": "T-1", "state": "complete"}
 
 
 def test_outbox(journal: Journal) -> None:
-    first = journal.enqueue_state_change("T-1", "complete")
-    second = journal.enqueue_state_change("T-2", "canceled")
-    third = journal.enqueue_state_change("T-3", "refunded")
+    first = journal.outbox.enqueue("T-1", "complete")
+    second = journal.outbox.enqueue("T-2", "canceled")
+    third = journal.outbox.enqueue("T-3", "refunded")
     assert (first.attempts, first.last_error, first.target_state) == (0, None, "complete")
-    assert [e.id for e in journal.pending_state_changes()] == [first.id, second.id, third.id]
+    assert [e.id for e in journal.outbox.pending()] == [first.id, second.id, third.id]
 
-    journal.record_attempt(first.id, "The service did not answer.")
-    retried = journal.record_attempt(first.id, "The service is busy.")
+    journal.outbox.record_attempt(first.id, "The service did not answer.")
+    retried = journal.outbox.record_attempt(first.id, "The service is busy.")
     assert (retried.attempts, retried.last_error) == (2, "The service is busy.")
 
-    journal.confirm_state_change(second.id, "canceled")
-    journal.drop_state_change(third.id, "The transaction has already been refunded.")
-    pending = journal.pending_state_changes()
+    journal.outbox.confirm(second.id, "canceled")
+    journal.outbox.drop(third.id, "The transaction has already been refunded.")
+    pending = journal.outbox.pending()
     assert [(e.id, e.attempts) for e in pending] == [(first.id, 2)]
     with pytest.raises(KeyError):
-        journal.confirm_state_change(second.id, "canceled")  # already finished
+        journal.outbox.confirm(second.id, "canceled")  # already finished
 
 
 def test_audit(journal: Journal, clock: Clock) -> None:
     start = clock.at
-    journal.audit("sign-in", actor=None, terminal_id="LANE-1", detail={"how": "token"})
+    journal.audit.record("sign-in", actor=None, terminal_id="LANE-1", detail={"how": "token"})
     clock.advance(1)
-    journal.audit("charge", actor="ann", terminal_id="LANE-1", detail={"refId": "r", "chargeAmount": 450})
+    journal.audit.record("charge", actor="ann", terminal_id="LANE-1", detail={"refId": "r", "chargeAmount": 450})
     clock.advance(1)
-    journal.audit("disconnect", terminal_id="LANE-2")
-    entries = journal.audit_entries(start, clock.at + timedelta(seconds=1))
+    journal.audit.record("disconnect", terminal_id="LANE-2")
+    entries = journal.audit.between(start, clock.at + timedelta(seconds=1))
     assert [e.action for e in entries] == ["sign-in", "charge", "disconnect"]
     assert entries[1].actor == "ann" and entries[1].detail == {"refId": "r", "chargeAmount": 450}
     assert entries[2].detail == {}
     assert entries[0].at == start
-    assert [e.action for e in journal.audit_entries(start, clock.at)] == ["sign-in", "charge"]  # end excluded
-    assert [e.action for e in journal.audit_entries(start, clock.at, action="charge")] == ["charge"]
-    assert [e.action for e in journal.audit_entries(start, clock.at + timedelta(1), terminal_id="LANE-2")] == [
+    assert [e.action for e in journal.audit.between(start, clock.at)] == ["sign-in", "charge"]  # end excluded
+    assert [e.action for e in journal.audit.between(start, clock.at, action="charge")] == ["charge"]
+    assert [e.action for e in journal.audit.between(start, clock.at + timedelta(1), terminal_id="LANE-2")] == [
         "disconnect"
     ]
 
 
 def test_naive_times_are_refused(journal: Journal) -> None:
     with pytest.raises(ValueError, match="timezone"):
-        journal.failed_intents(since=datetime(2026, 1, 1))
+        journal.intents.failed(since=datetime(2026, 1, 1))
 
 
 def test_everything_survives_reopening(tmp_path: Path, clock: Clock) -> None:
     path = tmp_path / "journal.sqlite3"
     with Journal(path, now=clock) as journal:
-        journal.save_open_check({"items": []})
+        journal.open_check.save({"items": []})
         record(journal, "ref-1")
-        entry = journal.enqueue_state_change("T-1", "complete")
-        journal.audit("charge", detail={"refId": "ref-1"})
+        entry = journal.outbox.enqueue("T-1", "complete")
+        journal.audit.record("charge", detail={"refId": "ref-1"})
     with Journal(path, now=clock) as journal:
         assert journal.integrity_check() == "ok"
-        assert journal.load_open_check() == {"items": []}
-        assert [i.ref_id for i in journal.unfinished_intents()] == ["ref-1"]
-        assert [e.id for e in journal.pending_state_changes()] == [entry.id]
+        assert journal.open_check.load() == {"items": []}
+        assert [i.ref_id for i in journal.intents.unfinished()] == ["ref-1"]
+        assert [e.id for e in journal.outbox.pending()] == [entry.id]
 
 
 def test_writes_survive_a_process_that_dies_without_closing(tmp_path: Path) -> None:
@@ -195,20 +195,20 @@ def test_writes_survive_a_process_that_dies_without_closing(tmp_path: Path) -> N
         from pos_terminal.store.journal import Journal
         journal = Journal(Path({str(path)!r}))
         for n in range(50):
-            journal.record_intent(
+            journal.intents.record(
                 f"ref-{{n}}", terminal_id="LANE-1", customer={{}}, check={{"n": n}}, request={{"refId": f"ref-{{n}}"}}
             )
-            journal.save_open_check({{"n": n}})
-            journal.enqueue_state_change(f"T-{{n}}", "complete")
+            journal.open_check.save({{"n": n}})
+            journal.outbox.enqueue(f"T-{{n}}", "complete")
         os._exit(0)  # no close, no checkpoint: the rows are only in the write-ahead log
         """
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
     with Journal(path) as journal:
         assert journal.integrity_check() == "ok"
-        assert len(journal.unfinished_intents()) == 50
-        assert len(journal.pending_state_changes()) == 50
-        assert journal.load_open_check() == {"n": 49}
+        assert len(journal.intents.unfinished()) == 50
+        assert len(journal.outbox.pending()) == 50
+        assert journal.open_check.load() == {"n": 49}
 
 
 def test_a_damaged_file_is_named_in_one_sentence(tmp_path: Path) -> None:
@@ -237,7 +237,7 @@ def test_close_twice_is_harmless(tmp_path: Path) -> None:
     journal.close()
     journal.close()
     with pytest.raises(RuntimeError):
-        journal.pending_state_changes()
+        journal.outbox.pending()
 
 
 # --- a journal someone or something damaged: one sentence, never a traceback -------------------------------
@@ -277,7 +277,7 @@ def test_a_damaged_intent_is_named_in_one_sentence(journal: Journal, tmp_path: P
     record(journal, "pos-1")
     tamper(journal.path, statement)
     with pytest.raises(StorageError) as caught:
-        journal.intent("pos-1")
+        journal.intents.get("pos-1")
     sentence = caught.value.sentence
     assert "journal.sqlite3" in sentence and "charge pos-1" in sentence and says in sentence, sentence
 
@@ -297,16 +297,16 @@ def test_a_damaged_intent_is_named_in_one_sentence(journal: Journal, tmp_path: P
 def test_a_damaged_row_is_named_in_one_sentence(
     journal: Journal, clock: Clock, statement: str, read: str, says: str
 ) -> None:
-    journal.save_open_check({"items": []})
-    journal.enqueue_state_change("tx-1", "complete")
-    journal.remember_transaction("tx-1", ref_id="pos-1", state="authorized", record={"state": "authorized"})
-    journal.audit("charge", detail={"refId": "pos-1"})
+    journal.open_check.save({"items": []})
+    journal.outbox.enqueue("tx-1", "complete")
+    journal.transactions.remember("tx-1", ref_id="pos-1", state="authorized", record={"state": "authorized"})
+    journal.audit.record("charge", detail={"refId": "pos-1"})
     tamper(journal.path, statement)
     reads = {
-        "pending": journal.pending_state_changes,
-        "known": lambda: journal.known_transaction("tx-1"),
-        "audit": lambda: journal.audit_entries(clock.at - timedelta(hours=1), clock.at + timedelta(hours=1)),
-        "check": journal.load_open_check,
+        "pending": journal.outbox.pending,
+        "known": lambda: journal.transactions.get("tx-1"),
+        "audit": lambda: journal.audit.between(clock.at - timedelta(hours=1), clock.at + timedelta(hours=1)),
+        "check": journal.open_check.load,
     }
     with pytest.raises(StorageError) as caught:
         reads[read]()
@@ -315,14 +315,14 @@ def test_a_damaged_row_is_named_in_one_sentence(
 
 def test_known_states_are_read_and_moved_in_one_go(journal: Journal) -> None:
     for n in range(3):
-        journal.remember_transaction(f"tx-{n}", ref_id=f"pos-{n}", state="authorized", record={"created": "x"})
-    assert journal.known_states(["tx-0", "tx-2", "tx-unknown"]) == {"tx-0": "authorized", "tx-2": "authorized"}
-    journal.update_states({"tx-0": "complete", "tx-2": "canceled", "tx-unknown": "complete"})
-    assert journal.known_states(["tx-0", "tx-1", "tx-2"]) == {
+        journal.transactions.remember(f"tx-{n}", ref_id=f"pos-{n}", state="authorized", record={"created": "x"})
+    assert journal.transactions.states(["tx-0", "tx-2", "tx-unknown"]) == {"tx-0": "authorized", "tx-2": "authorized"}
+    journal.transactions.update_states({"tx-0": "complete", "tx-2": "canceled", "tx-unknown": "complete"})
+    assert journal.transactions.states(["tx-0", "tx-1", "tx-2"]) == {
         "tx-0": "complete",
         "tx-1": "authorized",
         "tx-2": "canceled",
     }
-    known = journal.known_transaction("tx-0")
+    known = journal.transactions.get("tx-0")
     assert known is not None and known.record == {"created": "x"}, "a listing moves the state, the record stays"
-    assert journal.known_transaction("tx-unknown") is None, "a transaction of another terminal is not learned"
+    assert journal.transactions.get("tx-unknown") is None, "a transaction of another terminal is not learned"

@@ -134,7 +134,7 @@ def fill_add(page: PeoplePage, name: str, pin: str, again: str, role: Role = Rol
 
 
 def audit(terminal: Terminal, action: str) -> list[tuple[str | None, dict[str, object]]]:
-    entries = terminal.journal.audit_entries(EPOCH, datetime.now(UTC) + timedelta(days=1))
+    entries = terminal.journal.audit.between(EPOCH, datetime.now(UTC) + timedelta(days=1))
     return [(e.actor, e.detail) for e in entries if e.action == action]
 
 

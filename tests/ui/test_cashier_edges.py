@@ -45,7 +45,7 @@ async def test_an_invalid_check_disables_charge_and_says_why(
     assert window.banner.text.text().startswith("A discount of $9.00 is more than the check's $8.00.")
     assert cashier.lines.rowCount() == 1 and cashier.charge_button.isEnabled(), "the check stays as it was"
     assert cashier.discount_input.text() == "9.00", "what was typed is kept to be corrected"
-    assert host.terminal is not None and host.terminal.journal.unfinished_intents() == []
+    assert host.terminal is not None and host.terminal.journal.intents.unfinished() == []
     await finish(window, host)
 
 
@@ -66,7 +66,7 @@ async def test_wrong_amounts_get_one_sentence_and_the_check_stays(
     QTest.mouseClick(cashier.add_cash_button, Qt.MouseButton.LeftButton)
     assert window.banner.text.text().count(".") >= 1 and cashier.lines.rowCount() == 1
     assert host.terminal is not None
-    saved = host.terminal.journal.load_open_check()
+    saved = host.terminal.journal.open_check.load()
     assert saved is not None and saved["check"]["items"][0]["name"] == "Bread"
     await finish(window, host)
 

@@ -100,7 +100,7 @@ async def test_build_a_check_charge_and_complete(
 
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
-    assert host.terminal.journal.load_open_check() is None  # type: ignore[union-attr]
+    assert host.terminal.journal.open_check.load() is None  # type: ignore[union-attr]
     await finish(window, host)
 
 

@@ -13,10 +13,10 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import DeviceSettings, Settings, save_settings
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.store.journal import utcnow
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
@@ -108,7 +108,7 @@ async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
     await until(lambda: len(fake.kicks()) == 2, what="the no-sale opening")
     await until(lambda: not window.tasks.is_running("drawer"), what="the audit entry")
     journal = host.terminal.journal
-    entries = journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    entries = journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     assert [(e.action, e.detail.get("reason")) for e in entries if e.action.startswith("drawer")] == [
         ("drawer opened", "cash sale"),
         ("drawer opened", "no sale"),
@@ -140,7 +140,7 @@ async def test_a_cashier_opens_the_drawer_without_a_sale_only_with_a_managers_pi
     QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
     await until(lambda: fake.kicks() == [Kick(2)], what="the drawer")
     await until(lambda: not window.tasks.is_running("drawer"), what="the audit entry")
-    entries = terminal.journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    entries = terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     [opened] = [e for e in entries if e.action == "drawer opened"]
     assert (opened.actor, opened.detail) == (ANA, {"reason": "no sale", "approvedBy": MANAGER})
     shift = terminal.shifts.require_open()
@@ -246,7 +246,7 @@ async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approv
     await until(lambda: not history.tasks.busy, what="the audit entry")
     assert "Give back $10.00 in cash." in window.banner.text.text()
     assert window.prompt is None and window.confirmation is None, "no second approval"
-    entries = terminal.journal.audit_entries(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    entries = terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     assert [(e.actor, e.detail) for e in entries if e.action == "drawer opened"][-1] == (
         ANA,
         {"reason": "refund", "approvedBy": MANAGER},

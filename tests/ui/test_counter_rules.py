@@ -10,9 +10,9 @@ import httpx
 from pypdf import PdfReader
 
 from pos_terminal.app import AppHost
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.sale import Phase
 from pos_terminal.services.session import SessionState
-from pos_terminal.store.journal import utcnow
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
 from tests.conftest import new_checked_in_customer
@@ -89,7 +89,7 @@ async def test_cash_over_the_balance_is_change_due_and_the_sale_needs_no_charge(
     assert "nothing was sent to the service" in cashier.next_text.text()
     assert transactions_of(client, pos, customer["customerId"]) == [], "the service is never asked to charge 0"
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
-    [sale] = host.terminal.journal.cash_sales(utcnow().replace(year=2000), utcnow())
+    [sale] = host.terminal.journal.cash_sales.between(utcnow().replace(year=2000), utcnow())
     assert (sale.total, sale.paid, sale.change) == (700, 5_000, 4_300)
 
     QTest.keyClick(window, Qt.Key.Key_F4)
@@ -125,7 +125,7 @@ async def test_ctrl_n_asks_before_throwing_away_a_check_being_built(
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
     QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
     assert cashier.lines.rowCount() == 1, "No keeps the check"
-    assert host.terminal is not None and host.terminal.journal.load_open_check() is not None
+    assert host.terminal is not None and host.terminal.journal.open_check.load() is not None
 
     window.activateWindow()
     await until(window.isActiveWindow, what="the window active again")
@@ -134,7 +134,7 @@ async def test_ctrl_n_asks_before_throwing_away_a_check_being_built(
     assert isinstance(box, QMessageBox)
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     assert cashier.lines.rowCount() == 0 and host.terminal.register.current.customer is None
-    assert host.terminal.journal.load_open_check() is None
+    assert host.terminal.journal.open_check.load() is None
     await finish(window, host)
 
 

@@ -371,7 +371,7 @@ class Lane:
         if len(held) > 1:
             case.problem(f"a second transaction for one check: {[(t['transactionId'], t['state']) for t in held]}")
         journal = self.terminal.journal
-        forgotten = [t["transactionId"] for t in held if journal.known_transaction(t["transactionId"]) is None]
+        forgotten = [t["transactionId"] for t in held if journal.transactions.get(t["transactionId"]) is None]
         if forgotten:
             case.problem(f"the service holds transactions the terminal's journal does not know: {forgotten}")
         landed = [t["transactionId"] for t in held if t.get("refId") in case.told]
@@ -658,7 +658,7 @@ async def cash_case(lane: Lane, case: Case) -> None:
     register, cashier = lane.terminal.register, lane.window.cashier
     journal = lane.terminal.journal
     lane.build_check(case)
-    sales = len(journal.cash_sales(*EVER))
+    sales = len(journal.cash_sales.between(*EVER))
     lane.arm(case.route, case.mode)
     armed = lane.armed()
     await lane.press(Qt.Key.Key_F6)
@@ -669,7 +669,7 @@ async def cash_case(lane: Lane, case: Case) -> None:
     await lane.press(Qt.Key.Key_F8)
     await lane.wait(lambda: register.current.phase is Phase.PAID_IN_CASH, "cash sale finished", 5)
     case.outcome = register.current.phase.value
-    recorded = [(s.customer, s.total, s.paid, s.change) for s in journal.cash_sales(*EVER)[sales:]]
+    recorded = [(s.customer, s.total, s.paid, s.change) for s in journal.cash_sales.between(*EVER)[sales:]]
     if recorded != [(f"Matrix {case.name}", 1100, 2000, 900)]:
         case.problem(f"the journal recorded the cash sales {recorded}")
     if (now_armed := lane.armed()) != armed:

@@ -70,7 +70,7 @@ async def test_show_a_report_preview_and_save_it(
     assert target.read_bytes().startswith(b"%PDF")
     report = view.report
     journal = host.terminal.journal  # type: ignore[union-attr]
-    saved = journal.audit_entries(report.range.start, report.generated_at + timedelta(hours=1), action="report saved")
+    saved = journal.audit.between(report.range.start, report.generated_at + timedelta(hours=1), action="report saved")
     assert [entry.detail["where"] for entry in saved] == [str(target)]
     assert saved[0].detail["layout"] == "a4" and saved[0].detail["reconciled"] is True
 

@@ -124,7 +124,7 @@ async def test_a_cash_sale_needs_an_open_shift_as_a_charge_does(
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: window.page is Page.TILL and window.till.mode is TillMode.OPEN_SHIFT, what="the offer")
     assert terminal.register.current.phase is Phase.BUILDING
-    assert terminal.journal.all_cash_sales() == []
+    assert terminal.journal.cash_sales.all() == []
     QTest.keyClicks(window.till.opening_float, "150.00")
     QTest.mouseClick(window.till.open_button, Qt.MouseButton.LeftButton)
     await until(lambda: window.page is Page.WORKSPACE, what="back at the check")
@@ -132,7 +132,7 @@ async def test_a_cash_sale_needs_an_open_shift_as_a_charge_does(
     QTest.keyClick(window, Qt.Key.Key_F8)
     assert terminal.register.current.phase is Phase.PAID_IN_CASH
     shift = terminal.shifts.require_open()
-    assert [sale.total for sale in terminal.journal.all_cash_sales()] == [550]
+    assert [sale.total for sale in terminal.journal.cash_sales.all()] == [550]
     assert terminal.shifts.section(shift).drawer.cash_sales == 550
     await finish(window, host)
 

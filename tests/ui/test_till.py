@@ -96,7 +96,7 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
     assert till.open_check.isVisible() and "1 item, $18.00 for Olga Open" in till.open_check.text()
     assert window.status.till.text() == "Till locked · shift 1" and not window.status.switch_button.isVisible()
     QTest.keyClick(window, Qt.Key.Key_F8)  # no charge from behind the lock
-    assert terminal.journal.unfinished_intents() == [] and terminal.register.current.phase is Phase.BUILDING
+    assert terminal.journal.intents.unfinished() == [] and terminal.register.current.phase is Phase.BUILDING
     choice = next(b for b in till.person_buttons if b.text().startswith(BEN))
     QTest.mouseClick(choice, Qt.MouseButton.LeftButton)
     pictures(window, "till-sign-in", tmp_path)
@@ -112,7 +112,7 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
     await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
     ref_id = terminal.register.current.ref_id
     assert ref_id is not None
-    intent = terminal.journal.intent(ref_id)
+    intent = terminal.journal.intents.get(ref_id)
     assert intent is not None and intent.actor == BEN, "the person at the till charged it"
     await finish(window, host)
 
@@ -177,7 +177,7 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     )
     assert "Give back $10.00 in cash." in window.banner.text.text()
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
-    approvals = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "approval"]
+    approvals = [e for e in terminal.journal.audit.between(EPOCH, _end()) if e.action == "approval"]
     assert [(a.actor, a.detail["manager"], a.detail["act"]) for a in approvals] == [(ANA, MANAGER, "refund")]
     with sqlite3.connect(terminal.journal_path) as journal:
         hashes = [h for (h,) in journal.execute("SELECT pin_hash FROM person")]
@@ -252,7 +252,7 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     assert "SHORT by $0.50" in reports.drawer.text()
     assert "Expected in the drawer <b>$205.00</b>" in reports.drawer.text()
     assert printed.exists(), "the report printed at close is the Z report"
-    printed_entries = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "report printed"]
+    printed_entries = [e for e in terminal.journal.audit.between(EPOCH, _end()) if e.action == "report printed"]
     assert printed_entries and printed_entries[-1].actor == MANAGER
     closed = terminal.shifts.resolve("last")
     assert (closed.count.total if closed.count else None, closed.expected_cash) == (20_450, 20_500)
@@ -296,7 +296,7 @@ async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
     QTest.keyClicks(prompt.pin, MANAGER_PIN)
     QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
     await until(lambda: window.page is Page.SIGN_IN, what="disconnected")
-    [disconnect] = [e for e in terminal.journal.audit_entries(EPOCH, _end()) if e.action == "disconnect"]
+    [disconnect] = [e for e in terminal.journal.audit.between(EPOCH, _end()) if e.action == "disconnect"]
     assert (disconnect.actor, disconnect.detail) == (ANA, {"approvedBy": MANAGER})
     await finish(window, host, wait=False)  # the sign-in page polls for a new code
 
@@ -342,7 +342,7 @@ async def test_charge_without_a_shift_says_so_on_screen_and_offers_to_open_one(
 
     QTest.keyClick(window, Qt.Key.Key_F8)  # the offer: the shift's opening, with the check kept behind it
     await until(lambda: window.page is Page.TILL and till.mode is TillMode.OPEN_SHIFT, what="the shift's opening")
-    assert terminal.journal.unfinished_intents() == [] and terminal.journal.authorized_charges() == []
+    assert terminal.journal.intents.unfinished() == [] and terminal.journal.intents.authorized_charges() == []
     QTest.keyClicks(till.opening_float, "150.00")
     QTest.mouseClick(till.open_button, Qt.MouseButton.LeftButton)
     await until(lambda: window.page is Page.WORKSPACE, what="back at the check")
