@@ -17,7 +17,7 @@ from pos_terminal.services.reports import Reports
 from pos_terminal.services.terminal import Terminal, desktop_user
 from pos_terminal.store.journal import utcnow
 from tests.conftest import ledger_kinds, new_checked_in_customer
-from tests.services.test_checkout import arm, customer_model
+from tests.helpers.services import arm, customer_model
 
 
 def tart(cash: int = 0) -> Check:
