@@ -28,8 +28,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# make run starts the embedded sandbox on a fresh machine: the runtime install has the sandbox extra.
 $(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[sandbox]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python

@@ -56,9 +56,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         Output(False).note(exc.text())
         return EXIT_ERROR
     if args.command == "sandbox":
-        from pos_terminal.sandbox import cli as sandbox_cli
+        from pos_terminal.embedded import run_sandbox_command
 
-        return sandbox_cli.run(args)
+        try:
+            return run_sandbox_command(args)
+        except UserError as exc:
+            Output(False).note(exc.text())
+            return EXIT_ERROR
     if args.command is None:
         return _launch_gui(args)
     out = Output(getattr(args, "json", False))

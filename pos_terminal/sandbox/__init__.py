@@ -1,7 +1,7 @@
 """The whole service emulated on loopback: auth service, POS API v4, payments API v5.
 
 It is stateful (SQLite), validates every rule of the published interface and of
-``shared/spec/contract.md`` on its own, and imports nothing from the rest of
+``docs/service-contract.md`` on its own, and imports nothing from the rest of
 ``pos_terminal`` so that the terminal and the sandbox check each other.
 
 Its names load on first use, so a terminal that never starts the sandbox never pays for importing

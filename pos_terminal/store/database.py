@@ -1,7 +1,7 @@
 """The store database: what the tills of one shop share, on PostgreSQL, or what one till keeps alone, on SQLite.
 
 People, the catalog, the store's details, shifts and drawer counts, cash sales and
-the audit log have one home here (``shared/design.md``, "A store of several
+the audit log have one home here (``docs/store.md``, "A store of several
 tills"). Each till's journal (:mod:`pos_terminal.store.journal`) stays the
 crash-safe record of its own sales; a till writes store data through its
 journal's outbox and keeps a local copy, so a sale never waits on the network.

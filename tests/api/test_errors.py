@@ -22,11 +22,11 @@ from pos_terminal.api.errors import ApiError
 from pos_terminal.api.models import CreateTransactionRequest
 from pos_terminal.api.retry import NO_RETRY
 from pos_terminal.domain.lifecycle import TxState
-from pos_terminal.errors import UserError
 from pos_terminal.sandbox import SandboxServer
 from tests.api.conftest import RecordingRetry
 from tests.api.fake_service import Answer, FakeService
 from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
+from tests.helpers.text import assert_one_sentence
 
 PROBLEM = "application/problem+json"
 
@@ -40,17 +40,6 @@ def problem(status: int, code: str, detail: str, fields: list[dict[str, str]] | 
         "detail": detail,
         "errors": fields or [],
     }
-
-
-def assert_one_sentence(error: UserError) -> str:
-    """What the cashier reads: one line of plain prose, never markup, a traceback or a blank."""
-    text = error.text()
-    assert text.strip() == text and text, repr(text)
-    assert "\n" not in text and "<" not in text and ">" not in text, text
-    assert "Traceback" not in text and "Error(" not in text, text
-    assert error.sentence[0].isupper() and error.sentence.endswith("."), error.sentence
-    assert len(text) < 300
-    return text
 
 
 def fake_client(service: FakeService, http: httpx.AsyncClient, **options: Any) -> PosClient:

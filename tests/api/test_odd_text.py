@@ -17,12 +17,7 @@ from pos_terminal.api.client import PosClient
 from pos_terminal.api.errors import ApiError
 from pos_terminal.domain.lifecycle import TxState
 from tests.api.fake_service import Answer, FakeService
-
-ODD = (  # a customer list: plain text, a lone surrogate and control characters, a surrogate pair
-    b'[{"customerId":"c1","checkInId":"k1","firstName":"Zo\\u00eb","lastName":"Tab\\tOk"},'
-    b'{"customerId":"c2","checkInId":"k2","firstName":"\\ud800","lastName":"Bell\\u0007"},'
-    b'{"customerId":"c3","checkInId":"k3","firstName":"\\ud83d\\ude00","lastName":"\\b\\f"}]'
-)
+from tests.helpers.text import ODD
 
 
 def client_of(http: httpx.AsyncClient, service: FakeService) -> PosClient:

@@ -12,10 +12,8 @@ from PIL import Image
 from pypdf import PdfReader
 
 from tests.cli.conftest import CLI, Run, write_config
-from tests.cli.test_cli import write_check
-from tests.cli.test_store_commands import store
-from tests.cli.test_till_commands import MANAGER, MANAGER_PIN, pin_fd
 from tests.conftest import mint_token, new_checked_in_customer
+from tests.helpers.cli import MANAGER, MANAGER_PIN, pin_fd, store, write_check
 
 
 def lane(cli: CLI, tmp_path: Path, client: httpx.Client, name: str) -> Path:

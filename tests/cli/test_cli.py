@@ -24,22 +24,8 @@ from pos_terminal.sandbox.db import secret_digest
 from tests.api.fake_service import Answer, FakeService
 from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
+from tests.helpers.cli import CHECK, write_check
 from tests.keyrings import MemoryKeyring
-
-CHECK = {
-    "items": [
-        {"name": "Flat white", "quantity": 2, "unitPrice": 550, "taxRate": 10},
-        {"name": "Banana bread", "quantity": 1, "unitPrice": 620, "tax": 56},
-    ],
-    "discounts": [{"name": "Staff", "percent": 10}],
-    "payments": [{"method": "cash", "amount": 500}],
-}
-
-
-def write_check(tmp_path: Path, data: Any = CHECK, name: str = "check.json") -> Path:
-    path = tmp_path / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data))
-    return path
 
 
 def assert_refused(run: Run, *, says: str) -> str:
@@ -440,7 +426,7 @@ def test_tx_list_finds_what_a_service_with_its_clock_hours_ahead_made_just_now(
 
 
 def test_the_command_line_shows_odd_text(cli: CLI, fake_service: FakeService, tmp_path: Path) -> None:
-    from tests.api.test_odd_text import ODD
+    from tests.helpers.text import ODD
 
     assert cli("login", "--token=t", service=fake_service.url).code == 0
     fake_service.routes["GET /v4/customers"] = Answer(200, ODD, {"Content-Type": "application/json"})

@@ -25,8 +25,8 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.store.tokens import SERVICE
 from tests.cli.conftest import Run
 from tests.conftest import mint_token
+from tests.helpers.reports import cups_pdf_queue
 from tests.keyrings import MemoryKeyring
-from tests.reports.test_printing import cups_pdf_queue
 
 Command = Callable[..., Run]
 

@@ -14,18 +14,10 @@ from pypdf import PdfReader
 
 from pos_terminal.cli import main
 from pos_terminal.store.journal import Journal
-from tests.cli.conftest import CLI, Run, write_config
-from tests.cli.test_cli import write_check
-from tests.cli.test_till_commands import MANAGER, MANAGER_PIN, pin_fd
+from tests.cli.conftest import CLI, write_config
 from tests.conftest import StoreTarget, mint_token, new_checked_in_customer
+from tests.helpers.cli import MANAGER, MANAGER_PIN, pin_fd, store, write_check
 from tests.store.postgres import USER
-
-
-def store(profile: Path, capsys: pytest.CaptureFixture[str], *command: str) -> Run:
-    capsys.readouterr()
-    code = main(["store", *command, "--profile", str(profile), "--json"])
-    captured = capsys.readouterr()
-    return Run(code, captured.out, captured.err)
 
 
 @pytest.fixture

@@ -14,18 +14,9 @@ import pytest
 
 from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import new_checked_in_customer
+from tests.helpers.cli import MANAGER, MANAGER_PIN, pin_fd
 
-MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
 CASHIER, CASHIER_PIN = "Ana Cashier", "551029384756"
-
-
-def pin_fd(pins: list[int], *lines: str) -> str:
-    """A pipe holding ``lines``, one PIN each; its reading end's number, as --pin-fd takes it."""
-    read, write = os.pipe()
-    os.write(write, "".join(f"{line}\n" for line in lines).encode())
-    os.close(write)
-    pins.append(read)
-    return str(read)
 
 
 def signed_in(cli: CLI) -> None:

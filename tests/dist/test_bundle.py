@@ -1,8 +1,9 @@
 """The PyInstaller bundle, built from a clean copy of the tree and driven as a counter PC would be (make dist-test).
 
 Not part of ``make test``: the build takes a minute or more. A fresh profile, offscreen, no keychain (the
-profile opts in to the file store, as on a kiosk without one): setup, login --demo against the embedded
-sandbox, status --json, report --pdf, the sandbox on its own, then the window up to the cashier screen ready.
+profile opts in to the file store, as on a kiosk without one): setup, login --demo against a sandbox on
+loopback (run by this test: the bundle leaves the sandbox out, and says so when asked for it), status --json,
+report --pdf, then the window up to the cashier screen ready.
 Prints the bundle's size and the build time; make dist-test then runs tests/bench/bench_startup.py on it.
 """
 
@@ -17,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 from pypdf import PdfReader
 
+from pos_terminal.sandbox import SandboxServer
 from pos_terminal.version import version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,46 +66,43 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "pos-terminal"
 
 
-def run(program: Path, *argv: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+ENV = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+
+
+def run(program: Path, *argv: str, profile: Path, code: int = 0) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        [str(program), *argv, "--profile", str(profile)], env=env, capture_output=True, text=True, timeout=120
+        [str(program), *argv, "--profile", str(profile)], env=ENV, capture_output=True, text=True, timeout=120
     )
-    assert done.returncode == 0, f"{argv}: {done.stderr}"
+    assert done.returncode == code, f"{argv}: {done.stderr}"
     return done
 
 
-def test_the_bundle_provisions_a_counter_pc_and_opens_the_window(bundle: Path, tmp_path: Path) -> None:
+def test_the_bundle_provisions_a_counter_pc_and_opens_the_window(
+    bundle: Path, sandbox: SandboxServer, tmp_path: Path
+) -> None:
     profile = tmp_path / "counter"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
-    shown = subprocess.run([str(bundle), "--version"], capture_output=True, text=True, check=True, env=env)
+    shown = subprocess.run([str(bundle), "--version"], capture_output=True, text=True, check=True, env=ENV)
     assert shown.stdout.strip() == f"pos-terminal {version()}"
 
     run(bundle, "setup", "--region", "sandbox", "--terminal", "LANE-1", "--currency", "AUD", profile=profile)
+    missing = run(bundle, "status", profile=profile, code=1)
+    assert missing.stderr.strip().startswith("The embedded sandbox is not installed here"), missing.stderr
     run(bundle, "config", "set", "allow_insecure_token_file", "true", profile=profile)
-    assert "Signed in." in run(bundle, "login", "--demo", profile=profile).stdout
-    status = json.loads(run(bundle, "status", "--json", profile=profile).stdout)
+    service = ("--service", sandbox.url)
+    assert "Signed in." in run(bundle, "login", "--demo", *service, profile=profile).stdout
+    status = json.loads(run(bundle, "status", "--json", *service, profile=profile).stdout)
     assert (status["terminalId"], status["session"], status["production"]) == ("LANE-1", "connected", False)
     pdf = tmp_path / "day.pdf"
-    run(bundle, "report", "--pdf", str(pdf), profile=profile)
+    run(bundle, "report", "--pdf", str(pdf), *service, profile=profile)
     text = " ".join(page.extract_text() or "" for page in PdfReader(pdf).pages)
     assert "SANDBOX" in text and f"pos-terminal {version()}" in text, "fonts, resources and version are in the bundle"
 
-    sandbox = subprocess.Popen(
-        [str(bundle), "sandbox", "--port", "0", "--memory"], env=env, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert sandbox.stdout is not None
-        ready = sandbox.stdout.readline()
-        assert ready.startswith("sandbox ready: http://127.0.0.1:"), ready
-        url = ready.split(": ", 1)[1].strip()
-        assert httpx.get(f"{url}/sandbox/merchants", timeout=10).status_code == 200
-    finally:
-        sandbox.send_signal(signal.SIGINT)
-        sandbox.wait(timeout=30)
+    alone = subprocess.run([str(bundle), "sandbox", "--memory"], env=ENV, capture_output=True, text=True, timeout=60)
+    assert alone.returncode == 1
+    assert alone.stderr.strip().startswith("The embedded sandbox is not installed here"), alone.stderr
 
     log = profile / "logs" / "pos-terminal.log"
-    window = subprocess.Popen([str(bundle), "--profile", str(profile)], env=env)
+    window = subprocess.Popen([str(bundle), "--profile", str(profile), "--service", sandbox.url], env=ENV)
     deadline = time.monotonic() + 90
     # painted first, then ready: the terminal's services (HTTP, models, journal, sign-in) loaded in the bundle too
     while "cashier screen ready" not in (log.read_text() if log.exists() else ""):

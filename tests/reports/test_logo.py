@@ -13,7 +13,7 @@ from PIL import Image
 
 from pos_terminal.domain.details import LOGO_DOTS, BadLogo
 from pos_terminal.reports.logo import read_logo, store_logo
-from tests.api.test_errors import assert_one_sentence
+from tests.helpers.text import assert_one_sentence
 
 
 def png(width: int, height: int, mode: str = "RGB", colour: object = "white") -> bytes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,11 +17,11 @@ from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport, ReportScope, TimeRange, TxRow, build_report
-from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.reports import raster
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.reports.logo import store_logo
 from pos_terminal.reports.receipt import render_receipt
+from tests.helpers.reports import long_report
 from tests.reports.conftest import Day, expected_figures
 
 MONEY = MoneyFormat("en_AU", "AUD")
@@ -78,42 +77,6 @@ def test_roll_is_80_mm_wide_without_the_transaction_table(
     assert "TOTAL" in text and MONEY.format(day_report.total.shown.payout) in text
     assert "Transactions (" not in text
     assert "Zoë Ångström" in text  # refunded and auto-canceled: B3, B7
-
-
-def long_report(count: int) -> EndOfDayReport:
-    start = datetime(2026, 11, 22, 13, 0, tzinfo=UTC)
-    rows = [
-        TxRow(
-            transaction_id=f"{n:08d}-0000-4000-8000-000000000000",
-            state=TxState.COMPLETE,
-            terminal_id=f"LANE-{n % 4 + 1}",
-            created=start + timedelta(seconds=4 * n),
-            completed=start + timedelta(seconds=4 * n + 2),
-            updated=start + timedelta(seconds=4 * n + 2),
-            customer=("Zoë Ångström", "雷 李", "Ava Nguyen")[n % 3],
-            total=500 + n % 900,
-            charge_amount=500 + n % 900,
-            charged_amount=500 + n % 900,
-            tip_amount=50 if n % 10 == 0 else 0,
-            fee_amount=(500 + n % 900) * 15 // 1000,
-        )
-        for n in range(count)
-    ]
-    period = TimeRange.custom(start, start + timedelta(hours=23))
-    from pos_terminal.domain.summary import recompute
-
-    reported: list[SummaryFigures] = recompute([r.facts for r in rows], period.start, period.end, merge=False)
-    return build_report(
-        terminal_id="LANE-1",
-        scope=ReportScope.all(),
-        region="Embedded sandbox",
-        production=False,
-        period=period,
-        generated_at=period.end,
-        reported=reported,
-        listed=rows,
-        merchant="Harbour Café",
-    )
 
 
 def test_a_long_report_paginates_with_the_header_on_every_page(pdf_text: Callable[[bytes], list[str]]) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from pos_terminal.domain.report import ModifierRow, Receipt, ReceiptLine
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.reports.receipt import render_receipt
 from pos_terminal.ui import printing
-from tests.reports.test_pdf import long_report
+from tests.helpers.reports import cups_pdf_queue, long_report
 
 MONEY = MoneyFormat("en_AU", "AUD")
 ROLL_WIDTH_PT = 80 / 25.4 * 72
@@ -53,20 +52,6 @@ def receipt() -> Receipt:
         region="Embedded sandbox",
         production=False,
     )
-
-
-def cups_pdf_queue() -> str | None:
-    """A CUPS queue whose device is cups-pdf, if this machine has one."""
-    if not shutil.which("lpstat"):
-        return None
-    try:
-        listed = subprocess.run(["lpstat", "-v"], capture_output=True, text=True, timeout=10, check=False).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    for line in listed.splitlines():  # "device for PDF: cups-pdf:/"
-        if line.startswith("device for ") and "cups-pdf:" in line:
-            return line.removeprefix("device for ").split(":", 1)[0]
-    return None
 
 
 def pages(data: bytes) -> list[tuple[float, float]]:

@@ -15,9 +15,14 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport
 from pos_terminal.reports import end_of_day, raster
 from pos_terminal.reports.worker import ReportNotMade, ReportWorker
-from tests.bench.test_bench_report import big_report as big_report
+from tests.helpers.reports import busy_day_report
 
 MONEY = MoneyFormat("en_AU", "AUD")
+
+
+@pytest.fixture(scope="module")
+def big_report() -> EndOfDayReport:
+    return busy_day_report()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -12,7 +11,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT, OTHER_MERCHANT, mint_token
-from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT, WEB, csrf
+from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT, WEB, advance, csrf
 
 
 def start_device(client: httpx.Client, **form: str) -> dict[str, Any]:
@@ -68,7 +67,7 @@ def test_device_flow_pending_then_approved_gives_a_merchant_token_once(
         "/sandbox/device/approve", json={"userCode": started["user_code"], "merchantId": DEMO_MERCHANT}
     )
     assert approved.status_code == 204
-    time.sleep(1)
+    advance(client, 1)
     granted = poll(client, started["device_code"])
     assert granted.status_code == 200, granted.text
     body = granted.json()
@@ -88,7 +87,7 @@ def test_polling_faster_than_the_interval_is_slow_down_and_the_interval_grows_fo
     assert poll(client, started["device_code"]).json()["error"] == "authorization_pending"
     fast = poll(client, started["device_code"])
     assert fast.json()["error"] == "slow_down"
-    time.sleep(1.1)
+    advance(client, 1.1)
     # the interval is now 6 s: a poll after the original 1 s is still too fast
     assert poll(client, started["device_code"]).json()["error"] == "slow_down"
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from pos_terminal.domain.check import Check
+from tests.helpers.checks import valid_checks
 from tests.sandbox.helpers import Shop, running_sandbox
-from tests.unit.test_check import valid_checks
 
 REF = count()
 

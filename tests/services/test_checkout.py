@@ -31,6 +31,7 @@ from pos_terminal.services.checkout import (
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import IntentStatus
 from tests.conftest import ledger_kinds, new_checked_in_customer, transactions_of
+from tests.helpers.services import arm, customer_model
 from tests.services.conftest import FakeClock
 
 
@@ -42,15 +43,6 @@ def coffee_check() -> Check:
         .add_discount(Discount(name="Staff", percent_bp=1000))
         .add_payment(Payment(method="cash", amount=500))
     )
-
-
-def arm(http: httpx.Client, method: str, path: str, mode: str, **extra: Any) -> None:
-    response = http.post("/sandbox/faults", json={"method": method, "path": path, "mode": mode, **extra})
-    assert response.status_code == 201, response.text
-
-
-async def customer_model(terminal: Terminal, customer_id: str) -> Any:
-    return await terminal.customers.find(customer_id)
 
 
 async def test_charge_complete_refund_happy_path(terminal: Terminal, client: httpx.Client) -> None:

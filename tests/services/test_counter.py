@@ -25,7 +25,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import PrintStatus
 from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
-from tests.services.test_checkout import customer_model
+from tests.helpers.services import customer_model
 
 
 @pytest.fixture

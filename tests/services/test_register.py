@@ -16,7 +16,7 @@ from pos_terminal.domain.sale import CheckFinished, NotPaidInFull, Phase
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal, desktop_user
 from tests.conftest import ledger_kinds, new_checked_in_customer
-from tests.services.test_checkout import arm, customer_model
+from tests.helpers.services import arm, customer_model
 
 
 def tart(cash: int = 0) -> Check:

@@ -23,7 +23,7 @@ from pos_terminal.services.catalog import Catalog, CatalogEntry, catalog_of, dra
 from pos_terminal.services.store_sync import StoreSync
 from pos_terminal.store.journal import Journal
 from tests.conftest import StoreTarget
-from tests.services.test_store_sync import Secrets, rows
+from tests.helpers.services import Secrets, rows
 
 
 @dataclass

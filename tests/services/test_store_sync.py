@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.people import PIN_TO_SET, Role
@@ -26,28 +25,9 @@ from pos_terminal.store.database import StoreUnavailable
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.staff import ShiftBook
 from tests.conftest import StoreTarget
+from tests.helpers.services import Secrets, rows
 
 PIN = "4821"
-
-
-class Secrets:
-    """A keychain entry in memory."""
-
-    insecure = False
-    description = "memory"
-    can_store = True
-
-    def __init__(self) -> None:
-        self.data: dict[str, Any] = {}
-
-    def load(self) -> dict[str, Any] | None:
-        return dict(self.data) or None
-
-    def save(self, data: Any) -> None:
-        self.data = dict(data)
-
-    def clear(self) -> None:
-        self.data = {}
 
 
 @dataclass
@@ -101,12 +81,6 @@ async def joined(make_till: Callable[[str], Till], target: StoreTarget, *termina
         await till.store.join(target.url, target.password)
         tills.append(till)
     return tills
-
-
-def rows(target: StoreTarget, table: str) -> list[dict[str, Any]]:
-    database = target.open()
-    with database._reading() as conn:  # a test reads the store database as it is
-        return [dict(row._mapping) for row in conn.execute(sa.text(f"SELECT * FROM {table}"))]  # noqa: S608
 
 
 @pytest.fixture

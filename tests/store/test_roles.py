@@ -31,8 +31,8 @@ from pos_terminal.store.roles import (
     can_refresh_till_roles,
     set_up_till_roles,
 )
+from tests.helpers.store import AT, assert_one_sentence, closed_shift, opened_shift, sale
 from tests.store.postgres import PASSWORD, USER, PostgresServer, StoreTarget
-from tests.store.test_database import AT, assert_one_sentence, closed_shift, opened_shift, sale
 
 pytestmark = pytest.mark.timeout(60)
 

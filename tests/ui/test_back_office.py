@@ -32,12 +32,10 @@ from pos_terminal.ui.details_page import DetailsPage
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.people_page import Form, PeoplePage
 from pos_terminal.ui.till_view import TillMode
+from tests.helpers.ui import ANA, ANA_PIN, BEN, BEN_PIN, authorized_sale, misaligned_labels, pictures, switch_to
 from tests.store.postgres import StoreTarget
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
-from tests.ui.test_cashier_flow import authorized_sale
-from tests.ui.test_pages_layout import misaligned_labels
-from tests.ui.test_till import ANA, ANA_PIN, BEN, BEN_PIN, pictures, switch_to
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent

@@ -12,17 +12,12 @@ from pos_terminal.app import AppHost
 from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import authorized_sale, choose, transactions_of, type_item
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, screenshot, sign_in_at_till, signed_in_window, until
-from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
-
-
-def transactions_of(client: httpx.Client, pos: httpx.Client, customer_id: str) -> list[dict[str, object]]:
-    listed = pos.get("/transactions", params={"from": "2000-01-01T00:00:00Z", "to": "2100-01-01T00:00:00Z"}).json()
-    return [t for t in listed if t["customer"]["customerId"] == customer_id]
 
 
 async def test_an_invalid_check_disables_charge_and_says_why(

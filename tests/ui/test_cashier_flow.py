@@ -4,54 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 
 from pos_terminal.app import AppHost
 from pos_terminal.domain.sale import Phase
-from pos_terminal.services.register import Register
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import authorized_sale, choose, type_item
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-
-
-def choose(window: MainWindow, name: str) -> None:
-    panel = window.cashier.customers
-    QTest.keyClicks(panel.search, name)
-    assert panel.model.rowCount() == 1, [panel.model.customer(r) for r in range(panel.model.rowCount())]
-    QTest.keyClick(panel.search, Qt.Key.Key_Return)
-
-
-def type_item(window: MainWindow, name: str, price: str, quantity: int = 1, tax: str = "10") -> None:
-    """An item typed by hand on the keypad page (F7), added with its button."""
-    cashier = window.cashier
-    cashier.focus_entry(cashier.item_name)
-    QTest.keyClicks(cashier.item_name, name)
-    QTest.keyClicks(cashier.item_price, price)
-    cashier.item_quantity.setValue(quantity)
-    cashier.item_tax.setText(tax)
-    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
-
-
-async def authorized_sale(
-    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, name: str, item: str, price: str
-) -> tuple[MainWindow, Register, dict[str, Any]]:
-    """A signed-in window whose open check (one ``item`` for a new customer ``name``) was charged by F8 and is
-    authorized; with its register and the customer."""
-    first, last = name.split(" ", 1)
-    customer = new_checked_in_customer(client, firstName=first, lastName=last, balance=20_000)
-    window = await signed_in_window(host, make_window, client, listing=customer)
-    choose(window, name)
-    type_item(window, item, price)
-    assert host.terminal is not None
-    register = host.terminal.register
-    QTest.keyClick(window, Qt.Key.Key_F8)
-    await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
-    return window, register, customer
 
 
 async def test_build_a_check_charge_and_complete(

@@ -18,9 +18,9 @@ from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow
 from pos_terminal.ui.theme import Scheme, apply_theme
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import choose
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 from tests.ui.layout import clipped
-from tests.ui.test_cashier_flow import choose
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

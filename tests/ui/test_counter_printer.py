@@ -21,9 +21,8 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
+from tests.helpers.ui import ANA, ANA_PIN, authorized_sale, choose, switch_to, type_item, with_cashiers
 from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, screenshot, signed_in_window, until
-from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
-from tests.ui.test_till import ANA, ANA_PIN, switch_to, with_cashiers
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

@@ -16,9 +16,8 @@ from pos_terminal.services.session import SessionState
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import authorized_sale, choose, enter, keys, transactions_of, type_item
 from tests.ui.conftest import finish, signed_in_window, until
-from tests.ui.test_cashier_edges import transactions_of
-from tests.ui.test_cashier_flow import authorized_sale, choose, type_item
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
@@ -32,19 +31,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QWidget,
 )
-
-
-def keys(window: MainWindow, text: str) -> None:
-    """Type into whatever has the focus, as a keyboard does."""
-    focused = QApplication.focusWidget()
-    assert focused is not None
-    QTest.keyClicks(focused, text)
-
-
-def enter() -> None:
-    focused = QApplication.focusWidget()
-    assert focused is not None
-    QTest.keyClick(focused, Qt.Key.Key_Return)
 
 
 async def test_names_are_found_however_they_are_typed(

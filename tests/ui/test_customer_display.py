@@ -18,8 +18,8 @@ from pos_terminal.services.register import OpenCheck
 from pos_terminal.ui.customer_display import CustomerDisplay
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import choose
 from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window, until
-from tests.ui.test_cashier_flow import choose
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

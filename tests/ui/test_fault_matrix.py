@@ -46,8 +46,8 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import ledger_kinds, new_checked_in_customer, transactions_of
+from tests.helpers.ui import choose, type_item
 from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, signed_in_window, until
-from tests.ui.test_cashier_flow import choose, type_item
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

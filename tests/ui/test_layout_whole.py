@@ -20,9 +20,9 @@ from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import choose, type_item
 from tests.ui.conftest import finish, signed_in_window, until
 from tests.ui.layout import cut_text
-from tests.ui.test_cashier_flow import choose, type_item
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

@@ -15,33 +15,15 @@ from pos_terminal.app import AppHost
 from pos_terminal.paths import Paths
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
+from tests.helpers.ui import authorized_sale, misaligned_labels
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 from tests.ui.layout import clipped
-from tests.ui.test_cashier_flow import authorized_sale
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFormLayout, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 SMALL, LARGE = (1024, 768), (1920, 1080)
-
-
-def misaligned_labels(page: QWidget) -> list[str]:
-    """Form labels whose text is not centred on their field (they sat a few pixels higher)."""
-    problems = []
-    for form in page.findChildren(QFormLayout):
-        for row in range(form.rowCount()):
-            item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
-            field = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
-            shown = item.widget() if item is not None else None
-            if not isinstance(shown, QLabel) or not shown.isVisible() or field is None or not shown.text():
-                continue
-            label_middle = shown.mapTo(page, QPoint(0, 0)).y() + shown.height() / 2
-            area = field.geometry()
-            field_middle = form.parentWidget().mapTo(page, area.topLeft()).y() + area.height() / 2  # type: ignore[union-attr]
-            if abs(label_middle - field_middle) > 3:
-                problems.append(f"{shown.text()!r} sits {field_middle - label_middle:+.0f} px off its field")
-    return problems
 
 
 async def test_history_reports_settings_and_help_fit_and_line_up(

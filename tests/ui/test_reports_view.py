@@ -21,6 +21,7 @@ from pos_terminal.ui.main_window import MainWindow, Tab
 from pos_terminal.ui.reports_view import MISMATCH_STYLE, PREVIEW_PAGES, ReportsView
 from pos_terminal.ui.tasks import Messages
 from tests.conftest import new_checked_in_customer
+from tests.helpers.reports import busy_day_report
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
@@ -153,10 +154,8 @@ async def test_a_skewed_summary_shows_in_red_with_each_difference(qtbot: Any) ->
 
 async def test_the_preview_reuses_its_page_labels_from_report_to_report(qtbot: Any) -> None:
     """A day of reports makes no widgets: the page labels are kept, and a page not shown lets its pixmap go."""
-    from tests.bench.test_bench_report import big_report
-
     start = datetime(2026, 11, 23, tzinfo=UTC)
-    busy = big_report._get_wrapped_function()()  # type: ignore[attr-defined]
+    busy = busy_day_report()
     quiet = build_report(
         terminal_id="LANE-1",
         scope=ReportScope.terminal("LANE-1"),

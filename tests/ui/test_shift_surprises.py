@@ -18,10 +18,9 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import ANA, ANA_PIN, choose, pictures, switch_to, type_item, with_cashiers
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
 from tests.ui.layout import clipped
-from tests.ui.test_cashier_flow import choose, type_item
-from tests.ui.test_till import ANA, ANA_PIN, pictures, switch_to, with_cashiers
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest

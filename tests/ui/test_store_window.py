@@ -12,9 +12,8 @@ from pos_terminal.app import AppHost
 from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import StoreTarget, new_checked_in_customer
+from tests.helpers.ui import choose, enter, keys, type_item
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
-from tests.ui.test_cashier_flow import choose, type_item
-from tests.ui.test_counter_rules import enter, keys
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -139,7 +138,7 @@ async def test_a_price_changed_on_another_till_is_on_this_till_s_tile_and_the_ne
     from pos_terminal.services.catalog import drafts_of, load_catalog
     from pos_terminal.services.store_sync import StoreSync
     from pos_terminal.store.journal import Journal
-    from tests.services.test_store_sync import Secrets
+    from tests.helpers.services import Secrets
 
     postgres_target.open().init_schema()
     postgres_target.close_all()

@@ -4,7 +4,6 @@ cancel, the idle lock, and closing a shift by denomination with its Z report."""
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -15,66 +14,22 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import with_changes
-from pos_terminal.domain.people import Role
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.shift import ShiftReportKind
-from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import mint_token, new_checked_in_customer
+from tests.helpers.ui import ANA, ANA_PIN, BEN, BEN_PIN, choose, pictures, switch_to, type_item, with_cashiers
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
-from tests.ui.test_cashier_flow import choose, type_item
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox
 
-ANA, ANA_PIN = "Ana Cashier", "551029384756"
-BEN, BEN_PIN = "Ben Cashier", "664738291045"
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
-
-
-def pictures(window: MainWindow, name: str, tmp_path: Path, dialog: QWidget | None = None) -> list[Path]:
-    """The window at 1024×768 and 1920×1080, with ``dialog`` drawn over it where it opens (offscreen, a dialog
-    is a window of its own); in $POS_TERMINAL_SCREENSHOTS when set."""
-    folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    saved = []
-    for width, height in ((1024, 768), (1920, 1080)):
-        window.resize(width, height)
-        QApplication.processEvents()
-        picture = window.grab()
-        if dialog is not None:
-            shown = dialog.grab()
-            painter = QPainter(picture)
-            corner = QPoint((width - shown.width()) // 2, (height - shown.height()) // 3)
-            painter.drawPixmap(corner, shown)
-            painter.setPen(QColor("#52606d"))
-            painter.drawRect(corner.x() - 1, corner.y() - 1, shown.width() + 1, shown.height() + 1)
-            painter.end()
-        path = folder / f"{name}-{width}x{height}.png"
-        assert picture.save(str(path)), path
-        saved.append(path)
-    window.resize(1280, 800)
-    return saved
-
-
-async def with_cashiers(host: AppHost) -> Terminal:
-    """The manager at the till adds two cashiers (as from the command line or a colleague's terminal)."""
-    terminal = host.terminal
-    assert terminal is not None and terminal.till.actor == MANAGER
-    await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
-    await terminal.till.add_person(BEN, Role.CASHIER, BEN_PIN)
-    return terminal
-
-
-async def switch_to(window: MainWindow, name: str, pin: str) -> None:
-    QTest.keyClick(window, Qt.Key.Key_F12)
-    await sign_in_at_till(window, name, pin)
 
 
 async def test_switching_person_keeps_the_open_check_and_the_next_person_charges_it(
