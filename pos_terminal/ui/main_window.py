@@ -11,19 +11,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pos_terminal.domain.people import Approval, Guarded
-from pos_terminal.domain.sale import Phase
-from pos_terminal.domain.words import counted
+from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
-from pos_terminal.ui.actions import ACTIONS, Act
-from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
+from pos_terminal.ui.actions import ACTIONS, Act, key
+from pos_terminal.ui.approvals import Approvals
+from pos_terminal.ui.cashier_presenter import charge_under_way
 from pos_terminal.ui.cashier_view import CashierView
-from pos_terminal.ui.counter_bar import CounterBar
+from pos_terminal.ui.counter_hardware import CounterHardware
 from pos_terminal.ui.host import Host
-from pos_terminal.ui.scanner import ScanFilter
+from pos_terminal.ui.outbox_work import OutboxWork
+from pos_terminal.ui.pages import Page, Tab
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Banner, Waiting, confirm, label, on_first_paint
@@ -35,13 +34,10 @@ if TYPE_CHECKING:
     # views below when first shown.
     from pos_terminal.config import Settings
     from pos_terminal.domain.shift import DrawerCount, Shift
-    from pos_terminal.services.register import OpenCheck
     from pos_terminal.services.session import SessionState
     from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.back_office_view import BackOfficeView
-    from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
-    from pos_terminal.ui.customer_display import CustomerDisplay
     from pos_terminal.ui.help_overlay import HelpOverlay
     from pos_terminal.ui.history_view import HistoryView
     from pos_terminal.ui.reports_view import ReportsView
@@ -78,22 +74,6 @@ _INPUT = frozenset(
     }
 )
 IDLE_CHECK_MS = 1000
-
-
-class Page(StrEnum):
-    SETUP = "setup"
-    CONNECTING = "connecting"
-    SIGN_IN = "sign-in"
-    TILL = "till"  # nobody at the till: the first manager, a person's PIN, the shift
-    WORKSPACE = "workspace"
-
-
-class Tab(StrEnum):
-    CASHIER = "cashier"
-    HISTORY = "history"
-    REPORTS = "reports"
-    SETTINGS = "settings"
-    BACK_OFFICE = "back_office"
 
 
 class MainWindow(QMainWindow):
@@ -155,8 +135,8 @@ class MainWindow(QMainWindow):
         self.report_tabs.setDocumentMode(True)
         self.reports_page.layout().addWidget(self.report_tabs)  # type: ignore[union-attr]
         self.built_till: TillView | None = None
-        self.prompt: ManagerPrompt | None = None
-        self.close_dialog: CloseShiftDialog | None = None
+        self.outbox = OutboxWork(self)
+        self.approvals = Approvals(self, self.messages, self.tasks, lambda: self.terminal)
         self._last_input = time.monotonic()
         self._idle = QTimer(self)
         self._idle.setInterval(IDLE_CHECK_MS)
@@ -170,7 +150,7 @@ class MainWindow(QMainWindow):
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
         # The banner's place: a hint while no message is up; a message never moves what is below it.
-        self.idle_hint = label("F1 lists every keyboard shortcut.", role="hint")
+        self.idle_hint = label(f"{key(Act.HELP)} lists every keyboard shortcut.", role="hint")
         self.idle_hint.setAccessibleName("Hint")
         self.banner.showing.connect(lambda shown: self.idle_hint.setVisible(not shown))
         place = QGridLayout(strip)
@@ -181,10 +161,7 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         # The counter's hardware: the printer's queue and the drawer in the status bar, the barcode scanner
         # anywhere on the cashier's screen, the customer display when the settings ask for it.
-        self.counter_bar = CounterBar()
-        self.status.addPermanentWidget(self.counter_bar)
-        self.scanner = ScanFilter(self, None, self._scans_count)  # the devices' settings come with the terminal
-        self.customer_display: CustomerDisplay | None = None
+        self.hardware = CounterHardware(self, self.status, self.messages, self.tasks, self._scans_count)
         self.central = central
         self.built_help: HelpOverlay | None = None
         self.actions_by_act: dict[Act, QAction] = {}
@@ -207,7 +184,7 @@ class MainWindow(QMainWindow):
             self.report_tabs.addTab(self.built_shifts, "Shifts")
             self.built_shifts.report_requested.connect(self.on_shift_report_requested)
             self.built_shifts.open_requested.connect(self.on_open_shift_requested)
-            self.built_shifts.close_requested.connect(self.on_close_shift_requested)
+            self.built_shifts.close_requested.connect(self.approvals.close_shift)
             if self.terminal is not None and self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
                 self.built_reports.attach(self.terminal)
                 self.built_shifts.attach(self.terminal)
@@ -220,7 +197,7 @@ class MainWindow(QMainWindow):
             from pos_terminal.ui.history_view import HistoryView
 
             self.built_history = view = HistoryView(self.messages)
-            view.changed.connect(self._on_pending_changed)
+            view.changed.connect(self.outbox.on_pending_changed)
             self._fill_tab(Tab.HISTORY, view)
             if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.HISTORY)):
                 view.attach(self.terminal)
@@ -234,10 +211,10 @@ class MainWindow(QMainWindow):
 
             self.built_settings = view = SettingsView()
             view.saved.connect(self.on_settings_saved)
-            view.disconnect_confirmed.connect(self.on_disconnect)
+            view.disconnect_confirmed.connect(self.approvals.disconnect_terminal)
             view.about_requested.connect(self.on_about_requested)
-            view.join_store_requested.connect(self.on_join_store)
-            view.leave_store_confirmed.connect(self.on_leave_store)
+            view.join_store_requested.connect(self.approvals.join_store)
+            view.leave_store_confirmed.connect(self.approvals.leave_store)
             self._fill_tab(Tab.SETTINGS, view)
         return self.built_settings
 
@@ -258,8 +235,7 @@ class MainWindow(QMainWindow):
 
     def _on_details_changed(self) -> None:
         """The customer display's welcome names the store as it is now called."""
-        if self.customer_display is not None and self.customer_display.shown is None:
-            self.customer_display.show_state(None)
+        self.hardware.on_store_details_changed()
 
     def _on_people_changed(self) -> None:
         """Who is at the till, and who may sign in, as the back office left them."""
@@ -321,12 +297,12 @@ class MainWindow(QMainWindow):
             Act.FIND_CUSTOMER: self.on_find_customer,
             Act.REFRESH_CUSTOMERS: self.cashier.customers.refresh,
             Act.FIND_PRODUCT: lambda: self._cashier_entry(self.cashier.products.search),
-            Act.TYPE_ITEM: lambda: self._cashier_entry(self.cashier.item_name),
-            Act.DISCOUNT: lambda: self._cashier_entry(self.cashier.discount_input),
-            Act.CASH: lambda: self._cashier_entry(self.cashier.cash_input),
-            Act.CHARGE: lambda: self._in_cashier(self.cashier.charge),
-            Act.COMPLETE: lambda: self._in_cashier(self.cashier.complete),
-            Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.cancel_transaction),
+            Act.TYPE_ITEM: lambda: self._cashier_entry(self.cashier.keypad_page.item_name),
+            Act.DISCOUNT: lambda: self._cashier_entry(self.cashier.keypad_page.discount_input),
+            Act.CASH: lambda: self._cashier_entry(self.cashier.keypad_page.cash_input),
+            Act.CHARGE: lambda: self._in_cashier(self.cashier.charging.charge),
+            Act.COMPLETE: lambda: self._in_cashier(self.cashier.charging.complete),
+            Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.charging.cancel_transaction),
             Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.request_new_check),
             Act.NO_SALE: self.on_no_sale,
             Act.SWITCH_PERSON: self.on_switch_person,
@@ -346,7 +322,7 @@ class MainWindow(QMainWindow):
         for spec in ACTIONS:
             if spec.act in line_keys:
                 # Only in the check's table: "-" typed in an amount field stays a minus sign.
-                shortcut = QShortcut(QKeySequence(spec.shortcut), self.cashier.table)
+                shortcut = QShortcut(QKeySequence(spec.shortcut), self.cashier.ticket.table)
                 shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
                 shortcut.activated.connect(line_keys[spec.act])
                 continue
@@ -363,16 +339,20 @@ class MainWindow(QMainWindow):
         self.messages.posted.connect(lambda kind, text, topic: self.banner.show_message(text, kind, topic))
         self.messages.resolved.connect(self.banner.resolve)
         # status bar (History's own, once it is built)
-        self.cashier.changed.connect(self._on_pending_changed)
+        self.cashier.changed.connect(self.outbox.on_pending_changed)
         self.cashier.open_shift_requested.connect(self.on_open_shift_requested)
         self.tabs.currentChanged.connect(self.on_tab_changed)
         # the till
         self.status.switch_button.clicked.connect(self.on_switch_person)
+        # what a manager approved
+        self.approvals.settings_approved.connect(self._save_settings)
+        self.approvals.join_approved.connect(self._join_store_now)
+        self.approvals.leave_approved.connect(self._leave_store_now)
+        self.approvals.disconnect_approved.connect(self._disconnect)
+        self.approvals.shift_counted.connect(self._close_shift)
         # counter hardware
-        self.scanner.scanned.connect(self.cashier.on_scanned)
-        self.counter_bar.retry.connect(lambda: self.terminal.counter.retry_now() if self.terminal else None)
-        self.counter_bar.cancel.connect(lambda job: self.terminal.counter.cancel(job) if self.terminal else None)
-        self.counter_bar.open_drawer.connect(self.on_no_sale)
+        self.hardware.scanner.scanned.connect(self.cashier.on_scanned)
+        self.hardware.bar.open_drawer.connect(self.on_no_sale)
 
     # --- pages -----------------------------------------------------------------------------------
 
@@ -478,7 +458,7 @@ class MainWindow(QMainWindow):
             terminal.till.resume(person.id)  # new settings: the same person stays at the till
         terminal.session.on_state(self.on_session_state)
         terminal.till.on_change(lambda _: self.show_till_status())
-        terminal.register.on_change(lambda state: self._on_check_changed(terminal, state))
+        terminal.register.on_change(lambda state: self.outbox.on_check_changed(terminal, state))
         self.status.show_terminal(terminal)
         from pos_terminal.services.session import SessionState  # loaded with the terminal
 
@@ -508,7 +488,7 @@ class MainWindow(QMainWindow):
             self.built_reports.attach(terminal)
         if self.built_shifts is not None:
             self.built_shifts.attach(terminal)
-        self._attach_counter(terminal)
+        self.hardware.attach(terminal)
         self.tabs.setCurrentWidget(self.cashier)
         if terminal.till.current is None:
             self.show_page(Page.TILL)
@@ -521,7 +501,7 @@ class MainWindow(QMainWindow):
         if restored:
             self.messages.show_info(restored)
         self.workspace_ready.emit()
-        self.tasks.run(self._resume(terminal), key="resume", on_error=lambda e: log.info("resume: %s", e.text()))
+        self.outbox.resume(terminal)
         self._start_store(terminal)
 
     def _start_store(self, terminal: Terminal) -> None:
@@ -548,41 +528,6 @@ class MainWindow(QMainWindow):
         if changed and self.built_back_office is not None and self.tabs.currentWidget() is self.built_back_office:
             self.built_back_office.on_shown()  # another till's change, in the page being looked at
 
-    async def _resume(self, terminal: Terminal) -> None:
-        report = await terminal.checkout.resume()
-        self._late_landings_canceled(report.late_duplicates_canceled)
-        self._on_pending_changed()
-        self._watch_late_landings(terminal)
-
-    def _on_check_changed(self, terminal: Terminal, state: OpenCheck) -> None:
-        if state.phase is Phase.UNCONFIRMED:
-            self._watch_late_landings(terminal)
-
-    def _watch_late_landings(self, terminal: Terminal) -> None:
-        """While a charge reported as not confirmed may still land, look for it and cancel it when it does."""
-        if (
-            self.terminal is terminal
-            and not self.tasks.is_running("late landings")
-            and terminal.checkout.watching_for_late_landings()
-        ):
-            self.tasks.run(
-                self._cancel_late_landings(terminal),
-                key="late landings",
-                on_error=lambda e: log.info("late landings: %s", e.text()),
-            )
-
-    async def _cancel_late_landings(self, terminal: Terminal) -> None:
-        async for canceled in terminal.checkout.watch_late_landings():
-            self._late_landings_canceled(canceled)
-            self._on_pending_changed()
-
-    def _late_landings_canceled(self, canceled: list[str]) -> None:
-        if canceled:
-            self.messages.show_info(
-                f"Canceled {counted(len(canceled), 'transaction')} that reached the service after its charge was "
-                "reported as not confirmed; nobody was charged twice."
-            )
-
     def _workspace_tabs(self, *, signed_in: bool) -> None:
         # last to first: a current tab that is disabled hands over to the next enabled one, and a tab about to be
         # disabled too (History) would be shown, built and asked to load without a sign-in on the way
@@ -603,59 +548,11 @@ class MainWindow(QMainWindow):
         if self.built_back_office is not None:
             self.built_back_office.detach()
         self._idle.stop()
-        self._detach_counter()
+        self.hardware.detach()
         self.terminal = None
         self.status.show_terminal(None)
 
     # --- the counter's hardware ------------------------------------------------------------------
-
-    def _attach_counter(self, terminal: Terminal) -> None:
-        """The printer queue, the drawer, the scanner's settings and the customer display, for ``terminal``."""
-        devices = terminal.settings.devices
-        counter = terminal.counter
-        self.scanner.configure(devices)
-        self.counter_bar.set_devices(printer=counter.printer is not None, drawer=counter.cash_drawer)
-        counter.on_problem(self.on_counter_problem)
-        counter.on_queue(self.counter_bar.show_jobs)
-        counter.on_work(lambda: self._run_counter(terminal))
-        self.counter_bar.show_jobs(counter.queued())
-        if devices.customer_display:
-            if self.customer_display is None:
-                from pos_terminal.ui.customer_display import CustomerDisplay
-
-                self.customer_display = CustomerDisplay(terminal.money)
-            details = terminal.store.details
-            self.customer_display.attach(
-                terminal.register, terminal.money, lambda: found.name if (found := details.get()) else None
-            )
-            self.customer_display.place(devices.customer_display_screen)
-            self.activateWindow()  # the keyboard and the scanner stay with the cashier
-        elif self.customer_display is not None:
-            self._close_customer_display()
-
-    def _detach_counter(self) -> None:
-        if self.terminal is not None:
-            self.terminal.counter.on_work(None)
-        if self.customer_display is not None:
-            self.customer_display.detach()
-
-    def _close_customer_display(self) -> None:
-        if self.customer_display is not None:
-            self.customer_display.detach()
-            self.customer_display.close()
-            self.customer_display.deleteLater()
-            self.customer_display = None
-
-    def _run_counter(self, terminal: Terminal) -> None:
-        """The counter has work (the drawer to open, slips to print): one run at a time, as a task of the window."""
-        if self.terminal is terminal and not self.tasks.is_running("counter"):
-            self.tasks.run(terminal.counter.drain(), key="counter")
-
-    def on_counter_problem(self, kind: str, problem: str | None) -> None:
-        if problem is None:
-            self.messages.resolve(kind)
-        else:
-            self.messages.show_error(problem, topic=kind)
 
     def _scans_count(self) -> bool:
         """A scan adds to the check while the cashier's screen shows and no dialog is up."""
@@ -667,37 +564,8 @@ class MainWindow(QMainWindow):
         )
 
     def on_no_sale(self) -> None:
-        """F10: open the cash drawer with no sale; a cashier needs a manager. The opening is in the audit log with
-        who asked and who approved (or why the drawer did not open)."""
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE:
-            return
-        if not terminal.counter.cash_drawer:
-            from pos_terminal.services.counter import NoDrawer
-
-            self.messages.show_error(NoDrawer())
-            return
-
-        def approved(approval: Approval | None) -> None:
-            try:
-                manager = terminal.till.no_sale(approval)
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.tasks.run(terminal.counter.open_drawer("no sale", approved_by=manager), key="drawer")
-
-        if terminal.till.may(Guarded.NO_SALE):  # a manager at the till, or nobody signs in here: asked once
-            self.confirmation = confirm(
-                self,
-                "Open the cash drawer",
-                "Open the cash drawer with no sale?",
-                "The opening is written to the audit log.",
-                lambda: approved(None),
-            )
-            return
-        self.prompt = with_approval(
-            self, terminal.till, Guarded.NO_SALE, "Open the cash drawer without a sale?", approved
-        )
+        if self.page is Page.WORKSPACE:
+            self.approvals.no_sale()
 
     # --- slots -----------------------------------------------------------------------------------
 
@@ -764,33 +632,10 @@ class MainWindow(QMainWindow):
             self._save_settings(settings)
             return
 
-        def save(approval: Approval | None) -> None:
-            before, after = self.host.settings.model_dump(), settings.model_dump()
-            changed = sorted(k for k, v in after.items() if before[k] != v)
-            try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "settings changed", {"changed": changed})
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self._save_settings(settings)
+        self.approvals.save_settings(terminal, settings, lambda: self.host.settings)
 
-        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Save the new settings?", save)
-
-    def on_join_store(self, address: str, password: str | None) -> None:
-        """Join the store at ``address`` once a manager approves (it shares this till's people and records)."""
-        terminal = self.terminal
-        if terminal is None:
-            return
-
-        def join(approval: Approval | None) -> None:
-            try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "store join asked", {"store": address})
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.tasks.run(self._join_store(terminal, address, password), key="store join")
-
-        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, f"Join the store at {address}?", join)
+    def _join_store_now(self, terminal: Terminal, address: str, password: str | None) -> None:
+        self.tasks.run(self._join_store(terminal, address, password), key="store join")
 
     async def _join_store(self, terminal: Terminal, address: str, password: str | None) -> None:
         status = await terminal.store.join(address, password)
@@ -800,21 +645,9 @@ class MainWindow(QMainWindow):
         self._start_store(terminal)
         self.till.refresh_people()
 
-    def on_leave_store(self) -> None:
-        terminal = self.terminal
-        if terminal is None:
-            return
-
-        def leave(approval: Approval | None) -> None:
-            try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "store leave asked", {})
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.tasks.cancel("store")
-            self.tasks.run(self._leave_store(terminal), key="store leave")
-
-        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Leave the store?", leave)
+    def _leave_store_now(self, terminal: Terminal) -> None:
+        self.tasks.cancel("store")
+        self.tasks.run(self._leave_store(terminal), key="store leave")
 
     async def _leave_store(self, terminal: Terminal) -> None:
         status = await terminal.store.leave()
@@ -830,21 +663,6 @@ class MainWindow(QMainWindow):
             return
         self.messages.show_info("Settings saved.")
         self.connect_terminal()
-
-    def on_disconnect(self) -> None:
-        terminal = self.terminal
-        if terminal is None:
-            return
-
-        def disconnect(approval: Approval | None) -> None:
-            try:
-                approved_by = terminal.till.require(Guarded.DISCONNECT, approval)
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self._disconnect(terminal, approved_by)
-
-        self.prompt = with_approval(self, terminal.till, Guarded.DISCONNECT, "Disconnect this terminal?", disconnect)
 
     def _disconnect(self, terminal: Terminal, approved_by: str | None) -> None:
         terminal.session.disconnect(actor=terminal.till.actor, approved_by=approved_by)
@@ -928,28 +746,6 @@ class MainWindow(QMainWindow):
             return
         self.show_page(Page.TILL)
         self.till.ask_shift(terminal)
-
-    def on_close_shift_requested(self) -> None:
-        """Count the drawer to close the shift (a cashier needs a manager first), then its Z report."""
-        terminal = self.terminal
-        if terminal is None:
-            return
-        shift = terminal.shifts.current()
-        if shift is None:
-            self.messages.show_error("No shift is open on this terminal.")
-            return
-
-        def count(approval: Approval | None) -> None:
-            from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
-
-            dialog = CloseShiftDialog(shift, terminal.money, self)
-            dialog.counted.connect(lambda counted, print_it: self._close_shift(terminal, counted, approval, print_it))
-            self.close_dialog = dialog
-            dialog.open()
-
-        self.prompt = with_approval(
-            self, terminal.till, Guarded.CLOSE_SHIFT, f"Close shift {shift.id}?", count, subject=str(shift.id)
-        )
 
     def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
         self.tasks.run(self._close_shift_now(terminal, count, approval, print_it), key="close-shift")
@@ -1048,14 +844,7 @@ class MainWindow(QMainWindow):
         terminal = self.terminal
         if terminal is None:
             return None
-        state = terminal.register.current
-        amount = terminal.money.format(max(0, state.totals.charge_amount))
-        whose = f" to {state.customer.display_name}" if state.customer else ""
-        if state.phase in (Phase.CHARGING, Phase.VERIFYING):
-            return f"The charge of {amount}{whose} is being sent to the service."
-        if state.phase is Phase.AUTHORIZED:
-            return f"The charge of {amount}{whose} is authorized, neither completed nor canceled."
-        return None
+        return charge_under_way(terminal.register.current, terminal.money.format)
 
     def open_on_screen(self) -> None:
         """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot
@@ -1087,34 +876,6 @@ class MainWindow(QMainWindow):
             for task in stuck:
                 log.warning("still running at shutdown: %r", task)
 
-    def _on_pending_changed(self) -> None:
-        """After anything that may add to the outbox: the status bar counts what waits, and while anything
-        does, it is sent again."""
-        if self.terminal is None:
-            return
-        pending = self.terminal.pending_changes()
-        self.status.show_pending(pending)
-        if pending and self.page in (Page.WORKSPACE, Page.TILL) and not self.tasks.is_running("resend"):
-            self.tasks.run(
-                self._resend(self.terminal), key="resend", on_error=lambda e: log.info("resend: %s", e.text())
-            )
-
-    async def _resend(self, terminal: Terminal) -> None:
-        from pos_terminal.domain.lifecycle import TxState
-        from pos_terminal.services.checkout import ChangeStatus  # loaded with the terminal
-
-        async for outcomes in terminal.checkout.resend_until_confirmed():
-            self.status.show_pending(terminal.pending_changes())
-            open_check = terminal.register.current.transaction_id
-            if any(o.transaction_id == open_check for o in outcomes):
-                self.cashier.refresh_transaction()
-            for outcome in outcomes:
-                # History's own changes (a refund always; anything of a transaction not on the cashier's screen)
-                history = outcome.target is TxState.REFUNDED or outcome.transaction_id != open_check
-                if self.built_history is not None and history and outcome.status is ChangeStatus.DONE:
-                    assert outcome.transaction is not None
-                    self.built_history.confirmed_later(outcome.transaction)
-
     # --- Qt events -------------------------------------------------------------------------------
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
@@ -1134,8 +895,8 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.removeEventFilter(self)
         self._idle.stop()
-        self.scanner.remove()
-        self._close_customer_display()
+        self.hardware.scanner.remove()
+        self.hardware.close_display()
         self.tasks.cancel_all()
         self._stop_sign_in()
         self._detach_views()

@@ -93,7 +93,7 @@ async def test_a_price_changed_in_the_catalog_is_the_next_sale_s_price(
     assert host.terminal is not None
     totals = host.terminal.register.current.totals
     assert totals.item_total == 525
-    assert window.cashier.figures["balance"][1].text() == "$5.25"
+    assert window.cashier.ticket.figures["balance"][1].text() == "$5.25"
     await finish(window, host)
 
 

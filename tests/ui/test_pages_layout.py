@@ -49,7 +49,7 @@ async def test_history_reports_settings_and_help_fit_and_line_up(
 ) -> None:
     window, _, _ = await authorized_sale(host, make_window, client, "Paige Layout", "Scone", "4.00")
     QTest.keyClick(window, Qt.Key.Key_F9)
-    await until(lambda: window.cashier.new_check_button.isVisible(), what="complete")
+    await until(lambda: window.cashier.ticket.new_check_button.isVisible(), what="complete")
     history = window.history
     for size in (SMALL, LARGE):
         window.resize(*size)
