@@ -9,23 +9,26 @@ and after the idle lock; the open check and its work go on behind it.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
-from pos_terminal.ui.actions import ACTIONS, Act, key
+from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.approvals import Approvals
 from pos_terminal.ui.cashier_presenter import charge_under_way
 from pos_terminal.ui.cashier_view import CashierView
 from pos_terminal.ui.counter_hardware import CounterHardware
 from pos_terminal.ui.host import Host
+from pos_terminal.ui.idle_lock import IdleLock
+from pos_terminal.ui.key_bindings import bind_keys
 from pos_terminal.ui.outbox_work import OutboxWork
 from pos_terminal.ui.pages import Page, Tab
 from pos_terminal.ui.statusbar import StatusBar
+from pos_terminal.ui.store_link import StoreLink
 from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.till_flow import TillFlow
 from pos_terminal.ui.widgets import Banner, Waiting, confirm, label, on_first_paint
+from pos_terminal.ui.workspace import Workspace
 
 if TYPE_CHECKING:
     import asyncio
@@ -33,22 +36,16 @@ if TYPE_CHECKING:
     # asyncio, the settings and the terminal's services load after the first screen is painted (pos_terminal.app), the
     # views below when first shown.
     from pos_terminal.config import Settings
-    from pos_terminal.domain.shift import DrawerCount, Shift
+    from pos_terminal.domain.shift import Shift
     from pos_terminal.services.session import SessionState
-    from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.ui.back_office_view import BackOfficeView
     from pos_terminal.ui.help_overlay import HelpOverlay
-    from pos_terminal.ui.history_view import HistoryView
-    from pos_terminal.ui.reports_view import ReportsView
-    from pos_terminal.ui.settings_view import SettingsView
     from pos_terminal.ui.setup_view import SetupView
-    from pos_terminal.ui.shifts_view import ShiftsView
     from pos_terminal.ui.signin_view import SignInView
     from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -64,16 +61,6 @@ from PySide6.QtWidgets import (
 log = logging.getLogger(__name__)
 
 SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
-# what counts as someone at the till, for the idle lock
-_INPUT = frozenset(
-    {
-        QEvent.Type.KeyPress,
-        QEvent.Type.MouseButtonPress,
-        QEvent.Type.Wheel,
-        QEvent.Type.TouchBegin,
-    }
-)
-IDLE_CHECK_MS = 1000
 
 
 class MainWindow(QMainWindow):
@@ -91,7 +78,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.host = host
         self.terminal: Terminal | None = None
-        self._store_of: Terminal | None = None  # the terminal whose store exchanges this window listens to
         self.messages = Messages(self)
         self.tasks = Tasks(self.messages, self)
         self.setWindowTitle("pos-terminal")
@@ -121,31 +107,13 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.cashier = CashierView(self.messages, self.tabs)
         on_first_paint(self.cashier, self.cashier_painted.emit)
-        # History and Settings are built the first time they are shown (or asked for); until then their tabs
-        # hold an empty page, which the view takes the place of.
-        self.built_history: HistoryView | None = None
-        self.built_settings: SettingsView | None = None
-        self.built_back_office: BackOfficeView | None = None
-        self.reports_page = QWidget()
-        self.reports_page.setAccessibleName("Reports")
-        QVBoxLayout(self.reports_page).setContentsMargins(0, 0, 0, 0)
-        self.built_reports: ReportsView | None = None
-        self.built_shifts: ShiftsView | None = None
-        self.report_tabs = QTabWidget()
-        self.report_tabs.setDocumentMode(True)
-        self.reports_page.layout().addWidget(self.report_tabs)  # type: ignore[union-attr]
         self.built_till: TillView | None = None
+        self.workspace = Workspace(self)
         self.outbox = OutboxWork(self)
+        self.store_link = StoreLink(self)
         self.approvals = Approvals(self, self.messages, self.tasks, lambda: self.terminal)
-        self._last_input = time.monotonic()
-        self._idle = QTimer(self)
-        self._idle.setInterval(IDLE_CHECK_MS)
-        self._idle.timeout.connect(self.on_idle_check)
-        self.tabs.addTab(self.cashier, "Cashier")
-        self.tabs.addTab(QWidget(), "History")
-        self.tabs.addTab(self.reports_page, "Reports")
-        self.tabs.addTab(QWidget(), "Settings")
-        self.tabs.addTab(QWidget(), "Back office")
+        self.till_flow = TillFlow(self)
+        self.idle = IdleLock(self.till_flow.on_idle, self)
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
@@ -164,102 +132,21 @@ class MainWindow(QMainWindow):
         self.hardware = CounterHardware(self, self.status, self.messages, self.tasks, self._scans_count)
         self.central = central
         self.built_help: HelpOverlay | None = None
-        self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
         self.about: QDialog | None = None
         self._make_actions()
         self._connect_signals()
 
-    @property
-    def reports(self) -> ReportsView:
-        """The manager's reports, built the first time they are shown: the PDF machinery loads only then,
-        which keeps it out of the cashier's start-up. The Shifts view is beside it, in the same tab."""
-        if self.built_reports is None:
-            from pos_terminal.ui.reports_view import ReportsView
-            from pos_terminal.ui.shifts_view import ShiftsView
-
-            self.built_reports = ReportsView(self.messages)
-            self.built_shifts = ShiftsView()
-            self.report_tabs.addTab(self.built_reports, "Report")
-            self.report_tabs.addTab(self.built_shifts, "Shifts")
-            self.built_shifts.report_requested.connect(self.on_shift_report_requested)
-            self.built_shifts.open_requested.connect(self.on_open_shift_requested)
-            self.built_shifts.close_requested.connect(self.approvals.close_shift)
-            if self.terminal is not None and self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
-                self.built_reports.attach(self.terminal)
-                self.built_shifts.attach(self.terminal)
-        return self.built_reports
-
-    @property
-    def history(self) -> HistoryView:
-        """The History tab's view, built the first time it is shown or asked for."""
-        if self.built_history is None:
-            from pos_terminal.ui.history_view import HistoryView
-
-            self.built_history = view = HistoryView(self.messages)
-            view.changed.connect(self.outbox.on_pending_changed)
-            self._fill_tab(Tab.HISTORY, view)
-            if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.HISTORY)):
-                view.attach(self.terminal)
-        return self.built_history
-
-    @property
-    def settings_view(self) -> SettingsView:
-        """The Settings tab's view, built the first time it is shown or asked for (it is filled when shown)."""
-        if self.built_settings is None:
-            from pos_terminal.ui.settings_view import SettingsView
-
-            self.built_settings = view = SettingsView()
-            view.saved.connect(self.on_settings_saved)
-            view.disconnect_confirmed.connect(self.approvals.disconnect_terminal)
-            view.about_requested.connect(self.on_about_requested)
-            view.join_store_requested.connect(self.approvals.join_store)
-            view.leave_store_confirmed.connect(self.approvals.leave_store)
-            self._fill_tab(Tab.SETTINGS, view)
-        return self.built_settings
-
-    @property
-    def back_office(self) -> BackOfficeView:
-        """People, the catalog and the store's details, built the first time they are shown or asked for."""
-        if self.built_back_office is None:
-            from pos_terminal.ui.back_office_view import BackOfficeView
-
-            self.built_back_office = view = BackOfficeView(self.messages)
-            view.people_changed.connect(self._on_people_changed)
-            view.catalog_changed.connect(self.cashier.load_catalog)
-            view.details_changed.connect(self._on_details_changed)
-            self._fill_tab(Tab.BACK_OFFICE, view)
-            if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.BACK_OFFICE)):
-                view.attach(self.terminal)
-        return self.built_back_office
-
-    def _on_details_changed(self) -> None:
-        """The customer display's welcome names the store as it is now called."""
-        self.hardware.on_store_details_changed()
-
-    def _on_people_changed(self) -> None:
+    def on_people_changed(self) -> None:
         """Who is at the till, and who may sign in, as the back office left them."""
         self.till.refresh_people()
-        self.show_till_status()
-
-    def _fill_tab(self, tab: Tab, view: QWidget) -> None:
-        """``view`` in place of the empty page ``tab`` held, the tab as it was (enabled or not, current or not)."""
-        index = list(Tab).index(tab)
-        empty = self.tabs.widget(index)
-        current, enabled, text = self.tabs.currentIndex(), self.tabs.isTabEnabled(index), self.tabs.tabText(index)
-        with QSignalBlocker(self.tabs):  # the same tab stays current: nothing to tell
-            self.tabs.removeTab(index)
-            self.tabs.insertTab(index, view, text)
-            self.tabs.setTabEnabled(index, enabled)
-            self.tabs.setCurrentIndex(current)
-        if empty is not None:
-            empty.deleteLater()
+        self.till_flow.show_status()
 
     def _detach_views(self) -> None:
         """The cashier's screen and History let go of the terminal."""
         self.cashier.detach()
-        if self.built_history is not None:
-            self.built_history.detach()
+        if self.workspace.built_history is not None:
+            self.workspace.built_history.detach()
 
     @property
     def help(self) -> HelpOverlay:
@@ -272,20 +159,13 @@ class MainWindow(QMainWindow):
         return self.built_help
 
     @property
-    def shifts(self) -> ShiftsView:
-        """The Shifts view of the Reports tab (built with the reports)."""
-        self.reports  # noqa: B018 (builds both)
-        assert self.built_shifts is not None
-        return self.built_shifts
-
-    @property
     def till(self) -> TillView:
         """The till's sign-in page, built the first time nobody is at the till."""
         if self.built_till is None:
             from pos_terminal.ui.till_view import TillView
 
             self.built_till = TillView(self.messages)
-            self.built_till.ready.connect(self.on_person_ready)
+            self.built_till.ready.connect(self.till_flow.on_person_ready)
             self._add_page(Page.TILL, self.built_till)
         return self.built_till
 
@@ -305,7 +185,7 @@ class MainWindow(QMainWindow):
             Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.charging.cancel_transaction),
             Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.request_new_check),
             Act.NO_SALE: self.on_no_sale,
-            Act.SWITCH_PERSON: self.on_switch_person,
+            Act.SWITCH_PERSON: self.till_flow.switch_person,
             Act.CASHIER: lambda: self.show_tab(Tab.CASHIER),
             Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
             Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
@@ -319,20 +199,7 @@ class MainWindow(QMainWindow):
             Act.LESS: lambda: self.cashier.change_quantity(-1),
             Act.REMOVE_LINE: self.cashier.remove_line,
         }
-        for spec in ACTIONS:
-            if spec.act in line_keys:
-                # Only in the check's table: "-" typed in an amount field stays a minus sign.
-                shortcut = QShortcut(QKeySequence(spec.shortcut), self.cashier.ticket.table)
-                shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-                shortcut.activated.connect(line_keys[spec.act])
-                continue
-            action = QAction(spec.text, self)
-            action.setShortcut(QKeySequence(spec.shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.setToolTip(f"{spec.help} ({spec.shortcut})")
-            action.triggered.connect(handlers[spec.act])
-            self.addAction(action)
-            self.actions_by_act[spec.act] = action
+        self.actions_by_act = bind_keys(self, handlers, line_keys, self.cashier.ticket.table)
 
     def _connect_signals(self) -> None:
         # messages
@@ -340,16 +207,16 @@ class MainWindow(QMainWindow):
         self.messages.resolved.connect(self.banner.resolve)
         # status bar (History's own, once it is built)
         self.cashier.changed.connect(self.outbox.on_pending_changed)
-        self.cashier.open_shift_requested.connect(self.on_open_shift_requested)
-        self.tabs.currentChanged.connect(self.on_tab_changed)
+        self.cashier.open_shift_requested.connect(self.till_flow.open_shift)
+        self.tabs.currentChanged.connect(self.workspace.on_tab_changed)
         # the till
-        self.status.switch_button.clicked.connect(self.on_switch_person)
+        self.status.switch_button.clicked.connect(self.till_flow.switch_person)
         # what a manager approved
         self.approvals.settings_approved.connect(self._save_settings)
-        self.approvals.join_approved.connect(self._join_store_now)
-        self.approvals.leave_approved.connect(self._leave_store_now)
+        self.approvals.join_approved.connect(self.store_link.join)
+        self.approvals.leave_approved.connect(self.store_link.leave)
         self.approvals.disconnect_approved.connect(self._disconnect)
-        self.approvals.shift_counted.connect(self._close_shift)
+        self.approvals.shift_counted.connect(self.till_flow.close_shift)
         # counter hardware
         self.hardware.scanner.scanned.connect(self.cashier.on_scanned)
         self.hardware.bar.open_drawer.connect(self.on_no_sale)
@@ -457,7 +324,7 @@ class MainWindow(QMainWindow):
         if person is not None:
             terminal.till.resume(person.id)  # new settings: the same person stays at the till
         terminal.session.on_state(self.on_session_state)
-        terminal.till.on_change(lambda _: self.show_till_status())
+        terminal.till.on_change(lambda _: self.till_flow.show_status())
         terminal.register.on_change(lambda state: self.outbox.on_check_changed(terminal, state))
         self.status.show_terminal(terminal)
         from pos_terminal.services.session import SessionState  # loaded with the terminal
@@ -473,21 +340,21 @@ class MainWindow(QMainWindow):
         self._settings_without_sign_in()
 
     def _enter_sign_in(self, terminal: Terminal) -> None:
-        self._workspace_tabs(signed_in=False)
+        self.workspace.enable(signed_in=False)
         self.show_page(Page.SIGN_IN)
         self.sign_in.begin(terminal)
 
     async def _enter_workspace(self, terminal: Terminal) -> None:
-        self._workspace_tabs(signed_in=True)
+        self.workspace.enable(signed_in=True)
         restored = self.cashier.attach(terminal)
-        if self.built_history is not None:
-            self.built_history.attach(terminal)
-        if self.built_back_office is not None:
-            self.built_back_office.attach(terminal)
-        if self.built_reports is not None:
-            self.built_reports.attach(terminal)
-        if self.built_shifts is not None:
-            self.built_shifts.attach(terminal)
+        if self.workspace.built_history is not None:
+            self.workspace.built_history.attach(terminal)
+        if self.workspace.built_back_office is not None:
+            self.workspace.built_back_office.attach(terminal)
+        if self.workspace.built_reports is not None:
+            self.workspace.built_reports.attach(terminal)
+        if self.workspace.built_shifts is not None:
+            self.workspace.built_shifts.attach(terminal)
         self.hardware.attach(terminal)
         self.tabs.setCurrentWidget(self.cashier)
         if terminal.till.current is None:
@@ -496,44 +363,13 @@ class MainWindow(QMainWindow):
         else:
             self.show_page(Page.WORKSPACE)
             self.cashier.customers.focus_search()
-        self.show_till_status()
-        self._idle.start()
+        self.till_flow.show_status()
+        self.idle.start()
         if restored:
             self.messages.show_info(restored)
         self.workspace_ready.emit()
         self.outbox.resume(terminal)
-        self._start_store(terminal)
-
-    def _start_store(self, terminal: Terminal) -> None:
-        """A till that is part of a store exchanges with the store database all along, behind the sale."""
-        if not terminal.store.linked or self.tasks.is_running("store"):
-            return
-        if self._store_of is not terminal:
-            terminal.store.on_sync(lambda report: self._on_store_synced(terminal, report))
-            self._store_of = terminal
-        self.tasks.run(terminal.store.run(), key="store", on_error=lambda e: log.info("store: %s", e.text()))
-
-    def _on_store_synced(self, terminal: Terminal, report: SyncReport) -> None:
-        if self.terminal is not terminal:
-            return
-        self.status.show_store(terminal.store.status())
-        if report.people_changed:
-            self.till.refresh_people()
-            self.show_till_status()
-        if report.catalog_changed:
-            self.cashier.load_catalog()
-        if report.details_changed:
-            self._on_details_changed()
-        changed = report.people_changed or report.catalog_changed or report.details_changed
-        if changed and self.built_back_office is not None and self.tabs.currentWidget() is self.built_back_office:
-            self.built_back_office.on_shown()  # another till's change, in the page being looked at
-
-    def _workspace_tabs(self, *, signed_in: bool) -> None:
-        # last to first: a current tab that is disabled hands over to the next enabled one, and a tab about to be
-        # disabled too (History) would be shown, built and asked to load without a sign-in on the way
-        self.tabs.setTabEnabled(list(Tab).index(Tab.BACK_OFFICE), signed_in)
-        for index in reversed(range(3)):
-            self.tabs.setTabEnabled(index, signed_in)
+        self.store_link.start(terminal)
 
     def _detach(self) -> None:
         self.tasks.cancel("resend")
@@ -541,13 +377,13 @@ class MainWindow(QMainWindow):
         self.tasks.cancel("store")
         self._stop_sign_in()
         self._detach_views()
-        if self.built_reports is not None:
-            self.built_reports.detach()
-        if self.built_shifts is not None:
-            self.built_shifts.detach()
-        if self.built_back_office is not None:
-            self.built_back_office.detach()
-        self._idle.stop()
+        if self.workspace.built_reports is not None:
+            self.workspace.built_reports.detach()
+        if self.workspace.built_shifts is not None:
+            self.workspace.built_shifts.detach()
+        if self.workspace.built_back_office is not None:
+            self.workspace.built_back_office.detach()
+        self.idle.stop()
         self.hardware.detach()
         self.terminal = None
         self.status.show_terminal(None)
@@ -617,11 +453,11 @@ class MainWindow(QMainWindow):
 
     def _settings_without_sign_in(self) -> None:
         """The settings alone (to change the region) while no sign-in lets the other tabs work."""
-        self._workspace_tabs(signed_in=False)
+        self.workspace.enable(signed_in=False)
         self.show_page(Page.WORKSPACE)
-        settings = self.settings_view
+        settings = self.workspace.settings_view
         if self.tabs.currentWidget() is settings:
-            self._show_settings()
+            self.workspace.show_settings()
         else:
             self.tabs.setCurrentWidget(settings)  # on_tab_changed fills it
 
@@ -633,27 +469,6 @@ class MainWindow(QMainWindow):
             return
 
         self.approvals.save_settings(terminal, settings, lambda: self.host.settings)
-
-    def _join_store_now(self, terminal: Terminal, address: str, password: str | None) -> None:
-        self.tasks.run(self._join_store(terminal, address, password), key="store join")
-
-    async def _join_store(self, terminal: Terminal, address: str, password: str | None) -> None:
-        status = await terminal.store.join(address, password)
-        self.messages.show_info(f"This till is part of the store at {address} now.")
-        self.settings_view.show_store(status)
-        self.status.show_store(status)
-        self._start_store(terminal)
-        self.till.refresh_people()
-
-    def _leave_store_now(self, terminal: Terminal) -> None:
-        self.tasks.cancel("store")
-        self.tasks.run(self._leave_store(terminal), key="store leave")
-
-    async def _leave_store(self, terminal: Terminal) -> None:
-        status = await terminal.store.leave()
-        self.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
-        self.settings_view.show_store(status)
-        self.status.show_store(status)
 
     def _save_settings(self, settings: Settings) -> None:
         try:
@@ -679,98 +494,14 @@ class MainWindow(QMainWindow):
 
     # --- the till ----------------------------------------------------------------------------------
 
-    def show_till_status(self) -> None:
-        """Who is at the till and the shift, in the status bar."""
-        terminal = self.terminal
-        if terminal is None or not terminal.till.guarding:
-            self.status.show_till(None)
-            return
-        person = terminal.till.current
-        shift = terminal.shifts.current()
-        who = person.name if person is not None else "Till locked"
-        shift_text = f"shift {shift.id}" if shift is not None else "no shift open"
-        self.status.show_till(f"{who} · {shift_text}", locked=person is None)
-
-    def on_person_ready(self) -> None:
-        """Someone signed in at the till (and the shift is open, or put off): back to the workspace."""
-        terminal = self.terminal
-        if terminal is None:
-            return
-        self.show_page(Page.WORKSPACE)
-        self.tabs.setCurrentWidget(self.cashier)
-        self.cashier.customers.focus_search()
-        self._last_input = time.monotonic()
-        self.show_till_status()
-        self.cashier.show_check()  # who is at the till and the shift decide what the big button offers
-        if self.built_shifts is not None:
-            self.built_shifts.refresh()
-
-    def on_switch_person(self) -> None:
-        """One key: the till locks for the next person; the open check and its charge stay as they are."""
-        self.lock_till("switch person")
-
-    def lock_till(self, reason: str) -> None:
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE or not terminal.till.guarding:
-            return
-        terminal.till.lock(reason)  # its listener shows the till's status
-        self.show_page(Page.TILL)
-        self.till.begin(terminal)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        """Every key and click in the application counts as someone at the till."""
-        if event.type() in _INPUT:
-            self._last_input = time.monotonic()
-        return False
-
-    def on_idle_check(self) -> None:
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE:
-            return
-        if terminal.till.idle_lock_due(time.monotonic() - self._last_input):
-            self.lock_till("idle")
-            self.messages.show_info("The till locked itself after a while without use; the open check is kept.")
-
     def on_shifts_key(self) -> None:
         if self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
             self.show_tab(Tab.REPORTS)
-            self.report_tabs.setCurrentWidget(self.shifts)
+            self.workspace.report_tabs.setCurrentWidget(self.workspace.shifts)
 
     def on_shift_report_requested(self, shift: Shift) -> None:
-        self.report_tabs.setCurrentWidget(self.reports)
-        self.reports.show_shift(shift)
-
-    def on_open_shift_requested(self) -> None:
-        terminal = self.terminal
-        if terminal is None:
-            return
-        self.show_page(Page.TILL)
-        self.till.ask_shift(terminal)
-
-    def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
-        self.tasks.run(self._close_shift_now(terminal, count, approval, print_it), key="close-shift")
-
-    async def _close_shift_now(
-        self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool
-    ) -> None:
-        """The till refuses while a charge is held; what the service did meanwhile (an automatic cancel) is read
-        first, so a charge it ended holds nothing up."""
-        await terminal.history.refresh_authorized()
-        try:
-            closed = terminal.till.close_shift(count, approval)
-        except UserError as exc:
-            self.messages.show_error(exc)
-            return
-        from pos_terminal.domain.shift import drawer_verdict  # loaded with the terminal
-
-        verdict = drawer_verdict(closed.over_short or 0, terminal.money.format)
-        self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}. Its Z report follows.")
-        self.show_till_status()
-        self.cashier.show_check()  # the big button now offers to open the next shift
-        self.shifts.refresh()
-        self.show_tab(Tab.REPORTS)
-        self.report_tabs.setCurrentWidget(self.reports)
-        self.reports.show_shift(closed, print_when_ready=print_it)
+        self.workspace.report_tabs.setCurrentWidget(self.workspace.reports)
+        self.workspace.reports.show_shift(shift)
 
     def on_session_state(self, state: SessionState) -> None:
         from pos_terminal.services.session import SessionState  # loaded with the terminal
@@ -784,22 +515,6 @@ class MainWindow(QMainWindow):
             )
             self._detach_views()
             self._enter_sign_in(self.terminal)
-
-    def on_tab_changed(self, index: int) -> None:
-        tab = list(Tab)[index] if 0 <= index < len(Tab) else None
-        if tab is Tab.HISTORY:
-            self.history.on_shown()
-        if tab is Tab.REPORTS:
-            self.reports.setFocus()
-            self.shifts.refresh()
-        if tab is Tab.SETTINGS:
-            self._show_settings()
-        if tab is Tab.BACK_OFFICE:
-            self.back_office.on_shown()
-
-    def _show_settings(self) -> None:
-        """Filled when shown, not at start-up: it asks the system for its printers."""
-        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
 
     def on_find_customer(self) -> None:
         self._cashier_focus(self.cashier.customers.search)
@@ -867,8 +582,8 @@ class MainWindow(QMainWindow):
         running = self.background_work()
         for task in running:
             task.cancel()
-        if self.built_reports is not None:
-            self.built_reports.worker.close()  # a report being made in its child process ends with it
+        if self.workspace.built_reports is not None:
+            self.workspace.built_reports.worker.close()  # a report being made in its child process ends with it
         if running:
             import asyncio  # the loop runs by now
 
@@ -888,13 +603,13 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         app = QApplication.instance()
         if app is not None:
-            app.installEventFilter(self)  # once: Qt keeps one entry per filter object
+            app.installEventFilter(self.idle)  # once: Qt keeps one entry per filter object
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         app = QApplication.instance()
         if app is not None:
-            app.removeEventFilter(self)
-        self._idle.stop()
+            app.removeEventFilter(self.idle)
+        self.idle.stop()
         self.hardware.scanner.remove()
         self.hardware.close_display()
         self.tasks.cancel_all()

@@ -96,6 +96,6 @@ class OutboxWork(QObject):
             for outcome in outcomes:
                 # History's own changes (a refund always; anything of a transaction not on the cashier's screen)
                 history = outcome.target is TxState.REFUNDED or outcome.transaction_id != open_check
-                if window.built_history is not None and history and outcome.status is ChangeStatus.DONE:
+                if window.workspace.built_history is not None and history and outcome.status is ChangeStatus.DONE:
                     assert outcome.transaction is not None
-                    window.built_history.confirmed_later(outcome.transaction)
+                    window.workspace.built_history.confirmed_later(outcome.transaction)

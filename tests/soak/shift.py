@@ -634,7 +634,7 @@ class Shift:
 
     async def empty_views(self) -> None:
         """History and Reports shown for a range with nothing in it (tomorrow), as a manager would clear them."""
-        history = self.window.history
+        history = self.window.workspace.history
         await self.press(Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
         nothing(history.range)
         self.click(history.load_button)
@@ -900,7 +900,7 @@ class Shift:
     # --- History: the refunds -------------------------------------------------------------------------------
 
     async def visit_history(self, step: Step) -> None:
-        window, history = self.window, self.window.history
+        window, history = self.window, self.window.workspace.history
         await self.press(Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
         assert window.tabs.currentWidget() is history
         whole_shift(history.range, self.opened)
@@ -929,7 +929,7 @@ class Shift:
         await self.show_cashier()
 
     async def refund(self, record: ChargeRecord, step: Step) -> None:
-        history = self.window.history
+        history = self.window.workspace.history
         row = next(r for r, t in enumerate(history.model.rows) if t.transaction_id == record.transaction_id)
         index = history.model.index(row, 0)
         history.table.scrollTo(index)
@@ -967,8 +967,8 @@ class Shift:
 
     async def open_reports(self) -> ReportsView:
         await self.press(Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
-        view = self.window.reports
-        assert isinstance(view, ReportsView) and self.window.tabs.currentWidget() is self.window.reports_page
+        view = self.window.workspace.reports
+        assert isinstance(view, ReportsView) and self.window.tabs.currentWidget() is self.window.workspace.reports_page
         await wait_for(view.show_button.isVisible, "the reports view (built the first time it is shown)")
         if not self.reports_layout_set:
             # the 80 mm roll, as at a counter: shorter than A4, which also lists every transaction of the day
@@ -1024,15 +1024,15 @@ class Shift:
         window = self.window
         expected = self.expected_cash(opening_float)
         await self.press(Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-        shifts = window.shifts
-        assert window.report_tabs.currentWidget() is shifts, "Ctrl+5 shows the shifts"
+        shifts = window.workspace.shifts
+        assert window.workspace.report_tabs.currentWidget() is shifts, "Ctrl+5 shows the shifts"
         self.click(shifts.close_button)
         dialog = window.approvals.close_dialog
         assert dialog is not None and dialog.isVisible()
         QTest.keyClicks(dialog.typed_total, f"{expected // 100}.{expected % 100:02d}")
         dialog.print_z.setChecked(False)
         self.click(dialog.close_button)
-        view = window.reports
+        view = window.workspace.reports
         started = time.monotonic()
         # the close reads the held charges from the service first: it is done once the Z report is the one shown
         await wait_for(

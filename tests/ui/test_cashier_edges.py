@@ -195,7 +195,7 @@ async def test_refund_from_history_after_a_confirmation(
     assert charged < 20_000
 
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    history = window.history
+    history = window.workspace.history
     assert window.tabs.currentWidget() is history
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
@@ -323,7 +323,7 @@ async def test_a_refund_made_while_the_detail_is_still_read_stays_refunded(
     fault = {"method": "GET", "path": f"/v4/transactions/{transaction_id}", "mode": "delay", "delayMs": 1500}
     client.post("/sandbox/faults", json=fault).raise_for_status()
     window.show_tab(Tab.HISTORY)
-    history = window.history
+    history = window.workspace.history
     await until(lambda: history.tasks.is_running("detail"), what="the chosen row's record being read")
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.confirm is not None and history.confirm.isVisible(), what="the question, once read")

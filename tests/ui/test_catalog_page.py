@@ -44,7 +44,7 @@ Muffin,4.00,10,Food,036000291453,,
 def catalog_page(window: MainWindow) -> CatalogPage:
     """The back office's catalog page, shown (Ctrl+6, then its tab)."""
     window.show_tab(Tab.BACK_OFFICE)
-    office = window.back_office
+    office = window.workspace.back_office
     office.pages.setCurrentWidget(office.catalog)
     QApplication.processEvents()
     return office.catalog

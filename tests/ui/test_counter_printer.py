@@ -165,7 +165,7 @@ async def test_the_settings_hold_the_devices_and_refuse_an_address_the_terminal_
     window = await signed_in_window(host, make_window, client)
     window.resize(1024, 768)
     window.show_tab(Tab.SETTINGS)
-    view = window.settings_view
+    view = window.workspace.settings_view
     assert view.receipt_printer.text() == host.settings.devices.receipt_printer
     assert view.cash_drawer.isChecked() and view.print_receipts.isChecked()
     scroll = view.findChild(QScrollArea)
@@ -234,7 +234,7 @@ async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approv
     await until(lambda: len(fake.kicks()) == 1, what="the drawer for the cash taken")
 
     window.show_tab(Tab.HISTORY)
-    history = window.history
+    history = window.workspace.history
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)

@@ -106,7 +106,7 @@ async def test_cash_over_the_balance_is_change_due_and_the_sale_needs_no_charge(
     assert not window.banner.isVisible(), "the finished check's message went with it"
 
     window.show_tab(Tab.REPORTS)  # the shift keeps it: on screen and on paper, apart from the service's figures
-    view = window.reports
+    view = window.workspace.reports
     view.show_report()
     await until(lambda: view.paper is not None, what="the report and its PDF")
     assert "Cash sales on this terminal: 1 ($7.00)" in view.counts.text()
@@ -240,7 +240,7 @@ async def test_history_shows_the_sale_the_moment_the_tab_opens(
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
     transaction_id = register.current.transaction_id
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    history = window.history
+    history = window.workspace.history
     await until(lambda: any(t.transaction_id == transaction_id for t in history.model.rows), what="the sale in History")
     assert history.status.text().endswith("transaction.") or "transactions." in history.status.text()
     await finish(window, host)
@@ -253,7 +253,7 @@ async def test_a_canceled_sale_shows_nothing_charged_in_history(
     QTest.keyClick(window, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
     await until(lambda: register.current.phase is Phase.CANCELED, what="canceled")
     window.show_tab(Tab.HISTORY)
-    history = window.history
+    history = window.workspace.history
     await until(lambda: history.current() is not None, what="the canceled sale")
     assert history.model.data(history.model.index(0, 3)) == "—"
     await until(lambda: "Charged" in history.detail.toPlainText(), what="the whole record, read for its detail")

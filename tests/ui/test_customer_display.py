@@ -129,7 +129,7 @@ async def test_the_welcome_names_the_store_once_it_has_a_name(
     terminal = host.terminal
     assert terminal is not None
     assert terminal.set_store_details(StoreDetails("Café Nord", address="1 Quay St"), by=None)
-    window.back_office.details_changed.emit()  # what the back office says after it saved the details
+    window.workspace.back_office.details_changed.emit()  # what the back office says after it saved the details
     assert shown_text(display) == "Welcome to Café Nord"
     picture(display, "customer-display-welcome-1024x768", tmp_path, (1024, 768))
     await finish(window, host)

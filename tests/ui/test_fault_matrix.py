@@ -186,8 +186,8 @@ class Lane:
             cashier.ticket.reason,
             cashier.charge_status.charge_message,
         ]
-        if window.built_history is not None:
-            labels.append(window.built_history.status)
+        if window.workspace.built_history is not None:
+            labels.append(window.workspace.built_history.status)
         texts = [label.text() for label in labels if label.isVisible() and label.text()]
         if window.banner.isVisible() and window.banner.text.text():
             texts.append(window.banner.text.text())
@@ -568,7 +568,7 @@ def history_shows(history: HistoryView, transaction_id: str) -> bool:
 async def open_in_history(lane: Lane, transaction_id: str) -> HistoryView:
     """The History tab, the sale chosen and its whole record read (before the fault is armed)."""
     lane.window.show_tab(Tab.HISTORY)
-    history = lane.window.history
+    history = lane.window.workspace.history
     await lane.wait(
         lambda: not history.tasks.busy and history.model.find(transaction_id) is not None, "sale in History", 15
     )

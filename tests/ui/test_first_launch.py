@@ -68,8 +68,8 @@ async def test_first_launch_to_signed_in_and_disconnect(
     await until(lambda: window.cashier.customers.model.rowCount() > 0, what="the demo customers")
 
     window.show_tab(Tab.SETTINGS)
-    QTest.mouseClick(window.settings_view.disconnect_button, Qt.MouseButton.LeftButton)
-    box = window.settings_view.confirm
+    QTest.mouseClick(window.workspace.settings_view.disconnect_button, Qt.MouseButton.LeftButton)
+    box = window.workspace.settings_view.confirm
     assert isinstance(box, QMessageBox) and box.isVisible()
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     await until(lambda: window.page is Page.SIGN_IN, what="the sign-in page after disconnect")

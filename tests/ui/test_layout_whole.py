@@ -81,8 +81,8 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     terminal = host.terminal
     assert terminal is not None
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    QTest.mouseClick(window.shifts.x_button, Qt.MouseButton.LeftButton)  # nothing completed yet
-    reports = window.reports
+    QTest.mouseClick(window.workspace.shifts.x_button, Qt.MouseButton.LeftButton)  # nothing completed yet
+    reports = window.workspace.reports
     await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
     assert reports.model.data(reports.model.index(0, 6)) == "matches (nothing completed)"
     for size in SIZES:
@@ -97,7 +97,7 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
 
-    history = window.history
+    history = window.workspace.history
     window.show_tab(Tab.HISTORY)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="the sale in History")
     history.table.selectRow(0)
@@ -107,7 +107,7 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
         seen += [f"History at {size}: {problem}" for problem in cut_text(window, history)]
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    shifts = window.shifts
+    shifts = window.workspace.shifts
     for size in SIZES:
         await at(window, *size)
         seen += [f"Shifts at {size}: {problem}" for problem in cut_text(window, shifts)]
@@ -119,7 +119,7 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
                 f"{shifts.table.viewport().width()} px"
             )
 
-    window.report_tabs.setCurrentWidget(shifts)
+    window.workspace.report_tabs.setCurrentWidget(shifts)
     QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
     dialog = window.approvals.close_dialog
     assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
@@ -189,7 +189,7 @@ async def test_touch_targets_and_the_smaller_things(
     assert len(cashier.products.visible_entries()) == len(catalog)
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(window.workspace.shifts.close_button, Qt.MouseButton.LeftButton)
     dialog = window.approvals.close_dialog
     assert isinstance(dialog, CloseShiftDialog)
     less, more = dialog.steppers[5000]

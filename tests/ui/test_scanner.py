@@ -164,10 +164,10 @@ async def test_a_scan_counts_only_on_the_cashiers_screen(
 ) -> None:
     window = await signed_in_window(host, make_window, client)
     keyboard = Keyboard(window)
-    window.tabs.setCurrentWidget(window.settings_view)
-    window.settings_view.terminal_id.setFocus()
-    window.settings_view.terminal_id.clear()
+    window.tabs.setCurrentWidget(window.workspace.settings_view)
+    window.workspace.settings_view.terminal_id.setFocus()
+    window.workspace.settings_view.terminal_id.clear()
     keyboard.type(KEEP_CUP, SCANNER_MS)
     assert names(window) == []
-    assert window.settings_view.terminal_id.text() == KEEP_CUP
+    assert window.workspace.settings_view.terminal_id.text() == KEEP_CUP
     await finish(window, host)

@@ -151,7 +151,7 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     window.activateWindow()  # the prompt was the active window until it closed
     await until(window.isActiveWindow, what="the window active again")
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    history = window.history
+    history = window.workspace.history
     assert window.tabs.currentWidget() is history
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
@@ -220,14 +220,14 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    shifts = window.shifts
-    assert window.report_tabs.currentWidget() is shifts
+    shifts = window.workspace.shifts
+    assert window.workspace.report_tabs.currentWidget() is shifts
     QTest.mouseClick(shifts.x_button, Qt.MouseButton.LeftButton)  # so far: changes nothing
-    reports = window.reports
+    reports = window.workspace.reports
     await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
     assert reports.report is not None and reports.report.title == "X report — shift 1 so far"
     assert "so far" in reports.drawer.text() and terminal.shifts.current() is not None
-    window.report_tabs.setCurrentWidget(shifts)
+    window.workspace.report_tabs.setCurrentWidget(shifts)
     assert shifts.current.text().startswith("Shift 1 is open") and shifts.close_button.isEnabled()
     QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
     dialog = window.approvals.close_dialog
@@ -278,7 +278,7 @@ async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
     assert window.approvals.prompt is None
 
     window.show_tab(Tab.SETTINGS)
-    settings = window.settings_view
+    settings = window.workspace.settings_view
     settings.idle_lock.setValue(600)
     QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
     prompt = window.approvals.prompt
@@ -397,7 +397,7 @@ async def test_the_window_does_not_close_a_shift_over_a_charge_made_elsewhere(
 
     async def close_in_the_window() -> None:
         QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-        QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(window.workspace.shifts.close_button, Qt.MouseButton.LeftButton)
         dialog = window.approvals.close_dialog
         assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
         dialog.print_z.setChecked(False)
