@@ -1,9 +1,15 @@
 """The main window: composes the views and wires them; the flow is setup → sign-in → till → workspace.
 
 Wiring sits in ``_connect_signals``; the function keys come from the one table in
-:mod:`pos_terminal.ui.actions`. The till page (:mod:`pos_terminal.ui.till_view`) stands in
-front of the workspace whenever nobody is at the till: at start, after switching person
-and after the idle lock; the open check and its work go on behind it.
+:mod:`pos_terminal.ui.actions` (bound by :mod:`pos_terminal.ui.key_bindings`). The till page
+(:mod:`pos_terminal.ui.till_view`) stands in front of the workspace whenever nobody is at the
+till: at start, after switching person and after the idle lock; the open check and its work go
+on behind it. The window keeps the page flow; its parts live beside it: the tabs and their views
+(:mod:`~pos_terminal.ui.workspace`), the till (:mod:`~pos_terminal.ui.till_flow`,
+:mod:`~pos_terminal.ui.idle_lock`), what a manager approves (:mod:`~pos_terminal.ui.approvals`),
+the settings (:mod:`~pos_terminal.ui.settings_flow`), the store (:mod:`~pos_terminal.ui.store_link`),
+the outbox (:mod:`~pos_terminal.ui.outbox_work`) and the counter's hardware
+(:mod:`~pos_terminal.ui.counter_hardware`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pos_terminal.ui.idle_lock import IdleLock
 from pos_terminal.ui.key_bindings import bind_keys
 from pos_terminal.ui.outbox_work import OutboxWork
 from pos_terminal.ui.pages import Page, Tab
+from pos_terminal.ui.settings_flow import SettingsFlow
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.store_link import StoreLink
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -35,7 +42,6 @@ if TYPE_CHECKING:
 
     # asyncio, the settings and the terminal's services load after the first screen is painted (pos_terminal.app), the
     # views below when first shown.
-    from pos_terminal.config import Settings
     from pos_terminal.domain.shift import Shift
     from pos_terminal.services.session import SessionState
     from pos_terminal.services.terminal import Terminal
@@ -48,7 +54,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QDialog,
     QGridLayout,
     QMainWindow,
     QMessageBox,
@@ -108,6 +113,7 @@ class MainWindow(QMainWindow):
         self.cashier = CashierView(self.messages, self.tabs)
         on_first_paint(self.cashier, self.cashier_painted.emit)
         self.built_till: TillView | None = None
+        self.settings_flow = SettingsFlow(self)
         self.workspace = Workspace(self)
         self.outbox = OutboxWork(self)
         self.store_link = StoreLink(self)
@@ -133,7 +139,6 @@ class MainWindow(QMainWindow):
         self.central = central
         self.built_help: HelpOverlay | None = None
         self.confirmation: QMessageBox | None = None
-        self.about: QDialog | None = None
         self._make_actions()
         self._connect_signals()
 
@@ -142,7 +147,7 @@ class MainWindow(QMainWindow):
         self.till.refresh_people()
         self.till_flow.show_status()
 
-    def _detach_views(self) -> None:
+    def detach_views(self) -> None:
         """The cashier's screen and History let go of the terminal."""
         self.cashier.detach()
         if self.workspace.built_history is not None:
@@ -212,10 +217,10 @@ class MainWindow(QMainWindow):
         # the till
         self.status.switch_button.clicked.connect(self.till_flow.switch_person)
         # what a manager approved
-        self.approvals.settings_approved.connect(self._save_settings)
+        self.approvals.settings_approved.connect(self.settings_flow.save_settings)
         self.approvals.join_approved.connect(self.store_link.join)
         self.approvals.leave_approved.connect(self.store_link.leave)
-        self.approvals.disconnect_approved.connect(self._disconnect)
+        self.approvals.disconnect_approved.connect(self.settings_flow.disconnected)
         self.approvals.shift_counted.connect(self.till_flow.close_shift)
         # counter hardware
         self.hardware.scanner.scanned.connect(self.cashier.on_scanned)
@@ -230,7 +235,7 @@ class MainWindow(QMainWindow):
             from pos_terminal.ui.setup_view import SetupView
 
             self.built_setup = SetupView(self.host.settings, self.host.region_choices(), self.host.paths, self.messages)
-            self.built_setup.done.connect(self.on_setup_done)
+            self.built_setup.done.connect(self.settings_flow.on_setup_done)
             self._add_page(Page.SETUP, self.built_setup)
         return self.built_setup
 
@@ -242,8 +247,8 @@ class MainWindow(QMainWindow):
 
             self.built_sign_in = SignInView(self.messages)
             self.built_sign_in.signed_in.connect(self.on_signed_in)
-            self.built_sign_in.open_settings.connect(self.on_settings_from_sign_in)
-            self.built_sign_in.file_store_requested.connect(self.on_file_store_requested)
+            self.built_sign_in.open_settings.connect(self.settings_flow.on_settings_from_sign_in)
+            self.built_sign_in.file_store_requested.connect(self.settings_flow.on_file_store_requested)
             self._add_page(Page.SIGN_IN, self.built_sign_in)
         return self.built_sign_in
 
@@ -251,7 +256,7 @@ class MainWindow(QMainWindow):
         self.page_widgets[page] = widget
         self.pages.addWidget(widget)
 
-    def _stop_sign_in(self) -> None:
+    def stop_sign_in(self) -> None:
         if self.built_sign_in is not None:
             self.built_sign_in.stop()
 
@@ -332,14 +337,14 @@ class MainWindow(QMainWindow):
         if terminal.session.state is SessionState.CONNECTED:
             await self._enter_workspace(terminal)
         else:
-            self._enter_sign_in(terminal)
+            self.enter_sign_in(terminal)
 
     def _connect_failed(self, error: UserError) -> None:
         self.status.show_terminal(None)
         self.messages.show_error(error)
-        self._settings_without_sign_in()
+        self.settings_flow.settings_without_sign_in()
 
-    def _enter_sign_in(self, terminal: Terminal) -> None:
+    def enter_sign_in(self, terminal: Terminal) -> None:
         self.workspace.enable(signed_in=False)
         self.show_page(Page.SIGN_IN)
         self.sign_in.begin(terminal)
@@ -375,8 +380,8 @@ class MainWindow(QMainWindow):
         self.tasks.cancel("resend")
         self.tasks.cancel("late landings")
         self.tasks.cancel("store")
-        self._stop_sign_in()
-        self._detach_views()
+        self.stop_sign_in()
+        self.detach_views()
         if self.workspace.built_reports is not None:
             self.workspace.built_reports.detach()
         if self.workspace.built_shifts is not None:
@@ -405,92 +410,11 @@ class MainWindow(QMainWindow):
 
     # --- slots -----------------------------------------------------------------------------------
 
-    def on_setup_done(self, settings: Settings) -> None:
-        """Saved, then connected. A till that joined a store on the way has the store's people in its journal by
-        now: once signed in to the service, the till's page lists them (no first manager to make), and the status
-        bar shows the store from the terminal's link."""
-        try:
-            self.host.save_settings(settings)
-        except UserError as exc:
-            self.messages.show_error(exc)
-            return
-        joined = self.setup.joined
-        if joined is not None:
-            self.messages.show_info(f"This till is part of the store at {joined.address} now.")
-        self.connect_terminal()
-
     def on_signed_in(self) -> None:
         self.messages.resolve(SESSION)
         if self.terminal is not None:
             self.status.show_terminal(self.terminal)
             self.tasks.run(self._enter_workspace(self.terminal), key="enter")
-
-    def on_file_store_requested(self) -> None:
-        """No keychain: keep the sign-in in a file, once the person has accepted what that means."""
-
-        def accepted() -> None:
-            from pos_terminal.config import with_changes
-
-            try:
-                self.host.save_settings(with_changes(self.host.settings, allow_insecure_token_file=True))
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.connect_terminal()
-
-        self.confirmation = confirm(
-            self,
-            "Keep the sign-in in a file",
-            "Keep the sign-in in an unencrypted file on this computer?",
-            "Anyone who can read this computer's files could act for the merchant with it. "
-            "The settings show the sign-in as insecure; Disconnect removes the file.",
-            accepted,
-        )
-
-    def on_settings_from_sign_in(self) -> None:
-        self._stop_sign_in()
-        self._settings_without_sign_in()
-
-    def _settings_without_sign_in(self) -> None:
-        """The settings alone (to change the region) while no sign-in lets the other tabs work."""
-        self.workspace.enable(signed_in=False)
-        self.show_page(Page.WORKSPACE)
-        settings = self.workspace.settings_view
-        if self.tabs.currentWidget() is settings:
-            self.workspace.show_settings()
-        else:
-            self.tabs.setCurrentWidget(settings)  # on_tab_changed fills it
-
-    def on_settings_saved(self, settings: Settings) -> None:
-        """Saved when the person at the till may change the settings, else once a manager approved."""
-        terminal = self.terminal
-        if terminal is None:  # no terminal could be built (a bad region): the settings are how to fix that
-            self._save_settings(settings)
-            return
-
-        self.approvals.save_settings(terminal, settings, lambda: self.host.settings)
-
-    def _save_settings(self, settings: Settings) -> None:
-        try:
-            self.host.save_settings(settings)
-        except UserError as exc:
-            self.messages.show_error(exc)
-            return
-        self.messages.show_info("Settings saved.")
-        self.connect_terminal()
-
-    def _disconnect(self, terminal: Terminal, approved_by: str | None) -> None:
-        terminal.session.disconnect(actor=terminal.till.actor, approved_by=approved_by)
-        self._detach_views()
-        self.messages.show_info("Disconnected: the stored sign-in was removed.")
-        self._enter_sign_in(terminal)
-        self.status.show_terminal(terminal)
-
-    def on_about_requested(self) -> None:
-        from pos_terminal.ui.about import AboutDialog
-
-        self.about = AboutDialog(self.host.paths, self.host.settings, self.terminal, self)
-        self.about.open()
 
     # --- the till ----------------------------------------------------------------------------------
 
@@ -513,8 +437,8 @@ class MainWindow(QMainWindow):
             self.messages.show_error(
                 "The sign-in is no longer valid. Sign in again; the open check is kept.", topic=SESSION
             )
-            self._detach_views()
-            self._enter_sign_in(self.terminal)
+            self.detach_views()
+            self.enter_sign_in(self.terminal)
 
     def on_find_customer(self) -> None:
         self._cashier_focus(self.cashier.customers.search)
@@ -613,7 +537,7 @@ class MainWindow(QMainWindow):
         self.hardware.scanner.remove()
         self.hardware.close_display()
         self.tasks.cancel_all()
-        self._stop_sign_in()
-        self._detach_views()
+        self.stop_sign_in()
+        self.detach_views()
         super().closeEvent(event)
         self.closed.emit()

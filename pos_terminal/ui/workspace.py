@@ -89,9 +89,9 @@ class Workspace(QObject):
             from pos_terminal.ui.settings_view import SettingsView
 
             self.built_settings = view = SettingsView()
-            view.saved.connect(self.window.on_settings_saved)
+            view.saved.connect(self.window.settings_flow.on_settings_saved)
             view.disconnect_confirmed.connect(self.window.approvals.disconnect_terminal)
-            view.about_requested.connect(self.window.on_about_requested)
+            view.about_requested.connect(self.window.settings_flow.on_about_requested)
             view.join_store_requested.connect(self.window.approvals.join_store)
             view.leave_store_confirmed.connect(self.window.approvals.leave_store)
             self._fill_tab(Tab.SETTINGS, view)

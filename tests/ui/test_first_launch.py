@@ -119,7 +119,7 @@ async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepte
     screenshot(window, "sign-in-no-keychain", tmp_path)
 
     QTest.mouseClick(sign_in.file_store_button, Qt.MouseButton.LeftButton)
-    box = window.confirmation
+    box = window.settings_flow.confirmation
     assert isinstance(box, QMessageBox) and "unencrypted file" in box.text()
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     await until(lambda: sign_in.state is SignInState.PENDING, what="a code, now that the sign-in can be kept")
