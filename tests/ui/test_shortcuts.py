@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pos_terminal.ui
+from pos_terminal.app import AppHost
 from pos_terminal.ui.actions import ACTIONS, DISMISS_MESSAGE, Act, key
 from pos_terminal.ui.cashier_view import CashierView
+from pos_terminal.ui.main_window import MainWindow
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.tasks import Messages
 
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QPushButton
 
 UI = Path(pos_terminal.ui.__file__).parent
@@ -62,3 +66,16 @@ def test_every_button_with_a_key_shows_its_actions_shortcut(qapp: QApplication) 
     assert tabs == [f"Products ({key(Act.FIND_PRODUCT)})", f"Keypad ({key(Act.TYPE_ITEM)})"]
     cashier.deleteLater()
     status.deleteLater()
+
+
+def test_the_windows_keys_are_the_tables(host: AppHost, make_window: Callable[[AppHost], MainWindow]) -> None:
+    """Each act is bound once, to the key of its row: a window action, or (the keys that change a line) a
+    shortcut of the check's table alone, so that "-" typed in an amount stays a minus sign."""
+    window = make_window(host)
+    bound = {act: action.shortcut().toString() for act, action in window.actions_by_act.items()}
+    table = window.cashier.ticket.table
+    lines = sorted(shortcut.key().toString() for shortcut in table.findChildren(QShortcut))
+    line_acts = {Act.MORE, Act.LESS, Act.REMOVE_LINE}
+    expected = {spec.act: QKeySequence(spec.shortcut).toString() for spec in ACTIONS}
+    assert bound == {act: sequence for act, sequence in expected.items() if act not in line_acts}
+    assert lines == sorted(expected[act] for act in line_acts)
