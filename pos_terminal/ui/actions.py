@@ -1,4 +1,7 @@
-"""Every cashier action with its shortcut, in one table: the menus, buttons and the F1 help are built from it."""
+"""Every cashier action with its shortcut, in one table: the menus, buttons and the F1 help are built from it.
+
+A shortcut is written here and nowhere else: a button, a placeholder or a sentence that names a key asks
+:func:`key` for it. The module imports no Qt, so the cashier's presenter can name keys too."""
 
 from __future__ import annotations
 
@@ -65,3 +68,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(Act.BACK_OFFICE, "Back office", "Ctrl+6", "People, the catalog and the store's details (a manager)"),
     ActionSpec(Act.QUIT, "Quit", "Ctrl+Q", "Close the terminal (nothing in progress is lost)"),
 )
+
+DISMISS_MESSAGE = "Ctrl+D"  # the message banner's own key: it dismisses what the banner says, no act of the till
+
+_BY_ACT = {spec.act: spec for spec in ACTIONS}
+
+
+def spec_of(act: Act) -> ActionSpec:
+    return _BY_ACT[act]
+
+
+def key(act: Act) -> str:
+    """The shortcut of ``act`` as a person reads it ("F8", "Shift+F9")."""
+    return _BY_ACT[act].shortcut

@@ -13,29 +13,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
-from pos_terminal.ui.table_model import Index, ReadOnlyTableModel
+from pos_terminal.ui.catalog_lists import (
+    ROW_HEIGHT,
+    CategoryModel,
+    ProductModel,
+    RowsModel,
+    place,
+    rows_table,
+)
+from pos_terminal.ui.product_form import ProductForm
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import BIG_BUTTON, button, file_dialog, form, label, level_labels
+from pos_terminal.ui.widgets import button, file_dialog, label
 
-from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
-    QComboBox,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
-    QPushButton,
-    QScrollArea,
     QSizePolicy,
     QTableView,
     QVBoxLayout,
@@ -47,146 +49,7 @@ if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.store.catalog import CategoryRow, ProductRow
 
-MIME = "application/x-pos-terminal-catalog-row"
-SWATCHES = ("#6f4e37", "#c0392b", "#d68910", "#1e8449", "#1f618d", "#7d3c98")
-MAX_PRICE_TEXT = 16
-MAX_RATE_TEXT = 8
-MAX_BARCODES_TEXT = 160  # ten codes of up to 14 digits, spaced
 MAX_SEARCH = 80
-ROW_HEIGHT = 40  # a fingertip per row
-SWATCH = 40
-INACTIVE = QColor("#8c959f")
-RowT = TypeVar("RowT")
-
-
-def place(order: Sequence[str], shown: Sequence[str], uid: str, row: int) -> int | None:
-    """Where :meth:`CatalogEditor.move` puts ``uid`` (its place in ``order`` once taken out) when it is dropped
-    before row ``row`` of the rows ``shown`` (``len(shown)``: after the last); None when it would not move."""
-    if uid not in shown or uid not in order:
-        return None
-    if shown.index(uid) < row:
-        row -= 1  # the rows after it move up once it is taken out
-    others = [u for u in shown if u != uid]
-    rest = [u for u in order if u != uid]
-    if not others:
-        return None
-    row = max(0, min(row, len(others)))
-    to = rest.index(others[row]) if row < len(others) else rest.index(others[-1]) + 1
-    return None if to == list(order).index(uid) else to
-
-
-class _RowsModel(ReadOnlyTableModel[RowT]):
-    """Rows with a uid that can be dragged to another place. Signals: ``dropped(str, int)`` a row's uid and
-    the row it was dropped before (the row count: after the last)."""
-
-    dropped = Signal(str, int)
-
-    def uid(self, row: RowT) -> str:
-        return str(getattr(row, "uid", ""))
-
-    def row_of(self, uid: str) -> int | None:
-        return next((n for n, row in enumerate(self.rows) if self.uid(row) == uid), None)
-
-    def style(self, row: RowT, column: int, role: int) -> Any:
-        if role == Qt.ItemDataRole.ForegroundRole and not getattr(row, "active", True):
-            return INACTIVE  # taken off: still listed, greyed
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        flags = super().flags(index)
-        return flags | Qt.ItemFlag.ItemIsDragEnabled if index.isValid() else flags | Qt.ItemFlag.ItemIsDropEnabled
-
-    def supportedDropActions(self) -> Qt.DropAction:  # noqa: N802 (Qt's name)
-        return Qt.DropAction.MoveAction
-
-    def mimeTypes(self) -> list[str]:  # noqa: N802 (Qt's name)
-        return [MIME]
-
-    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:  # noqa: N802 (Qt's name)
-        data = QMimeData()
-        rows = {index.row() for index in indexes if index.isValid()}
-        if len(rows) == 1 and (row := self.row(rows.pop())) is not None:
-            data.setData(MIME, QByteArray(self.uid(row).encode()))
-        return data
-
-    def dropMimeData(  # noqa: N802 (Qt's name)
-        self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: Index
-    ) -> bool:
-        if action != Qt.DropAction.MoveAction or not data.hasFormat(MIME):
-            return False
-        uid = bytes(data.data(MIME).data()).decode()
-        if row < 0:  # dropped on a row (not between two): it takes that row's place
-            row = parent.row() if parent.isValid() else len(self.rows)
-        if self.row_of(uid) is None:
-            return False
-        self.dropped.emit(uid, row)
-        return False  # the page moves it and reads the lists again: the view removes nothing itself
-
-
-class ProductModel(_RowsModel["ProductRow"]):
-    headers: ClassVar[tuple[str, ...]] = ("Name", "Price", "Tax", "Category", "Barcodes", "Active")
-    right_aligned: ClassVar[frozenset[int]] = frozenset({1, 2})
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.price: Callable[[int], str] = lambda cents: f"{cents / 100:.2f}"
-        self.category_names: dict[str, str] = {}
-
-    def cell(self, row: ProductRow, column: int) -> Any:
-        if column == 0:
-            return row.name
-        if column == 1:
-            return self.price(row.price)
-        if column == 2:
-            return "" if row.tax_rate_bp is None else f"{percent(row.tax_rate_bp)} %"
-        if column == 3:
-            return self.category_names.get(row.category_uid or "", "")
-        if column == 4:
-            return " ".join(row.barcodes)
-        return "yes" if row.active else "no"
-
-
-class CategoryModel(_RowsModel["CategoryRow"]):
-    headers: ClassVar[tuple[str, ...]] = ("Category", "Active")
-
-    def cell(self, row: CategoryRow, column: int) -> Any:
-        return row.name if column == 0 else ("yes" if row.active else "no")
-
-
-def percent(points: int) -> str:
-    """Basis points as a percent typed: 1000 → "10", 1250 → "12.5"."""
-    whole, rest = divmod(points, 100)
-    return f"{whole}" if not rest else f"{whole}.{rest:02d}".rstrip("0")
-
-
-def _table(model: _RowsModel[Any], name: str) -> QTableView:
-    table = QTableView()
-    table.setModel(model)
-    table.setAccessibleName(name)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setDragEnabled(True)
-    table.setAcceptDrops(True)
-    table.setDropIndicatorShown(True)
-    table.setDragDropOverwriteMode(False)
-    table.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)  # our rows only: the model knows one type
-    table.setDefaultDropAction(Qt.DropAction.MoveAction)
-    table.verticalHeader().hide()
-    table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
-    table.setWordWrap(False)
-    table.setTabKeyNavigation(False)  # Tab leaves the list for the next control
-    return table
-
-
-class Swatch(QPushButton):
-    """A colour to tap: a fingertip square, as narrow as the room it has allows."""
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(SWATCH, SWATCH)
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(SWATCH, SWATCH)
 
 
 class CatalogPage(QWidget):
@@ -224,7 +87,7 @@ class CatalogPage(QWidget):
 
         # --- the products ---
         self.products = ProductModel(self)
-        self.product_table = _table(self.products, "Products")
+        self.product_table = rows_table(self.products, "Products")
         header = self.product_table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
@@ -243,7 +106,7 @@ class CatalogPage(QWidget):
 
         # --- the categories ---
         self.categories = CategoryModel(self)
-        self.category_table = _table(self.categories, "Categories")
+        self.category_table = rows_table(self.categories, "Categories")
         self.category_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.category_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.category_table.setMinimumHeight(3 * ROW_HEIGHT + 30)
@@ -252,7 +115,7 @@ class CatalogPage(QWidget):
         self.category_name = QLineEdit()
         self.category_name.setAccessibleName("Category name")
         self.category_name.setPlaceholderText("Category name")
-        from pos_terminal.services.catalog_editor import MAX_CATEGORY_NAME, MAX_PRODUCT_NAME
+        from pos_terminal.services.catalog_editor import MAX_CATEGORY_NAME
 
         self.category_name.setMaxLength(MAX_CATEGORY_NAME)
         self.add_category_button = button("Add", name="Add a category")
@@ -262,67 +125,8 @@ class CatalogPage(QWidget):
         self.category_down_button = button("Down", name="Move the category down (Alt+Down)")
 
         # --- the product's form ---
-        self.form_title = label("New product", role="heading")
-        self.form_title.setAccessibleName("Product being edited")
-        self.name = QLineEdit()
-        self.name.setAccessibleName("Product name")
-        self.name.setMaxLength(MAX_PRODUCT_NAME)
-        self.price = QLineEdit()
-        self.price.setAccessibleName("Price")
-        self.price.setMaxLength(MAX_PRICE_TEXT)
-        self.price.setInputMethodHints(Qt.InputMethodHint.ImhFormattedNumbersOnly)
-        self.tax = QLineEdit()
-        self.tax.setAccessibleName("Tax rate in percent")
-        self.tax.setPlaceholderText("none")
-        self.tax.setMaxLength(MAX_RATE_TEXT)
-        self.tax.setInputMethodHints(Qt.InputMethodHint.ImhFormattedNumbersOnly)
-        self.category = QComboBox()
-        self.category.setAccessibleName("Category")
-        self.barcodes = QLineEdit()
-        self.barcodes.setAccessibleName("Barcodes")
-        self.barcodes.setPlaceholderText("codes, separated by spaces")
-        self.barcodes.setMaxLength(MAX_BARCODES_TEXT)
-        self.colour = QLineEdit()
-        self.colour.setAccessibleName("Grid colour")
-        self.colour.setPlaceholderText("#rrggbb, or none")
-        self.colour.setClearButtonEnabled(True)  # no colour: the grid's own
-        self.colour.setMaxLength(7)
-        self.swatches: list[QPushButton] = []
-        self.swatch_box = QWidget()
-        self.swatch_box.setAccessibleName("Grid colours")
-        swatch_row = QHBoxLayout(self.swatch_box)
-        swatch_row.setContentsMargins(0, 0, 0, 0)
-        swatch_row.setSpacing(6)
-        for colour in SWATCHES:
-            swatch = Swatch()
-            swatch.setAccessibleName(f"Colour {colour}")
-            swatch.setToolTip(colour)
-            swatch.setMinimumSize(SWATCH, SWATCH)
-            swatch.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-            swatch.setStyleSheet(f"QPushButton {{ background: {colour}; border: 1px solid #52606d; }}")
-            swatch.clicked.connect(lambda _=False, c=colour: self.on_swatch_clicked(c))
-            self.swatches.append(swatch)
-            swatch_row.addWidget(swatch)
-        self.active = QCheckBox("On sale (shown in the product grid)")
-        self.active.setAccessibleName("Active")
-        self.active.setChecked(True)
-        self.save_button = button("&Save product", role="primary", name="Save the product")
-        self.revert_button = button("Revert", name="Show the product as saved")
-        self.revert_button.setMinimumHeight(BIG_BUTTON)  # beside Save, one height
-        self.problem = label(role="reason", wrap=True)  # the service's sentence, naming the field
-        self.problem.setAccessibleName("Why the product was not saved")
-        self.problem.hide()
-
-        fields = form()
-        fields.addRow("Na&me", self.name)
-        fields.addRow("&Price", self.price)
-        fields.addRow("&Tax rate (%)", self.tax)
-        fields.addRow("Cate&gory", self.category)
-        fields.addRow("&Barcodes", self.barcodes)
-        fields.addRow("Co&lour", self.colour)
-        fields.addRow("", self.swatch_box)
-        fields.addRow("", self.active)
-        level_labels(fields)
+        self.form = ProductForm()
+        self.form.swatch_chosen.connect(self.on_swatch_clicked)
 
         # --- layout ---
         bar = QHBoxLayout()
@@ -351,29 +155,9 @@ class CatalogPage(QWidget):
         lists.addWidget(self.category_table, 1)
         lists.addLayout(category_buttons)
 
-        editor = QWidget()
-        editor.setAccessibleName("Product")
-        editor_layout = QVBoxLayout(editor)
-        editor_layout.setContentsMargins(0, 0, 8, 0)
-        editor_layout.addWidget(self.form_title)
-        editor_layout.addLayout(fields)
-        editor_layout.addWidget(self.problem)
-        save_row = QHBoxLayout()
-        save_row.addWidget(self.save_button, 2)
-        save_row.addWidget(self.revert_button, 1)
-        editor_layout.addLayout(save_row)
-        editor_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(editor)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(400)
-        self.form_area = scroll
-
         body = QHBoxLayout()
         body.addLayout(lists, 3)
-        body.addWidget(scroll, 2)
+        body.addWidget(self.form, 2)
 
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
@@ -389,13 +173,13 @@ class CatalogPage(QWidget):
         self.new_button.clicked.connect(self.on_new_clicked)
         self.up_button.clicked.connect(lambda: self.step_product(-1))
         self.down_button.clicked.connect(lambda: self.step_product(1))
-        self.save_button.clicked.connect(self.on_save_clicked)
-        self.revert_button.clicked.connect(self.on_revert_clicked)
-        for field in (self.name, self.price, self.tax, self.barcodes, self.colour):
+        self.form.save_button.clicked.connect(self.on_save_clicked)
+        self.form.revert_button.clicked.connect(self.on_revert_clicked)
+        for field in (self.form.name, self.form.price, self.form.tax, self.form.barcodes, self.form.colour):
             field.textEdited.connect(self.on_form_edited)
             field.returnPressed.connect(self.on_save_clicked)
-        self.category.activated.connect(self.on_form_edited)
-        self.active.clicked.connect(self.on_form_edited)
+        self.form.category.activated.connect(self.on_form_edited)
+        self.form.active.clicked.connect(self.on_form_edited)
         self.add_category_button.clicked.connect(self.on_add_category_clicked)
         self.rename_category_button.clicked.connect(self.on_rename_category_clicked)
         self.active_category_button.clicked.connect(self.on_category_active_clicked)
@@ -435,7 +219,7 @@ class CatalogPage(QWidget):
         self.all_products, self.all_categories = products, categories
         self.products.category_names = {row.uid: row.name for row in categories}
         selected_category = self._current(self.category_table, self.categories)
-        self._fill_categories(categories)
+        self.form.fill_categories(categories)
         self.categories.replace_rows(categories)
         self._select(self.category_table, self.categories, selected_category.uid if selected_category else None)
         self._show_products()
@@ -460,21 +244,13 @@ class CatalogPage(QWidget):
         total = len(self.all_products)
         self.count.setText(f"{len(shown)} of {total} products" if words else f"{total} products")
 
-    def _fill_categories(self, categories: Sequence[CategoryRow]) -> None:
-        chosen = self.category.currentData()
-        self.category.clear()
-        self.category.addItem("No category", None)
-        for row in categories:
-            self.category.addItem(row.name if row.active else f"{row.name} (taken off)", row.uid)
-        self.category.setCurrentIndex(max(0, self.category.findData(chosen)))
-
     def _update_buttons(self) -> None:
         last = self.terminal.catalog_editor.last_change() if self.terminal is not None else None
         text = f"Undo {last}" if last else "Undo"
         self.undo_button.setText(text.replace("&", "&&"))
         self.undo_button.setToolTip(f"Take back the last change: {last}" if last else "Nothing to undo")
         self.undo_button.setEnabled(last is not None)
-        self.revert_button.setEnabled(self.dirty)
+        self.form.revert_button.setEnabled(self.dirty)
         category = self._current(self.category_table, self.categories)
         self.rename_category_button.setEnabled(category is not None)
         self.active_category_button.setEnabled(category is not None)
@@ -494,26 +270,19 @@ class CatalogPage(QWidget):
         """Show ``row`` in the form (None: an empty form for a new product)."""
         self._loading = True
         self.editing = row.uid if row is not None else None
-        self.form_title.setText(f"“{row.name}”".replace("&", "&&") if row is not None else "New product")
-        self.name.setText(row.name if row else "")
-        self.price.setText(self.terminal.money.format(row.price) if row and self.terminal else "")
-        self.tax.setText(percent(row.tax_rate_bp) if row and row.tax_rate_bp is not None else "")
-        self.category.setCurrentIndex(max(0, self.category.findData(row.category_uid if row else None)))
-        self.barcodes.setText(" ".join(row.barcodes) if row else "")
-        self.colour.setText(row.colour or "" if row else "")
-        self.active.setChecked(row.active if row else True)
+        self.form.show_product(row, self.terminal.money.format if self.terminal is not None else None)
         self.dirty = False
-        self._problem(None)
+        self.form.show_problem(None)
         self._loading = False
         self._update_buttons()
 
     def on_form_edited(self, *_: object) -> None:
         if not self._loading:
             self.dirty = True
-            self.revert_button.setEnabled(True)
+            self.form.revert_button.setEnabled(True)
 
     def on_swatch_clicked(self, colour: str) -> None:
-        self.colour.setText(colour)
+        self.form.colour.setText(colour)
         self.on_form_edited()
 
     def on_product_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -526,55 +295,23 @@ class CatalogPage(QWidget):
         self.product_table.clearSelection()
         self.product_table.setCurrentIndex(QModelIndex())
         self._load(None)
-        self.name.setFocus()
+        self.form.name.setFocus()
 
     def on_revert_clicked(self) -> None:
         self._load(self._product(self.editing))
-
-    def _problem(self, error: UserError | None) -> None:
-        self.problem.setText(error.text() if error is not None else "")
-        self.problem.setVisible(error is not None)
-
-    def form_edit(self) -> ProductEdit:
-        """What the form holds, as the editor takes it; CatalogEditError naming the field when a value is not one."""
-        from pos_terminal.domain.money import AmountInputError
-        from pos_terminal.services.catalog_editor import CatalogEditError, ProductEdit, parse_rate
-
-        assert self.terminal is not None
-        typed = self.price.text().strip()
-        if not typed:
-            raise CatalogEditError("The price is empty.")
-        try:
-            price = self.terminal.money.parse(typed)
-        except AmountInputError as exc:
-            raise CatalogEditError(f"The price: {exc.sentence[0].lower()}{exc.sentence[1:]}") from None
-        try:
-            rate = parse_rate(self.tax.text().replace(",", "."))
-        except CatalogEditError as exc:
-            raise CatalogEditError(f"{exc.sentence[0].upper()}{exc.sentence[1:]}.") from None
-        codes = tuple(self.barcodes.text().replace(",", " ").split())
-        return ProductEdit(
-            name=self.name.text(),
-            price=price,
-            tax_rate_bp=rate,
-            category_uid=self.category.currentData(),
-            barcodes=codes,
-            colour=self.colour.text().strip() or None,
-            active=self.active.isChecked(),
-        )
 
     def on_save_clicked(self) -> None:
         if self.terminal is None:
             return
         try:
-            edit = self.form_edit()
+            edit = self.form.edit(self.terminal.money)
         except UserError as exc:
-            self._problem(exc)
+            self.form.show_problem(exc)
             return
         uid = self.editing
         name = " ".join(edit.name.split())
         question = f"Save the changes to “{name}”?" if uid else f"Add “{name}” to the catalog?"
-        self._approved(question, lambda by: self._save(uid, edit, by), self._problem)
+        self._approved(question, lambda by: self._save(uid, edit, by), self.form.show_problem)
 
     def _save(self, uid: str | None, edit: ProductEdit, by: str | None) -> None:
         assert self.terminal is not None
@@ -777,11 +514,11 @@ class CatalogPage(QWidget):
         self._update_buttons()
 
     @staticmethod
-    def _current(table: QTableView, model: _RowsModel[Any]) -> Any:
+    def _current(table: QTableView, model: RowsModel[Any]) -> Any:
         index = table.currentIndex()
         return model.row(index.row()) if index.isValid() else None
 
-    def _select(self, table: QTableView, model: _RowsModel[Any], uid: str | None) -> None:
+    def _select(self, table: QTableView, model: RowsModel[Any], uid: str | None) -> None:
         row = model.row_of(uid) if uid else None
         if row is None:
             return

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
+from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import MAX_TYPED_NAME, Waiting, button, label, quoted
@@ -146,14 +147,16 @@ class CustomerPanel(QWidget):
         self.customers: Customers | None = None
         self.model = CustomerModel(self)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Find a customer (F2)")  # the tool tip says by what; it fits at 1024 px
-        self.search.setToolTip("Find a customer by name, member number or check-in number (F2)")
+        self.search.setPlaceholderText(
+            f"Find a customer ({key(Act.FIND_CUSTOMER)})"
+        )  # the tool tip says by what; it fits at 1024 px
+        self.search.setToolTip(f"Find a customer by name, member number or check-in number ({key(Act.FIND_CUSTOMER)})")
         self.search.setAccessibleName("Find customer")
         self.search.setMaxLength(MAX_TYPED_NAME)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.on_search_changed)
         self.search.installEventFilter(_SearchKeys(self))
-        self.refresh_button = button("Refresh", name="Refresh customers", shortcut="F5")
+        self.refresh_button = button("Refresh", name="Refresh customers", shortcut=key(Act.REFRESH_CUSTOMERS))
         self.refresh_button.clicked.connect(self.refresh)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -231,7 +234,10 @@ class CustomerPanel(QWidget):
 
     def _refresh_failed(self, error: UserError) -> None:
         kept = " The list shown is the last one fetched." if self.model.total else ""
-        self.status.setText(f"The customer list cannot be fetched: {error.sentence}{kept} Press F5 to try again.")
+        self.status.setText(
+            f"The customer list cannot be fetched: {error.sentence}{kept} "
+            f"Press {key(Act.REFRESH_CUSTOMERS)} to try again."
+        )
 
     def _say_count(self) -> None:
         total, shown = self.model.total, self.model.rowCount()

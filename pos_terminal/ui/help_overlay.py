@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from pos_terminal.ui.actions import ACTIONS
+from pos_terminal.ui.actions import ACTIONS, Act, key
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
@@ -39,7 +39,8 @@ class HelpOverlay(QFrame):
         table.setWordWrap(True)
         self.last_line = QLabel(
             "Tab and Shift+Tab move between fields; Enter adds what you typed; in a list, the arrows move and "
-            "Enter chooses. On the product grid the arrows move between products. Press F1 or Esc to close."
+            "Enter chooses. On the product grid the arrows move between products. "
+            f"Press {key(Act.HELP)} or Esc to close."
         )
         self.last_line.setWordWrap(True)
         content = QWidget()

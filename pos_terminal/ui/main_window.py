@@ -1,61 +1,59 @@
 """The main window: composes the views and wires them; the flow is setup → sign-in → till → workspace.
 
 Wiring sits in ``_connect_signals``; the function keys come from the one table in
-:mod:`pos_terminal.ui.actions`. The till page (:mod:`pos_terminal.ui.till_view`) stands in
-front of the workspace whenever nobody is at the till: at start, after switching person
-and after the idle lock; the open check and its work go on behind it.
+:mod:`pos_terminal.ui.actions` (bound by :mod:`pos_terminal.ui.key_bindings`). The till page
+(:mod:`pos_terminal.ui.till_view`) stands in front of the workspace whenever nobody is at the
+till: at start, after switching person and after the idle lock; the open check and its work go
+on behind it. The window keeps the page flow; its parts live beside it: the tabs and their views
+(:mod:`~pos_terminal.ui.workspace`), the till (:mod:`~pos_terminal.ui.till_flow`,
+:mod:`~pos_terminal.ui.idle_lock`), what a manager approves (:mod:`~pos_terminal.ui.approvals`),
+the settings (:mod:`~pos_terminal.ui.settings_flow`), the store (:mod:`~pos_terminal.ui.store_link`),
+the outbox (:mod:`~pos_terminal.ui.outbox_work`) and the counter's hardware
+(:mod:`~pos_terminal.ui.counter_hardware`).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from pos_terminal.domain.people import Approval, Guarded
-from pos_terminal.domain.sale import Phase
-from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
-from pos_terminal.ui.actions import ACTIONS, Act
-from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
+from pos_terminal.ui.actions import Act, key
+from pos_terminal.ui.approvals import Approvals
+from pos_terminal.ui.cashier_presenter import charge_under_way
 from pos_terminal.ui.cashier_view import CashierView
-from pos_terminal.ui.counter_bar import CounterBar
+from pos_terminal.ui.counter_hardware import CounterHardware
 from pos_terminal.ui.host import Host
-from pos_terminal.ui.scanner import ScanFilter
+from pos_terminal.ui.idle_lock import IdleLock
+from pos_terminal.ui.key_bindings import bind_keys
+from pos_terminal.ui.outbox_work import OutboxWork
+from pos_terminal.ui.pages import Page, Tab
+from pos_terminal.ui.settings_flow import SettingsFlow
 from pos_terminal.ui.statusbar import StatusBar
+from pos_terminal.ui.store_link import StoreLink
 from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.till_flow import TillFlow
 from pos_terminal.ui.widgets import Banner, Waiting, confirm, label, on_first_paint
+from pos_terminal.ui.workspace import Workspace
 
 if TYPE_CHECKING:
     import asyncio
 
     # asyncio, the settings and the terminal's services load after the first screen is painted (pos_terminal.app), the
     # views below when first shown.
-    from pos_terminal.config import Settings
-    from pos_terminal.domain.shift import DrawerCount, Shift
-    from pos_terminal.services.register import OpenCheck
+    from pos_terminal.domain.shift import Shift
     from pos_terminal.services.session import SessionState
-    from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.ui.back_office_view import BackOfficeView
-    from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
-    from pos_terminal.ui.customer_display import CustomerDisplay
     from pos_terminal.ui.help_overlay import HelpOverlay
-    from pos_terminal.ui.history_view import HistoryView
-    from pos_terminal.ui.reports_view import ReportsView
-    from pos_terminal.ui.settings_view import SettingsView
     from pos_terminal.ui.setup_view import SetupView
-    from pos_terminal.ui.shifts_view import ShiftsView
     from pos_terminal.ui.signin_view import SignInView
     from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent, QShortcut, QShowEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QDialog,
     QGridLayout,
     QMainWindow,
     QMessageBox,
@@ -68,32 +66,6 @@ from PySide6.QtWidgets import (
 log = logging.getLogger(__name__)
 
 SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
-# what counts as someone at the till, for the idle lock
-_INPUT = frozenset(
-    {
-        QEvent.Type.KeyPress,
-        QEvent.Type.MouseButtonPress,
-        QEvent.Type.Wheel,
-        QEvent.Type.TouchBegin,
-    }
-)
-IDLE_CHECK_MS = 1000
-
-
-class Page(StrEnum):
-    SETUP = "setup"
-    CONNECTING = "connecting"
-    SIGN_IN = "sign-in"
-    TILL = "till"  # nobody at the till: the first manager, a person's PIN, the shift
-    WORKSPACE = "workspace"
-
-
-class Tab(StrEnum):
-    CASHIER = "cashier"
-    HISTORY = "history"
-    REPORTS = "reports"
-    SETTINGS = "settings"
-    BACK_OFFICE = "back_office"
 
 
 class MainWindow(QMainWindow):
@@ -111,7 +83,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.host = host
         self.terminal: Terminal | None = None
-        self._store_of: Terminal | None = None  # the terminal whose store exchanges this window listens to
         self.messages = Messages(self)
         self.tasks = Tasks(self.messages, self)
         self.setWindowTitle("pos-terminal")
@@ -141,36 +112,19 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.cashier = CashierView(self.messages, self.tabs)
         on_first_paint(self.cashier, self.cashier_painted.emit)
-        # History and Settings are built the first time they are shown (or asked for); until then their tabs
-        # hold an empty page, which the view takes the place of.
-        self.built_history: HistoryView | None = None
-        self.built_settings: SettingsView | None = None
-        self.built_back_office: BackOfficeView | None = None
-        self.reports_page = QWidget()
-        self.reports_page.setAccessibleName("Reports")
-        QVBoxLayout(self.reports_page).setContentsMargins(0, 0, 0, 0)
-        self.built_reports: ReportsView | None = None
-        self.built_shifts: ShiftsView | None = None
-        self.report_tabs = QTabWidget()
-        self.report_tabs.setDocumentMode(True)
-        self.reports_page.layout().addWidget(self.report_tabs)  # type: ignore[union-attr]
         self.built_till: TillView | None = None
-        self.prompt: ManagerPrompt | None = None
-        self.close_dialog: CloseShiftDialog | None = None
-        self._last_input = time.monotonic()
-        self._idle = QTimer(self)
-        self._idle.setInterval(IDLE_CHECK_MS)
-        self._idle.timeout.connect(self.on_idle_check)
-        self.tabs.addTab(self.cashier, "Cashier")
-        self.tabs.addTab(QWidget(), "History")
-        self.tabs.addTab(self.reports_page, "Reports")
-        self.tabs.addTab(QWidget(), "Settings")
-        self.tabs.addTab(QWidget(), "Back office")
+        self.settings_flow = SettingsFlow(self)
+        self.workspace = Workspace(self)
+        self.outbox = OutboxWork(self)
+        self.store_link = StoreLink(self)
+        self.approvals = Approvals(self, self.messages, self.tasks, lambda: self.terminal)
+        self.till_flow = TillFlow(self)
+        self.idle = IdleLock(self.till_flow.on_idle, self)
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
         # The banner's place: a hint while no message is up; a message never moves what is below it.
-        self.idle_hint = label("F1 lists every keyboard shortcut.", role="hint")
+        self.idle_hint = label(f"{key(Act.HELP)} lists every keyboard shortcut.", role="hint")
         self.idle_hint.setAccessibleName("Hint")
         self.banner.showing.connect(lambda shown: self.idle_hint.setVisible(not shown))
         place = QGridLayout(strip)
@@ -181,109 +135,23 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         # The counter's hardware: the printer's queue and the drawer in the status bar, the barcode scanner
         # anywhere on the cashier's screen, the customer display when the settings ask for it.
-        self.counter_bar = CounterBar()
-        self.status.addPermanentWidget(self.counter_bar)
-        self.scanner = ScanFilter(self, None, self._scans_count)  # the devices' settings come with the terminal
-        self.customer_display: CustomerDisplay | None = None
+        self.hardware = CounterHardware(self, self.status, self.messages, self.tasks, self._scans_count)
         self.central = central
         self.built_help: HelpOverlay | None = None
-        self.actions_by_act: dict[Act, QAction] = {}
         self.confirmation: QMessageBox | None = None
-        self.about: QDialog | None = None
         self._make_actions()
         self._connect_signals()
 
-    @property
-    def reports(self) -> ReportsView:
-        """The manager's reports, built the first time they are shown: the PDF machinery loads only then,
-        which keeps it out of the cashier's start-up. The Shifts view is beside it, in the same tab."""
-        if self.built_reports is None:
-            from pos_terminal.ui.reports_view import ReportsView
-            from pos_terminal.ui.shifts_view import ShiftsView
-
-            self.built_reports = ReportsView(self.messages)
-            self.built_shifts = ShiftsView()
-            self.report_tabs.addTab(self.built_reports, "Report")
-            self.report_tabs.addTab(self.built_shifts, "Shifts")
-            self.built_shifts.report_requested.connect(self.on_shift_report_requested)
-            self.built_shifts.open_requested.connect(self.on_open_shift_requested)
-            self.built_shifts.close_requested.connect(self.on_close_shift_requested)
-            if self.terminal is not None and self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
-                self.built_reports.attach(self.terminal)
-                self.built_shifts.attach(self.terminal)
-        return self.built_reports
-
-    @property
-    def history(self) -> HistoryView:
-        """The History tab's view, built the first time it is shown or asked for."""
-        if self.built_history is None:
-            from pos_terminal.ui.history_view import HistoryView
-
-            self.built_history = view = HistoryView(self.messages)
-            view.changed.connect(self._on_pending_changed)
-            self._fill_tab(Tab.HISTORY, view)
-            if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.HISTORY)):
-                view.attach(self.terminal)
-        return self.built_history
-
-    @property
-    def settings_view(self) -> SettingsView:
-        """The Settings tab's view, built the first time it is shown or asked for (it is filled when shown)."""
-        if self.built_settings is None:
-            from pos_terminal.ui.settings_view import SettingsView
-
-            self.built_settings = view = SettingsView()
-            view.saved.connect(self.on_settings_saved)
-            view.disconnect_confirmed.connect(self.on_disconnect)
-            view.about_requested.connect(self.on_about_requested)
-            view.join_store_requested.connect(self.on_join_store)
-            view.leave_store_confirmed.connect(self.on_leave_store)
-            self._fill_tab(Tab.SETTINGS, view)
-        return self.built_settings
-
-    @property
-    def back_office(self) -> BackOfficeView:
-        """People, the catalog and the store's details, built the first time they are shown or asked for."""
-        if self.built_back_office is None:
-            from pos_terminal.ui.back_office_view import BackOfficeView
-
-            self.built_back_office = view = BackOfficeView(self.messages)
-            view.people_changed.connect(self._on_people_changed)
-            view.catalog_changed.connect(self.cashier.load_catalog)
-            view.details_changed.connect(self._on_details_changed)
-            self._fill_tab(Tab.BACK_OFFICE, view)
-            if self.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.BACK_OFFICE)):
-                view.attach(self.terminal)
-        return self.built_back_office
-
-    def _on_details_changed(self) -> None:
-        """The customer display's welcome names the store as it is now called."""
-        if self.customer_display is not None and self.customer_display.shown is None:
-            self.customer_display.show_state(None)
-
-    def _on_people_changed(self) -> None:
+    def on_people_changed(self) -> None:
         """Who is at the till, and who may sign in, as the back office left them."""
         self.till.refresh_people()
-        self.show_till_status()
+        self.till_flow.show_status()
 
-    def _fill_tab(self, tab: Tab, view: QWidget) -> None:
-        """``view`` in place of the empty page ``tab`` held, the tab as it was (enabled or not, current or not)."""
-        index = list(Tab).index(tab)
-        empty = self.tabs.widget(index)
-        current, enabled, text = self.tabs.currentIndex(), self.tabs.isTabEnabled(index), self.tabs.tabText(index)
-        with QSignalBlocker(self.tabs):  # the same tab stays current: nothing to tell
-            self.tabs.removeTab(index)
-            self.tabs.insertTab(index, view, text)
-            self.tabs.setTabEnabled(index, enabled)
-            self.tabs.setCurrentIndex(current)
-        if empty is not None:
-            empty.deleteLater()
-
-    def _detach_views(self) -> None:
+    def detach_views(self) -> None:
         """The cashier's screen and History let go of the terminal."""
         self.cashier.detach()
-        if self.built_history is not None:
-            self.built_history.detach()
+        if self.workspace.built_history is not None:
+            self.workspace.built_history.detach()
 
     @property
     def help(self) -> HelpOverlay:
@@ -296,20 +164,13 @@ class MainWindow(QMainWindow):
         return self.built_help
 
     @property
-    def shifts(self) -> ShiftsView:
-        """The Shifts view of the Reports tab (built with the reports)."""
-        self.reports  # noqa: B018 (builds both)
-        assert self.built_shifts is not None
-        return self.built_shifts
-
-    @property
     def till(self) -> TillView:
         """The till's sign-in page, built the first time nobody is at the till."""
         if self.built_till is None:
             from pos_terminal.ui.till_view import TillView
 
             self.built_till = TillView(self.messages)
-            self.built_till.ready.connect(self.on_person_ready)
+            self.built_till.ready.connect(self.till_flow.on_person_ready)
             self._add_page(Page.TILL, self.built_till)
         return self.built_till
 
@@ -321,15 +182,15 @@ class MainWindow(QMainWindow):
             Act.FIND_CUSTOMER: self.on_find_customer,
             Act.REFRESH_CUSTOMERS: self.cashier.customers.refresh,
             Act.FIND_PRODUCT: lambda: self._cashier_entry(self.cashier.products.search),
-            Act.TYPE_ITEM: lambda: self._cashier_entry(self.cashier.item_name),
-            Act.DISCOUNT: lambda: self._cashier_entry(self.cashier.discount_input),
-            Act.CASH: lambda: self._cashier_entry(self.cashier.cash_input),
-            Act.CHARGE: lambda: self._in_cashier(self.cashier.charge),
-            Act.COMPLETE: lambda: self._in_cashier(self.cashier.complete),
-            Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.cancel_transaction),
+            Act.TYPE_ITEM: lambda: self._cashier_entry(self.cashier.keypad_page.item_name),
+            Act.DISCOUNT: lambda: self._cashier_entry(self.cashier.keypad_page.discount_input),
+            Act.CASH: lambda: self._cashier_entry(self.cashier.keypad_page.cash_input),
+            Act.CHARGE: lambda: self._in_cashier(self.cashier.charging.charge),
+            Act.COMPLETE: lambda: self._in_cashier(self.cashier.charging.complete),
+            Act.CANCEL_TX: lambda: self._in_cashier(self.cashier.charging.cancel_transaction),
             Act.NEW_CHECK: lambda: self._in_cashier(self.cashier.request_new_check),
             Act.NO_SALE: self.on_no_sale,
-            Act.SWITCH_PERSON: self.on_switch_person,
+            Act.SWITCH_PERSON: self.till_flow.switch_person,
             Act.CASHIER: lambda: self.show_tab(Tab.CASHIER),
             Act.HISTORY: lambda: self.show_tab(Tab.HISTORY),
             Act.REPORTS: lambda: self.show_tab(Tab.REPORTS),
@@ -343,36 +204,27 @@ class MainWindow(QMainWindow):
             Act.LESS: lambda: self.cashier.change_quantity(-1),
             Act.REMOVE_LINE: self.cashier.remove_line,
         }
-        for spec in ACTIONS:
-            if spec.act in line_keys:
-                # Only in the check's table: "-" typed in an amount field stays a minus sign.
-                shortcut = QShortcut(QKeySequence(spec.shortcut), self.cashier.table)
-                shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-                shortcut.activated.connect(line_keys[spec.act])
-                continue
-            action = QAction(spec.text, self)
-            action.setShortcut(QKeySequence(spec.shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.setToolTip(f"{spec.help} ({spec.shortcut})")
-            action.triggered.connect(handlers[spec.act])
-            self.addAction(action)
-            self.actions_by_act[spec.act] = action
+        self.actions_by_act = bind_keys(self, handlers, line_keys, self.cashier.ticket.table)
 
     def _connect_signals(self) -> None:
         # messages
         self.messages.posted.connect(lambda kind, text, topic: self.banner.show_message(text, kind, topic))
         self.messages.resolved.connect(self.banner.resolve)
         # status bar (History's own, once it is built)
-        self.cashier.changed.connect(self._on_pending_changed)
-        self.cashier.open_shift_requested.connect(self.on_open_shift_requested)
-        self.tabs.currentChanged.connect(self.on_tab_changed)
+        self.cashier.changed.connect(self.outbox.on_pending_changed)
+        self.cashier.open_shift_requested.connect(self.till_flow.open_shift)
+        self.tabs.currentChanged.connect(self.workspace.on_tab_changed)
         # the till
-        self.status.switch_button.clicked.connect(self.on_switch_person)
+        self.status.switch_button.clicked.connect(self.till_flow.switch_person)
+        # what a manager approved
+        self.approvals.settings_approved.connect(self.settings_flow.save_settings)
+        self.approvals.join_approved.connect(self.store_link.join)
+        self.approvals.leave_approved.connect(self.store_link.leave)
+        self.approvals.disconnect_approved.connect(self.settings_flow.disconnected)
+        self.approvals.shift_counted.connect(self.till_flow.close_shift)
         # counter hardware
-        self.scanner.scanned.connect(self.cashier.on_scanned)
-        self.counter_bar.retry.connect(lambda: self.terminal.counter.retry_now() if self.terminal else None)
-        self.counter_bar.cancel.connect(lambda job: self.terminal.counter.cancel(job) if self.terminal else None)
-        self.counter_bar.open_drawer.connect(self.on_no_sale)
+        self.hardware.scanner.scanned.connect(self.cashier.on_scanned)
+        self.hardware.bar.open_drawer.connect(self.on_no_sale)
 
     # --- pages -----------------------------------------------------------------------------------
 
@@ -383,7 +235,7 @@ class MainWindow(QMainWindow):
             from pos_terminal.ui.setup_view import SetupView
 
             self.built_setup = SetupView(self.host.settings, self.host.region_choices(), self.host.paths, self.messages)
-            self.built_setup.done.connect(self.on_setup_done)
+            self.built_setup.done.connect(self.settings_flow.on_setup_done)
             self._add_page(Page.SETUP, self.built_setup)
         return self.built_setup
 
@@ -395,8 +247,8 @@ class MainWindow(QMainWindow):
 
             self.built_sign_in = SignInView(self.messages)
             self.built_sign_in.signed_in.connect(self.on_signed_in)
-            self.built_sign_in.open_settings.connect(self.on_settings_from_sign_in)
-            self.built_sign_in.file_store_requested.connect(self.on_file_store_requested)
+            self.built_sign_in.open_settings.connect(self.settings_flow.on_settings_from_sign_in)
+            self.built_sign_in.file_store_requested.connect(self.settings_flow.on_file_store_requested)
             self._add_page(Page.SIGN_IN, self.built_sign_in)
         return self.built_sign_in
 
@@ -404,7 +256,7 @@ class MainWindow(QMainWindow):
         self.page_widgets[page] = widget
         self.pages.addWidget(widget)
 
-    def _stop_sign_in(self) -> None:
+    def stop_sign_in(self) -> None:
         if self.built_sign_in is not None:
             self.built_sign_in.stop()
 
@@ -477,38 +329,38 @@ class MainWindow(QMainWindow):
         if person is not None:
             terminal.till.resume(person.id)  # new settings: the same person stays at the till
         terminal.session.on_state(self.on_session_state)
-        terminal.till.on_change(lambda _: self.show_till_status())
-        terminal.register.on_change(lambda state: self._on_check_changed(terminal, state))
+        terminal.till.on_change(lambda _: self.till_flow.show_status())
+        terminal.register.on_change(lambda state: self.outbox.on_check_changed(terminal, state))
         self.status.show_terminal(terminal)
         from pos_terminal.services.session import SessionState  # loaded with the terminal
 
         if terminal.session.state is SessionState.CONNECTED:
             await self._enter_workspace(terminal)
         else:
-            self._enter_sign_in(terminal)
+            self.enter_sign_in(terminal)
 
     def _connect_failed(self, error: UserError) -> None:
         self.status.show_terminal(None)
         self.messages.show_error(error)
-        self._settings_without_sign_in()
+        self.settings_flow.settings_without_sign_in()
 
-    def _enter_sign_in(self, terminal: Terminal) -> None:
-        self._workspace_tabs(signed_in=False)
+    def enter_sign_in(self, terminal: Terminal) -> None:
+        self.workspace.enable(signed_in=False)
         self.show_page(Page.SIGN_IN)
         self.sign_in.begin(terminal)
 
     async def _enter_workspace(self, terminal: Terminal) -> None:
-        self._workspace_tabs(signed_in=True)
+        self.workspace.enable(signed_in=True)
         restored = self.cashier.attach(terminal)
-        if self.built_history is not None:
-            self.built_history.attach(terminal)
-        if self.built_back_office is not None:
-            self.built_back_office.attach(terminal)
-        if self.built_reports is not None:
-            self.built_reports.attach(terminal)
-        if self.built_shifts is not None:
-            self.built_shifts.attach(terminal)
-        self._attach_counter(terminal)
+        if self.workspace.built_history is not None:
+            self.workspace.built_history.attach(terminal)
+        if self.workspace.built_back_office is not None:
+            self.workspace.built_back_office.attach(terminal)
+        if self.workspace.built_reports is not None:
+            self.workspace.built_reports.attach(terminal)
+        if self.workspace.built_shifts is not None:
+            self.workspace.built_shifts.attach(terminal)
+        self.hardware.attach(terminal)
         self.tabs.setCurrentWidget(self.cashier)
         if terminal.till.current is None:
             self.show_page(Page.TILL)
@@ -516,146 +368,32 @@ class MainWindow(QMainWindow):
         else:
             self.show_page(Page.WORKSPACE)
             self.cashier.customers.focus_search()
-        self.show_till_status()
-        self._idle.start()
+        self.till_flow.show_status()
+        self.idle.start()
         if restored:
             self.messages.show_info(restored)
         self.workspace_ready.emit()
-        self.tasks.run(self._resume(terminal), key="resume", on_error=lambda e: log.info("resume: %s", e.text()))
-        self._start_store(terminal)
-
-    def _start_store(self, terminal: Terminal) -> None:
-        """A till that is part of a store exchanges with the store database all along, behind the sale."""
-        if not terminal.store.linked or self.tasks.is_running("store"):
-            return
-        if self._store_of is not terminal:
-            terminal.store.on_sync(lambda report: self._on_store_synced(terminal, report))
-            self._store_of = terminal
-        self.tasks.run(terminal.store.run(), key="store", on_error=lambda e: log.info("store: %s", e.text()))
-
-    def _on_store_synced(self, terminal: Terminal, report: SyncReport) -> None:
-        if self.terminal is not terminal:
-            return
-        self.status.show_store(terminal.store.status())
-        if report.people_changed:
-            self.till.refresh_people()
-            self.show_till_status()
-        if report.catalog_changed:
-            self.cashier.load_catalog()
-        if report.details_changed:
-            self._on_details_changed()
-        changed = report.people_changed or report.catalog_changed or report.details_changed
-        if changed and self.built_back_office is not None and self.tabs.currentWidget() is self.built_back_office:
-            self.built_back_office.on_shown()  # another till's change, in the page being looked at
-
-    async def _resume(self, terminal: Terminal) -> None:
-        report = await terminal.checkout.resume()
-        self._late_landings_canceled(report.late_duplicates_canceled)
-        self._on_pending_changed()
-        self._watch_late_landings(terminal)
-
-    def _on_check_changed(self, terminal: Terminal, state: OpenCheck) -> None:
-        if state.phase is Phase.UNCONFIRMED:
-            self._watch_late_landings(terminal)
-
-    def _watch_late_landings(self, terminal: Terminal) -> None:
-        """While a charge reported as not confirmed may still land, look for it and cancel it when it does."""
-        if (
-            self.terminal is terminal
-            and not self.tasks.is_running("late landings")
-            and terminal.checkout.watching_for_late_landings()
-        ):
-            self.tasks.run(
-                self._cancel_late_landings(terminal),
-                key="late landings",
-                on_error=lambda e: log.info("late landings: %s", e.text()),
-            )
-
-    async def _cancel_late_landings(self, terminal: Terminal) -> None:
-        async for canceled in terminal.checkout.watch_late_landings():
-            self._late_landings_canceled(canceled)
-            self._on_pending_changed()
-
-    def _late_landings_canceled(self, canceled: list[str]) -> None:
-        if canceled:
-            self.messages.show_info(
-                f"Canceled {counted(len(canceled), 'transaction')} that reached the service after its charge was "
-                "reported as not confirmed; nobody was charged twice."
-            )
-
-    def _workspace_tabs(self, *, signed_in: bool) -> None:
-        # last to first: a current tab that is disabled hands over to the next enabled one, and a tab about to be
-        # disabled too (History) would be shown, built and asked to load without a sign-in on the way
-        self.tabs.setTabEnabled(list(Tab).index(Tab.BACK_OFFICE), signed_in)
-        for index in reversed(range(3)):
-            self.tabs.setTabEnabled(index, signed_in)
+        self.outbox.resume(terminal)
+        self.store_link.start(terminal)
 
     def _detach(self) -> None:
         self.tasks.cancel("resend")
         self.tasks.cancel("late landings")
         self.tasks.cancel("store")
-        self._stop_sign_in()
-        self._detach_views()
-        if self.built_reports is not None:
-            self.built_reports.detach()
-        if self.built_shifts is not None:
-            self.built_shifts.detach()
-        if self.built_back_office is not None:
-            self.built_back_office.detach()
-        self._idle.stop()
-        self._detach_counter()
+        self.stop_sign_in()
+        self.detach_views()
+        if self.workspace.built_reports is not None:
+            self.workspace.built_reports.detach()
+        if self.workspace.built_shifts is not None:
+            self.workspace.built_shifts.detach()
+        if self.workspace.built_back_office is not None:
+            self.workspace.built_back_office.detach()
+        self.idle.stop()
+        self.hardware.detach()
         self.terminal = None
         self.status.show_terminal(None)
 
     # --- the counter's hardware ------------------------------------------------------------------
-
-    def _attach_counter(self, terminal: Terminal) -> None:
-        """The printer queue, the drawer, the scanner's settings and the customer display, for ``terminal``."""
-        devices = terminal.settings.devices
-        counter = terminal.counter
-        self.scanner.configure(devices)
-        self.counter_bar.set_devices(printer=counter.printer is not None, drawer=counter.cash_drawer)
-        counter.on_problem(self.on_counter_problem)
-        counter.on_queue(self.counter_bar.show_jobs)
-        counter.on_work(lambda: self._run_counter(terminal))
-        self.counter_bar.show_jobs(counter.queued())
-        if devices.customer_display:
-            if self.customer_display is None:
-                from pos_terminal.ui.customer_display import CustomerDisplay
-
-                self.customer_display = CustomerDisplay(terminal.money)
-            details = terminal.store.details
-            self.customer_display.attach(
-                terminal.register, terminal.money, lambda: found.name if (found := details.get()) else None
-            )
-            self.customer_display.place(devices.customer_display_screen)
-            self.activateWindow()  # the keyboard and the scanner stay with the cashier
-        elif self.customer_display is not None:
-            self._close_customer_display()
-
-    def _detach_counter(self) -> None:
-        if self.terminal is not None:
-            self.terminal.counter.on_work(None)
-        if self.customer_display is not None:
-            self.customer_display.detach()
-
-    def _close_customer_display(self) -> None:
-        if self.customer_display is not None:
-            self.customer_display.detach()
-            self.customer_display.close()
-            self.customer_display.deleteLater()
-            self.customer_display = None
-
-    def _run_counter(self, terminal: Terminal) -> None:
-        """The counter has work (the drawer to open, slips to print): one run at a time, as a task of the window."""
-        if self.terminal is terminal and not self.tasks.is_running("counter"):
-            self.tasks.run(terminal.counter.drain(), key="counter")
-
-    def on_counter_problem(self, kind: str, problem: str | None) -> None:
-        if problem is None:
-            self.messages.resolve(kind)
-        else:
-            self.messages.show_error(problem, topic=kind)
 
     def _scans_count(self) -> bool:
         """A scan adds to the check while the cashier's screen shows and no dialog is up."""
@@ -667,53 +405,10 @@ class MainWindow(QMainWindow):
         )
 
     def on_no_sale(self) -> None:
-        """F10: open the cash drawer with no sale; a cashier needs a manager. The opening is in the audit log with
-        who asked and who approved (or why the drawer did not open)."""
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE:
-            return
-        if not terminal.counter.cash_drawer:
-            from pos_terminal.services.counter import NoDrawer
-
-            self.messages.show_error(NoDrawer())
-            return
-
-        def approved(approval: Approval | None) -> None:
-            try:
-                manager = terminal.till.no_sale(approval)
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.tasks.run(terminal.counter.open_drawer("no sale", approved_by=manager), key="drawer")
-
-        if terminal.till.may(Guarded.NO_SALE):  # a manager at the till, or nobody signs in here: asked once
-            self.confirmation = confirm(
-                self,
-                "Open the cash drawer",
-                "Open the cash drawer with no sale?",
-                "The opening is written to the audit log.",
-                lambda: approved(None),
-            )
-            return
-        self.prompt = with_approval(
-            self, terminal.till, Guarded.NO_SALE, "Open the cash drawer without a sale?", approved
-        )
+        if self.page is Page.WORKSPACE:
+            self.approvals.no_sale()
 
     # --- slots -----------------------------------------------------------------------------------
-
-    def on_setup_done(self, settings: Settings) -> None:
-        """Saved, then connected. A till that joined a store on the way has the store's people in its journal by
-        now: once signed in to the service, the till's page lists them (no first manager to make), and the status
-        bar shows the store from the terminal's link."""
-        try:
-            self.host.save_settings(settings)
-        except UserError as exc:
-            self.messages.show_error(exc)
-            return
-        joined = self.setup.joined
-        if joined is not None:
-            self.messages.show_info(f"This till is part of the store at {joined.address} now.")
-        self.connect_terminal()
 
     def on_signed_in(self) -> None:
         self.messages.resolve(SESSION)
@@ -721,260 +416,16 @@ class MainWindow(QMainWindow):
             self.status.show_terminal(self.terminal)
             self.tasks.run(self._enter_workspace(self.terminal), key="enter")
 
-    def on_file_store_requested(self) -> None:
-        """No keychain: keep the sign-in in a file, once the person has accepted what that means."""
-
-        def accepted() -> None:
-            from pos_terminal.config import with_changes
-
-            try:
-                self.host.save_settings(with_changes(self.host.settings, allow_insecure_token_file=True))
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.connect_terminal()
-
-        self.confirmation = confirm(
-            self,
-            "Keep the sign-in in a file",
-            "Keep the sign-in in an unencrypted file on this computer?",
-            "Anyone who can read this computer's files could act for the merchant with it. "
-            "The settings show the sign-in as insecure; Disconnect removes the file.",
-            accepted,
-        )
-
-    def on_settings_from_sign_in(self) -> None:
-        self._stop_sign_in()
-        self._settings_without_sign_in()
-
-    def _settings_without_sign_in(self) -> None:
-        """The settings alone (to change the region) while no sign-in lets the other tabs work."""
-        self._workspace_tabs(signed_in=False)
-        self.show_page(Page.WORKSPACE)
-        settings = self.settings_view
-        if self.tabs.currentWidget() is settings:
-            self._show_settings()
-        else:
-            self.tabs.setCurrentWidget(settings)  # on_tab_changed fills it
-
-    def on_settings_saved(self, settings: Settings) -> None:
-        """Saved when the person at the till may change the settings, else once a manager approved."""
-        terminal = self.terminal
-        if terminal is None:  # no terminal could be built (a bad region): the settings are how to fix that
-            self._save_settings(settings)
-            return
-
-        def save(approval: Approval | None) -> None:
-            before, after = self.host.settings.model_dump(), settings.model_dump()
-            changed = sorted(k for k, v in after.items() if before[k] != v)
-            try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "settings changed", {"changed": changed})
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self._save_settings(settings)
-
-        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Save the new settings?", save)
-
-    def on_join_store(self, address: str, password: str | None) -> None:
-        """Join the store at ``address`` once a manager approves (it shares this till's people and records)."""
-        terminal = self.terminal
-        if terminal is None:
-            return
-
-        def join(approval: Approval | None) -> None:
-            try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "store join asked", {"store": address})
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.tasks.run(self._join_store(terminal, address, password), key="store join")
-
-        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, f"Join the store at {address}?", join)
-
-    async def _join_store(self, terminal: Terminal, address: str, password: str | None) -> None:
-        status = await terminal.store.join(address, password)
-        self.messages.show_info(f"This till is part of the store at {address} now.")
-        self.settings_view.show_store(status)
-        self.status.show_store(status)
-        self._start_store(terminal)
-        self.till.refresh_people()
-
-    def on_leave_store(self) -> None:
-        terminal = self.terminal
-        if terminal is None:
-            return
-
-        def leave(approval: Approval | None) -> None:
-            try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "store leave asked", {})
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self.tasks.cancel("store")
-            self.tasks.run(self._leave_store(terminal), key="store leave")
-
-        self.prompt = with_approval(self, terminal.till, Guarded.CHANGE_SETTINGS, "Leave the store?", leave)
-
-    async def _leave_store(self, terminal: Terminal) -> None:
-        status = await terminal.store.leave()
-        self.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
-        self.settings_view.show_store(status)
-        self.status.show_store(status)
-
-    def _save_settings(self, settings: Settings) -> None:
-        try:
-            self.host.save_settings(settings)
-        except UserError as exc:
-            self.messages.show_error(exc)
-            return
-        self.messages.show_info("Settings saved.")
-        self.connect_terminal()
-
-    def on_disconnect(self) -> None:
-        terminal = self.terminal
-        if terminal is None:
-            return
-
-        def disconnect(approval: Approval | None) -> None:
-            try:
-                approved_by = terminal.till.require(Guarded.DISCONNECT, approval)
-            except UserError as exc:
-                self.messages.show_error(exc)
-                return
-            self._disconnect(terminal, approved_by)
-
-        self.prompt = with_approval(self, terminal.till, Guarded.DISCONNECT, "Disconnect this terminal?", disconnect)
-
-    def _disconnect(self, terminal: Terminal, approved_by: str | None) -> None:
-        terminal.session.disconnect(actor=terminal.till.actor, approved_by=approved_by)
-        self._detach_views()
-        self.messages.show_info("Disconnected: the stored sign-in was removed.")
-        self._enter_sign_in(terminal)
-        self.status.show_terminal(terminal)
-
-    def on_about_requested(self) -> None:
-        from pos_terminal.ui.about import AboutDialog
-
-        self.about = AboutDialog(self.host.paths, self.host.settings, self.terminal, self)
-        self.about.open()
-
     # --- the till ----------------------------------------------------------------------------------
-
-    def show_till_status(self) -> None:
-        """Who is at the till and the shift, in the status bar."""
-        terminal = self.terminal
-        if terminal is None or not terminal.till.guarding:
-            self.status.show_till(None)
-            return
-        person = terminal.till.current
-        shift = terminal.shifts.current()
-        who = person.name if person is not None else "Till locked"
-        shift_text = f"shift {shift.id}" if shift is not None else "no shift open"
-        self.status.show_till(f"{who} · {shift_text}", locked=person is None)
-
-    def on_person_ready(self) -> None:
-        """Someone signed in at the till (and the shift is open, or put off): back to the workspace."""
-        terminal = self.terminal
-        if terminal is None:
-            return
-        self.show_page(Page.WORKSPACE)
-        self.tabs.setCurrentWidget(self.cashier)
-        self.cashier.customers.focus_search()
-        self._last_input = time.monotonic()
-        self.show_till_status()
-        self.cashier.show_check()  # who is at the till and the shift decide what the big button offers
-        if self.built_shifts is not None:
-            self.built_shifts.refresh()
-
-    def on_switch_person(self) -> None:
-        """One key: the till locks for the next person; the open check and its charge stay as they are."""
-        self.lock_till("switch person")
-
-    def lock_till(self, reason: str) -> None:
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE or not terminal.till.guarding:
-            return
-        terminal.till.lock(reason)  # its listener shows the till's status
-        self.show_page(Page.TILL)
-        self.till.begin(terminal)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        """Every key and click in the application counts as someone at the till."""
-        if event.type() in _INPUT:
-            self._last_input = time.monotonic()
-        return False
-
-    def on_idle_check(self) -> None:
-        terminal = self.terminal
-        if terminal is None or self.page is not Page.WORKSPACE:
-            return
-        if terminal.till.idle_lock_due(time.monotonic() - self._last_input):
-            self.lock_till("idle")
-            self.messages.show_info("The till locked itself after a while without use; the open check is kept.")
 
     def on_shifts_key(self) -> None:
         if self.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
             self.show_tab(Tab.REPORTS)
-            self.report_tabs.setCurrentWidget(self.shifts)
+            self.workspace.report_tabs.setCurrentWidget(self.workspace.shifts)
 
     def on_shift_report_requested(self, shift: Shift) -> None:
-        self.report_tabs.setCurrentWidget(self.reports)
-        self.reports.show_shift(shift)
-
-    def on_open_shift_requested(self) -> None:
-        terminal = self.terminal
-        if terminal is None:
-            return
-        self.show_page(Page.TILL)
-        self.till.ask_shift(terminal)
-
-    def on_close_shift_requested(self) -> None:
-        """Count the drawer to close the shift (a cashier needs a manager first), then its Z report."""
-        terminal = self.terminal
-        if terminal is None:
-            return
-        shift = terminal.shifts.current()
-        if shift is None:
-            self.messages.show_error("No shift is open on this terminal.")
-            return
-
-        def count(approval: Approval | None) -> None:
-            from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
-
-            dialog = CloseShiftDialog(shift, terminal.money, self)
-            dialog.counted.connect(lambda counted, print_it: self._close_shift(terminal, counted, approval, print_it))
-            self.close_dialog = dialog
-            dialog.open()
-
-        self.prompt = with_approval(
-            self, terminal.till, Guarded.CLOSE_SHIFT, f"Close shift {shift.id}?", count, subject=str(shift.id)
-        )
-
-    def _close_shift(self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool) -> None:
-        self.tasks.run(self._close_shift_now(terminal, count, approval, print_it), key="close-shift")
-
-    async def _close_shift_now(
-        self, terminal: Terminal, count: DrawerCount, approval: Approval | None, print_it: bool
-    ) -> None:
-        """The till refuses while a charge is held; what the service did meanwhile (an automatic cancel) is read
-        first, so a charge it ended holds nothing up."""
-        await terminal.history.refresh_authorized()
-        try:
-            closed = terminal.till.close_shift(count, approval)
-        except UserError as exc:
-            self.messages.show_error(exc)
-            return
-        from pos_terminal.domain.shift import drawer_verdict  # loaded with the terminal
-
-        verdict = drawer_verdict(closed.over_short or 0, terminal.money.format)
-        self.messages.show_info(f"Shift {closed.id} is closed; the drawer is {verdict}. Its Z report follows.")
-        self.show_till_status()
-        self.cashier.show_check()  # the big button now offers to open the next shift
-        self.shifts.refresh()
-        self.show_tab(Tab.REPORTS)
-        self.report_tabs.setCurrentWidget(self.reports)
-        self.reports.show_shift(closed, print_when_ready=print_it)
+        self.workspace.report_tabs.setCurrentWidget(self.workspace.reports)
+        self.workspace.reports.show_shift(shift)
 
     def on_session_state(self, state: SessionState) -> None:
         from pos_terminal.services.session import SessionState  # loaded with the terminal
@@ -986,24 +437,8 @@ class MainWindow(QMainWindow):
             self.messages.show_error(
                 "The sign-in is no longer valid. Sign in again; the open check is kept.", topic=SESSION
             )
-            self._detach_views()
-            self._enter_sign_in(self.terminal)
-
-    def on_tab_changed(self, index: int) -> None:
-        tab = list(Tab)[index] if 0 <= index < len(Tab) else None
-        if tab is Tab.HISTORY:
-            self.history.on_shown()
-        if tab is Tab.REPORTS:
-            self.reports.setFocus()
-            self.shifts.refresh()
-        if tab is Tab.SETTINGS:
-            self._show_settings()
-        if tab is Tab.BACK_OFFICE:
-            self.back_office.on_shown()
-
-    def _show_settings(self) -> None:
-        """Filled when shown, not at start-up: it asks the system for its printers."""
-        self.settings_view.show_settings(self.host.settings, self.host.region_choices(), self.terminal)
+            self.detach_views()
+            self.enter_sign_in(self.terminal)
 
     def on_find_customer(self) -> None:
         self._cashier_focus(self.cashier.customers.search)
@@ -1048,14 +483,7 @@ class MainWindow(QMainWindow):
         terminal = self.terminal
         if terminal is None:
             return None
-        state = terminal.register.current
-        amount = terminal.money.format(max(0, state.totals.charge_amount))
-        whose = f" to {state.customer.display_name}" if state.customer else ""
-        if state.phase in (Phase.CHARGING, Phase.VERIFYING):
-            return f"The charge of {amount}{whose} is being sent to the service."
-        if state.phase is Phase.AUTHORIZED:
-            return f"The charge of {amount}{whose} is authorized, neither completed nor canceled."
-        return None
+        return charge_under_way(terminal.register.current, terminal.money.format)
 
     def open_on_screen(self) -> None:
         """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot
@@ -1078,42 +506,14 @@ class MainWindow(QMainWindow):
         running = self.background_work()
         for task in running:
             task.cancel()
-        if self.built_reports is not None:
-            self.built_reports.worker.close()  # a report being made in its child process ends with it
+        if self.workspace.built_reports is not None:
+            self.workspace.built_reports.worker.close()  # a report being made in its child process ends with it
         if running:
             import asyncio  # the loop runs by now
 
             _, stuck = await asyncio.wait(running, timeout=timeout)
             for task in stuck:
                 log.warning("still running at shutdown: %r", task)
-
-    def _on_pending_changed(self) -> None:
-        """After anything that may add to the outbox: the status bar counts what waits, and while anything
-        does, it is sent again."""
-        if self.terminal is None:
-            return
-        pending = self.terminal.pending_changes()
-        self.status.show_pending(pending)
-        if pending and self.page in (Page.WORKSPACE, Page.TILL) and not self.tasks.is_running("resend"):
-            self.tasks.run(
-                self._resend(self.terminal), key="resend", on_error=lambda e: log.info("resend: %s", e.text())
-            )
-
-    async def _resend(self, terminal: Terminal) -> None:
-        from pos_terminal.domain.lifecycle import TxState
-        from pos_terminal.services.checkout import ChangeStatus  # loaded with the terminal
-
-        async for outcomes in terminal.checkout.resend_until_confirmed():
-            self.status.show_pending(terminal.pending_changes())
-            open_check = terminal.register.current.transaction_id
-            if any(o.transaction_id == open_check for o in outcomes):
-                self.cashier.refresh_transaction()
-            for outcome in outcomes:
-                # History's own changes (a refund always; anything of a transaction not on the cashier's screen)
-                history = outcome.target is TxState.REFUNDED or outcome.transaction_id != open_check
-                if self.built_history is not None and history and outcome.status is ChangeStatus.DONE:
-                    assert outcome.transaction is not None
-                    self.built_history.confirmed_later(outcome.transaction)
 
     # --- Qt events -------------------------------------------------------------------------------
 
@@ -1127,17 +527,17 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         app = QApplication.instance()
         if app is not None:
-            app.installEventFilter(self)  # once: Qt keeps one entry per filter object
+            app.installEventFilter(self.idle)  # once: Qt keeps one entry per filter object
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         app = QApplication.instance()
         if app is not None:
-            app.removeEventFilter(self)
-        self._idle.stop()
-        self.scanner.remove()
-        self._close_customer_display()
+            app.removeEventFilter(self.idle)
+        self.idle.stop()
+        self.hardware.scanner.remove()
+        self.hardware.close_display()
         self.tasks.cancel_all()
-        self._stop_sign_in()
-        self._detach_views()
+        self.stop_sign_in()
+        self.detach_views()
         super().closeEvent(event)
         self.closed.emit()

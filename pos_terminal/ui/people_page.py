@@ -11,9 +11,8 @@ is deleted: history and reports still name them, so a person who leaves is disab
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.people import MAX_NAME, Approval, Guarded, Person, Role, check_name
@@ -22,14 +21,14 @@ from pos_terminal.errors import UserError
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
-from pos_terminal.ui.table_model import ReadOnlyTableModel
+from pos_terminal.ui.people_model import PeopleModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import BIG_BUTTON, BUTTON, button, confirm, empty, label, on_enter
 
 if TYPE_CHECKING:
     from pos_terminal.services.till import Till
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -46,7 +45,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-HEADERS = ("Name", "Role", "Signs in", "Locked until")
 ACTION_COLUMNS = 4  # the buttons under the list, in rows of four: they fit beside the form at 1024×768
 
 
@@ -57,42 +55,6 @@ class Form(StrEnum):
     ADD = "add"
     RENAME = "rename"
     ROLE = "role"
-
-
-def locked_until(person: Person, now: datetime) -> str:
-    """The local time a person's lock after wrong PINs ends, or nothing when they are not locked."""
-    if person.locked_until is None or not person.locked(now):
-        return ""
-    return person.locked_until.astimezone().strftime("%H:%M")
-
-
-class PeopleModel(ReadOnlyTableModel[Person]):
-    """Everyone who works the till, as read at :attr:`at`."""
-
-    headers = HEADERS
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.at = utcnow()
-
-    def cell(self, person: Person, column: int) -> Any:
-        if column == 0:
-            return person.name
-        if column == 1:
-            return str(person.role).capitalize()
-        if column == 2:
-            if not person.active:
-                return "No: disabled"
-            return "Yes: new PIN to set" if person.pin_to_set else "Yes"
-        return locked_until(person, self.at)
-
-    def style(self, person: Person, column: int, role: int) -> Any:
-        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-            return person.label  # whole, where a long name is shortened with "…"
-        return None
-
-    def row_of(self, person_id: int) -> int | None:
-        return next((row for row, person in enumerate(self.rows) if person.id == person_id), None)
 
 
 def _roles() -> QComboBox:

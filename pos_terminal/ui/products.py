@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.text import fold
+from pos_terminal.ui import actions
 from pos_terminal.ui.widgets import MAX_TYPED_NAME, button, label, quoted
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
@@ -128,7 +129,7 @@ class ProductPanel(QWidget):
         self._text_height = TILE_HEIGHT
 
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Find a product (F3)")
+        self.search.setPlaceholderText(f"Find a product ({actions.key(actions.Act.FIND_PRODUCT)})")
         self.search.setAccessibleName("Find product")
         self.search.setMaxLength(MAX_TYPED_NAME)
         self.search.setClearButtonEnabled(True)

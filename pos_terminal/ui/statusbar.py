@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.words import counted
+from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.widgets import button, label, set_role
 
 from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
@@ -43,7 +44,7 @@ class StatusBar(QStatusBar):
         self.store.hide()
         self.till = label()
         self.till.setAccessibleName("Who is at the till, and the shift")
-        self.switch_button: QPushButton = button("Switch", name="Switch person", shortcut="F12")
+        self.switch_button: QPushButton = button("Switch", name="Switch person", shortcut=key(Act.SWITCH_PERSON))
         self.switch_button.hide()
         for widget in (self.badge, self.region, self.terminal_id, self.connection, self.store):
             self.addWidget(widget)

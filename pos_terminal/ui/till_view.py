@@ -18,7 +18,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.services.staff import PersonLocked, PinAlreadySet, PinToSet
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
-from pos_terminal.ui.cashier_view import CHECK
+from pos_terminal.ui.cashier_presenter import CHECK
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, empty, label
 

@@ -9,6 +9,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pos_terminal.ui.actions import DISMISS_MESSAGE
+from pos_terminal.ui.cashier_presenter import waited
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
@@ -51,12 +54,6 @@ def button(text: str, *, role: str | None = None, name: str | None = None, short
         widget.setAccessibleDescription(f"Shortcut: {shortcut}")
     widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
     return widget
-
-
-def waited(seconds: float) -> str:
-    """How long something has lasted, as a cashier reads it: "4 s", "1 min 05 s"."""
-    whole = int(seconds)
-    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60:02d} s"
 
 
 class Waiting(QObject):
@@ -266,8 +263,8 @@ class Banner(QFrame):
         self.text.setAccessibleName("Message")
         self.close_button = QPushButton("Dismiss")
         self.close_button.setAccessibleName("Dismiss message")
-        self.close_button.setToolTip("Dismiss the message (Ctrl+D)")
-        self.close_button.setShortcut(QKeySequence("Ctrl+D"))
+        self.close_button.setToolTip(f"Dismiss the message ({DISMISS_MESSAGE})")
+        self.close_button.setShortcut(QKeySequence(DISMISS_MESSAGE))
         self.close_button.clicked.connect(self.clear)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.close_button)

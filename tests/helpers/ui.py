@@ -40,12 +40,12 @@ def choose(window: MainWindow, name: str) -> None:
 def type_item(window: MainWindow, name: str, price: str, quantity: int = 1, tax: str = "10") -> None:
     """An item typed by hand on the keypad page (F7), added with its button."""
     cashier = window.cashier
-    cashier.focus_entry(cashier.item_name)
-    QTest.keyClicks(cashier.item_name, name)
-    QTest.keyClicks(cashier.item_price, price)
-    cashier.item_quantity.setValue(quantity)
-    cashier.item_tax.setText(tax)
-    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+    cashier.focus_entry(cashier.keypad_page.item_name)
+    QTest.keyClicks(cashier.keypad_page.item_name, name)
+    QTest.keyClicks(cashier.keypad_page.item_price, price)
+    cashier.keypad_page.item_quantity.setValue(quantity)
+    cashier.keypad_page.item_tax.setText(tax)
+    QTest.mouseClick(cashier.keypad_page.add_item_button, Qt.MouseButton.LeftButton)
 
 
 async def authorized_sale(

@@ -634,7 +634,7 @@ class Shift:
 
     async def empty_views(self) -> None:
         """History and Reports shown for a range with nothing in it (tomorrow), as a manager would clear them."""
-        history = self.window.history
+        history = self.window.workspace.history
         await self.press(Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
         nothing(history.range)
         self.click(history.load_button)
@@ -667,7 +667,7 @@ class Shift:
         state = self.register.current
         return (
             f"phase {state.phase}, pending {state.pending}, message {state.message!r}, "
-            f"reason {self.window.cashier.reason.text()!r}, banner {self.banner()!r}"
+            f"reason {self.window.cashier.ticket.reason.text()!r}, banner {self.banner()!r}"
         )
 
     async def show_cashier(self) -> None:
@@ -699,12 +699,12 @@ class Shift:
             if step.keys:
                 await self.press(Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
             else:
-                self.click(cashier.new_check_button)
+                self.click(cashier.ticket.new_check_button)
             fresh = self.register.current  # read again: the key press started a new check
             assert fresh.phase is Phase.BUILDING and not fresh.check.items, self.where()
         await self.choose(step)
         await self.build_check(step)
-        assert cashier.charge_button.isEnabled(), f"charge {step.index} cannot be charged: {self.where()}"
+        assert cashier.ticket.charge_button.isEnabled(), f"charge {step.index} cannot be charged: {self.where()}"
         self.arm_create_fault(step)
         if step.ending is Ending.EXPIRE:
             self.control.settings(autoCancelSeconds=EXPIRE_SECONDS)
@@ -712,7 +712,7 @@ class Shift:
         if step.keys:
             await self.press(Qt.Key.Key_F8)
         else:
-            self.click(cashier.charge_button)
+            self.click(cashier.ticket.charge_button)
         await wait_for(
             lambda: (
                 not cashier.tasks.is_running("charge")
@@ -740,7 +740,7 @@ class Shift:
             charged=state.transaction.amount_charged,
             verifying_seen=verifying,
         )
-        await wait_for(cashier.countdown.isVisible, f"the countdown of charge {step.index}")
+        await wait_for(cashier.charge_status.countdown.isVisible, f"the countdown of charge {step.index}")
         await self.end(step, record)
         self.figures.endings[step.ending] += 1
         record.seconds = time.monotonic() - started
@@ -779,20 +779,20 @@ class Shift:
             self.click(self.catalog[entry % len(self.catalog)])
         if step.typed is not None:
             name, price = step.typed
-            await self.show_field(step, Qt.Key.Key_F7, cashier.item_name)
-            QTest.keyClicks(cashier.item_name, name)
-            QTest.keyClick(cashier.item_name, Qt.Key.Key_Return)  # on to the price
-            QTest.keyClicks(cashier.item_price, price)
+            await self.show_field(step, Qt.Key.Key_F7, cashier.keypad_page.item_name)
+            QTest.keyClicks(cashier.keypad_page.item_name, name)
+            QTest.keyClick(cashier.keypad_page.item_name, Qt.Key.Key_Return)  # on to the price
+            QTest.keyClicks(cashier.keypad_page.item_price, price)
             if step.keys:
-                QTest.keyClick(cashier.item_price, Qt.Key.Key_Return)
+                QTest.keyClick(cashier.keypad_page.item_price, Qt.Key.Key_Return)
             else:
-                self.click(cashier.add_item_button)
-            assert cashier.item_name.text() == "", f"the typed item was not added: {self.where()}"
+                self.click(cashier.keypad_page.add_item_button)
+            assert cashier.keypad_page.item_name.text() == "", f"the typed item was not added: {self.where()}"
         if step.more:
-            self.click(cashier.more_button)
+            self.click(cashier.ticket.more_button)
         for text, key, line_edit, add in (
-            (step.discount, Qt.Key.Key_F4, cashier.discount_input, cashier.add_discount_button),
-            (step.cash, Qt.Key.Key_F6, cashier.cash_input, cashier.add_cash_button),
+            (step.discount, Qt.Key.Key_F4, cashier.keypad_page.discount_input, cashier.keypad_page.add_discount_button),
+            (step.cash, Qt.Key.Key_F6, cashier.keypad_page.cash_input, cashier.keypad_page.add_cash_button),
         ):
             if text is None:
                 continue
@@ -829,13 +829,13 @@ class Shift:
             if step.keys:
                 await self.press(Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
             else:
-                self.click(cashier.cancel_button)
+                self.click(cashier.ticket.cancel_button)
         else:
             self.fault("complete", "PATCH", path, step.change_fault)  # a complete is one request: nothing read first
             if step.keys:
                 await self.press(Qt.Key.Key_F9)
             else:
-                self.click(cashier.complete_button)
+                self.click(cashier.ticket.complete_button)
         self.phases.clear()
         await wait_for(
             lambda: not cashier.tasks.busy and self.register.current.phase is not Phase.AUTHORIZED,
@@ -856,7 +856,7 @@ class Shift:
 
     async def watch_countdown(self, step: Step) -> None:
         """The cashier watches the countdown to automatic cancellation tick once (the window's 1 s timer)."""
-        countdown = self.window.cashier.countdown
+        countdown = self.window.cashier.charge_status.countdown
         shown = countdown.text()
         assert shown.startswith("Canceled automatically in "), shown
         await wait_for(lambda: countdown.text() != shown, f"the countdown of charge {step.index} to tick", 5)
@@ -900,7 +900,7 @@ class Shift:
     # --- History: the refunds -------------------------------------------------------------------------------
 
     async def visit_history(self, step: Step) -> None:
-        window, history = self.window, self.window.history
+        window, history = self.window, self.window.workspace.history
         await self.press(Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
         assert window.tabs.currentWidget() is history
         whole_shift(history.range, self.opened)
@@ -929,7 +929,7 @@ class Shift:
         await self.show_cashier()
 
     async def refund(self, record: ChargeRecord, step: Step) -> None:
-        history = self.window.history
+        history = self.window.workspace.history
         row = next(r for r, t in enumerate(history.model.rows) if t.transaction_id == record.transaction_id)
         index = history.model.index(row, 0)
         history.table.scrollTo(index)
@@ -967,8 +967,8 @@ class Shift:
 
     async def open_reports(self) -> ReportsView:
         await self.press(Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
-        view = self.window.reports
-        assert isinstance(view, ReportsView) and self.window.tabs.currentWidget() is self.window.reports_page
+        view = self.window.workspace.reports
+        assert isinstance(view, ReportsView) and self.window.tabs.currentWidget() is self.window.workspace.reports_page
         await wait_for(view.show_button.isVisible, "the reports view (built the first time it is shown)")
         if not self.reports_layout_set:
             # the 80 mm roll, as at a counter: shorter than A4, which also lists every transaction of the day
@@ -1024,15 +1024,15 @@ class Shift:
         window = self.window
         expected = self.expected_cash(opening_float)
         await self.press(Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-        shifts = window.shifts
-        assert window.report_tabs.currentWidget() is shifts, "Ctrl+5 shows the shifts"
+        shifts = window.workspace.shifts
+        assert window.workspace.report_tabs.currentWidget() is shifts, "Ctrl+5 shows the shifts"
         self.click(shifts.close_button)
-        dialog = window.close_dialog
+        dialog = window.approvals.close_dialog
         assert dialog is not None and dialog.isVisible()
         QTest.keyClicks(dialog.typed_total, f"{expected // 100}.{expected % 100:02d}")
         dialog.print_z.setChecked(False)
         self.click(dialog.close_button)
-        view = window.reports
+        view = window.workspace.reports
         started = time.monotonic()
         # the close reads the held charges from the service first: it is done once the Z report is the one shown
         await wait_for(

@@ -30,8 +30,8 @@ async def test_about_shows_version_region_profile_paths_and_licences(
 ) -> None:
     window = await signed_in_window(host, make_window, client)
     window.show_tab(Tab.SETTINGS)
-    QTest.mouseClick(window.settings_view.about_button, Qt.MouseButton.LeftButton)
-    about = window.about
+    QTest.mouseClick(window.workspace.settings_view.about_button, Qt.MouseButton.LeftButton)
+    about = window.settings_flow.about
     assert about is not None and about.isVisible()
     fields = about.fields  # type: ignore[attr-defined]
     assert fields["Version"] == version() and fields["Region"] == host.settings.region

@@ -87,19 +87,19 @@ async def back_office(window: MainWindow) -> None:
     window.activateWindow()
     await until(window.isActiveWindow, what="the window active")
     QTest.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)
-    assert window.tabs.currentWidget() is window.back_office
+    assert window.tabs.currentWidget() is window.workspace.back_office
 
 
 async def people_page(window: MainWindow) -> PeoplePage:
     await back_office(window)
-    office = window.back_office
+    office = window.workspace.back_office
     office.pages.setCurrentWidget(office.people)
     return office.people
 
 
 async def details_page(window: MainWindow) -> DetailsPage:
     await back_office(window)
-    office = window.back_office
+    office = window.workspace.back_office
     office.pages.setCurrentWidget(office.details)
     return office.details
 
@@ -583,7 +583,7 @@ async def test_a_store_till_adds_and_renames_people_only_while_the_store_is_reac
     await until(lambda: window.status.store.text() == "Store online", what="the store online")
     page = await people_page(window)
     assert page.scope.text().startswith("The store's people: a change here reaches every till.")
-    details = window.back_office.details
+    details = window.workspace.back_office.details
     assert details.scope.text().startswith("The store's details: every till prints them.")
 
     server = postgres_target.server

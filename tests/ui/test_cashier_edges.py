@@ -25,21 +25,23 @@ async def test_an_invalid_check_disables_charge_and_says_why(
 ) -> None:
     window = await signed_in_window(host, make_window, client)
     cashier = window.cashier
-    assert not cashier.charge_button.isEnabled()
-    assert cashier.reason.text() == "Add an item to the check."
+    assert not cashier.ticket.charge_button.isEnabled()
+    assert cashier.ticket.reason.text() == "Add an item to the check."
     type_item(window, "Soup", "8.00")
-    assert "customer" in cashier.reason.text() and not cashier.charge_button.isEnabled()
+    assert "customer" in cashier.ticket.reason.text() and not cashier.ticket.charge_button.isEnabled()
     choose(window, "Nguyen")
-    assert cashier.charge_button.isEnabled() and not cashier.reason.isVisible()
+    assert cashier.ticket.charge_button.isEnabled() and not cashier.ticket.reason.isVisible()
 
     type_item(window, "Bread", "-2.00")
-    assert window.banner.isVisible() and cashier.lines.rowCount() == 1, "a negative price is refused as typed"
-    cashier.focus_entry(cashier.discount_input)
-    QTest.keyClicks(cashier.discount_input, "9.00")
-    QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+    assert window.banner.isVisible() and cashier.ticket.lines.rowCount() == 1, "a negative price is refused as typed"
+    cashier.focus_entry(cashier.keypad_page.discount_input)
+    QTest.keyClicks(cashier.keypad_page.discount_input, "9.00")
+    QTest.keyClick(cashier.keypad_page.discount_input, Qt.Key.Key_Return)
     assert window.banner.text.text().startswith("A discount of $9.00 is more than the check's $8.00.")
-    assert cashier.lines.rowCount() == 1 and cashier.charge_button.isEnabled(), "the check stays as it was"
-    assert cashier.discount_input.text() == "9.00", "what was typed is kept to be corrected"
+    assert cashier.ticket.lines.rowCount() == 1 and cashier.ticket.charge_button.isEnabled(), (
+        "the check stays as it was"
+    )
+    assert cashier.keypad_page.discount_input.text() == "9.00", "what was typed is kept to be corrected"
     assert host.terminal is not None and host.terminal.journal.intents.unfinished() == []
     await finish(window, host)
 
@@ -52,14 +54,14 @@ async def test_wrong_amounts_get_one_sentence_and_the_check_stays(
     type_item(window, "Bread", "6.50")
     type_item(window, "Cheese", "12.345")
     assert window.banner.isVisible() and "more than 2 decimals" in window.banner.text.text()
-    assert cashier.item_name.text() == "Cheese", "what was typed is kept to be corrected"
-    assert cashier.lines.rowCount() == 1
-    cashier.discount_input.setText("150%")
-    QTest.mouseClick(cashier.add_discount_button, Qt.MouseButton.LeftButton)
+    assert cashier.keypad_page.item_name.text() == "Cheese", "what was typed is kept to be corrected"
+    assert cashier.ticket.lines.rowCount() == 1
+    cashier.keypad_page.discount_input.setText("150%")
+    QTest.mouseClick(cashier.keypad_page.add_discount_button, Qt.MouseButton.LeftButton)
     assert "percent between 0 and 100" in window.banner.text.text()
-    cashier.cash_input.setText("lots")
-    QTest.mouseClick(cashier.add_cash_button, Qt.MouseButton.LeftButton)
-    assert window.banner.text.text().count(".") >= 1 and cashier.lines.rowCount() == 1
+    cashier.keypad_page.cash_input.setText("lots")
+    QTest.mouseClick(cashier.keypad_page.add_cash_button, Qt.MouseButton.LeftButton)
+    assert window.banner.text.text().count(".") >= 1 and cashier.ticket.lines.rowCount() == 1
     assert host.terminal is not None
     saved = host.terminal.journal.open_check.load()
     assert saved is not None and saved["check"]["items"][0]["name"] == "Bread"
@@ -103,15 +105,15 @@ async def test_verifying_is_shown_while_the_outcome_is_unknown(
     register = host.terminal.register
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.VERIFYING, what="verifying")
-    assert window.cashier.phase.text().startswith("Verifying")
-    assert "No second charge" in window.cashier.transaction_text.text()
-    assert not window.cashier.charge_button.isEnabled()
+    assert window.cashier.charge_status.phase.text().startswith("Verifying")
+    assert "No second charge" in window.cashier.charge_status.transaction_text.text()
+    assert not window.cashier.ticket.charge_button.isEnabled()
     assert transactions_of(client, pos, customer["customerId"]) == []
     probe = {"method": "GET", "path": "/v4/transactions", "mode": "delay", "delayMs": 1}
     client.post("/sandbox/faults", json=probe).raise_for_status()
     await until(lambda: client.get("/sandbox/faults").json() == [], what="a reconciliation by refId after a pause")
     assert register.current.phase is Phase.VERIFYING
-    assert not window.cashier.charge_button.isEnabled()
+    assert not window.cashier.ticket.charge_button.isEnabled()
     assert transactions_of(client, pos, customer["customerId"]) == []
     await finish(window, host, wait=False)  # it goes on verifying until its window ends
 
@@ -134,9 +136,9 @@ async def test_the_window_stays_responsive_while_the_service_is_slow(
     assert window.cashier.customers.tasks.busy, "the slow call is still in flight"
     assert len(ticks) >= 10, f"timers fired {len(ticks)} times in a second"
     QTest.keyClick(window, Qt.Key.Key_F7)
-    assert window.cashier.item_name.hasFocus()
-    QTest.keyClicks(window.cashier.item_name, "Typing works")
-    assert window.cashier.item_name.text() == "Typing works"
+    assert window.cashier.keypad_page.item_name.hasFocus()
+    QTest.keyClicks(window.cashier.keypad_page.item_name, "Typing works")
+    assert window.cashier.keypad_page.item_name.text() == "Typing works"
     await until(lambda: not window.cashier.customers.tasks.busy, timeout=10, what="the slow refresh")
     timer.stop()
     await finish(window, host)
@@ -164,7 +166,7 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
     again = AppHost(host.paths, service_url=host.service_url)
     second = make_window(again)
     second.start()
-    await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
+    await until(lambda: second.terminal is not None and second.cashier.ticket.lines.rowCount() == 1, what="restored")
     assert "restarted during a charge" in second.banner.text.text()
     assert again.terminal is not None
     register = again.terminal.register
@@ -174,7 +176,7 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
         listed = transactions_of(client, pos, customer["customerId"])
         raise AssertionError(f"{exc}; shown {register.current}; the service has {listed}") from None
     assert len(transactions_of(client, pos, customer["customerId"])) == 1
-    assert second.cashier.customer_text.text().startswith("Rita Restart")
+    assert second.cashier.ticket.customer_text.text().startswith("Rita Restart")
     await finish(second, again)
 
 
@@ -188,7 +190,7 @@ async def test_refund_from_history_after_a_confirmation(
     assert charged < 20_000
 
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    history = window.history
+    history = window.workspace.history
     assert window.tabs.currentWidget() is history
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
@@ -232,16 +234,20 @@ async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_
     fault = {"method": "PATCH", "path": f"/v4/transactions/{transaction_id}", "mode": "error_before", "times": 3}
     client.post("/sandbox/faults", json=fault).raise_for_status()
     QTest.keyClick(window, Qt.Key.Key_F9)
-    await until(lambda: "will be sent again" in window.cashier.charge_message.text(), what="kept pending")
+    await until(lambda: "will be sent again" in window.cashier.charge_status.charge_message.text(), what="kept pending")
     assert register.current.pending
-    await until(lambda: "has not confirmed the complete yet (" in window.cashier.wait_text.text(), what="how long")
+    await until(
+        lambda: "has not confirmed the complete yet (" in window.cashier.charge_status.wait_text.text(), what="how long"
+    )
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "authorized"
 
     await until(lambda: register.current.phase is Phase.COMPLETE, timeout=20, what="the complete sent again")
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
     assert not register.current.pending and host.terminal.pending_changes() == 0
-    await until(lambda: window.cashier.phase.text() == "Complete", what="the screen showing it complete")
-    assert not window.cashier.charge_message.isVisible(), window.cashier.charge_message.text()
+    await until(lambda: window.cashier.charge_status.phase.text() == "Complete", what="the screen showing it complete")
+    assert not window.cashier.charge_status.charge_message.isVisible(), (
+        window.cashier.charge_status.charge_message.text()
+    )
     await finish(window, host)
 
 
@@ -255,12 +261,17 @@ async def test_fields_emptied_after_each_entry_keep_no_undo_history(
     choose(window, "Nguyen")
     for _ in range(3):
         type_item(window, "Cappuccino", "4.50")
-        cashier.focus_entry(cashier.discount_input)
-        QTest.keyClicks(cashier.discount_input, "0.10")
-        QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
-        QTest.keyClicks(cashier.cash_input, "1")
-        QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
-    for field in (cashier.item_name, cashier.item_price, cashier.discount_input, cashier.cash_input):
+        cashier.focus_entry(cashier.keypad_page.discount_input)
+        QTest.keyClicks(cashier.keypad_page.discount_input, "0.10")
+        QTest.keyClick(cashier.keypad_page.discount_input, Qt.Key.Key_Return)
+        QTest.keyClicks(cashier.keypad_page.cash_input, "1")
+        QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
+    for field in (
+        cashier.keypad_page.item_name,
+        cashier.keypad_page.item_price,
+        cashier.keypad_page.discount_input,
+        cashier.keypad_page.cash_input,
+    ):
         assert field.text() == "", field.accessibleName()
         assert not field.isUndoAvailable(), f"{field.accessibleName()} keeps an undo history"
     cashier.new_check()
@@ -285,13 +296,13 @@ async def test_a_broken_catalog_file_gets_one_sentence_and_the_open_check_comes_
     again = AppHost(host.paths, service_url=host.service_url)
     second = make_window(again)
     second.start()
-    await until(lambda: second.terminal is not None and second.cashier.lines.rowCount() == 1, what="restored")
+    await until(lambda: second.terminal is not None and second.cashier.ticket.lines.rowCount() == 1, what="restored")
     await sign_in_at_till(second, MANAGER, MANAGER_PIN)
     problem = second.cashier.products.problem
     assert problem.isVisible() and problem.accessibleName() == "Catalog problem"
     assert str(catalog) in problem.text() and "items can still be typed" in problem.text(), problem.text()
     assert "Something unexpected" not in second.banner.text.text()
-    assert second.cashier.customer_text.text().startswith("Cato Catalog")
+    assert second.cashier.ticket.customer_text.text().startswith("Cato Catalog")
     await finish(second, again)
 
 
@@ -307,7 +318,7 @@ async def test_a_refund_made_while_the_detail_is_still_read_stays_refunded(
     fault = {"method": "GET", "path": f"/v4/transactions/{transaction_id}", "mode": "delay", "delayMs": 1500}
     client.post("/sandbox/faults", json=fault).raise_for_status()
     window.show_tab(Tab.HISTORY)
-    history = window.history
+    history = window.workspace.history
     await until(lambda: history.tasks.is_running("detail"), what="the chosen row's record being read")
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.confirm is not None and history.confirm.isVisible(), what="the question, once read")
@@ -328,13 +339,15 @@ async def test_a_key_on_the_first_screen_that_needs_the_terminal_says_so_and_kee
     window = make_window(host)
     window.show_first_screen()
     cashier = window.cashier
-    assert not cashier.charge_button.isEnabled()
+    assert not cashier.ticket.charge_button.isEnabled()
     assert window.status.region.text() == "Connecting…"
-    cashier.item_name.setText("Tea")
-    cashier.item_price.setText("4.50")
+    cashier.keypad_page.item_name.setText("Tea")
+    cashier.keypad_page.item_price.setText("4.50")
 
-    cashier.add_item_button.click()
+    cashier.keypad_page.add_item_button.click()
 
     assert "The terminal is not connected yet." in window.banner.text.text()
-    assert (cashier.item_name.text(), cashier.item_price.text()) == ("Tea", "4.50"), "what was typed is kept"
+    assert (cashier.keypad_page.item_name.text(), cashier.keypad_page.item_price.text()) == ("Tea", "4.50"), (
+        "what was typed is kept"
+    )
     await finish(window, host)

@@ -25,42 +25,42 @@ async def test_build_a_check_charge_and_complete(
     window = await signed_in_window(host, make_window, client, listing=customer)
     cashier = window.cashier
     choose(window, "Quigley")
-    assert cashier.customer_text.text().startswith("Zoë Quigley")
+    assert cashier.ticket.customer_text.text().startswith("Zoë Quigley")
 
     catalog_button = next(b for b in cashier.products.tiles if "Flat white" in b.text())
     QTest.mouseClick(catalog_button, Qt.MouseButton.LeftButton)
     type_item(window, "Cake", "12.50", quantity=2)
     QTest.keyClick(window, Qt.Key.Key_F4)
-    assert cashier.discount_input.hasFocus()
-    QTest.keyClicks(cashier.discount_input, "10%")
-    QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+    assert cashier.keypad_page.discount_input.hasFocus()
+    QTest.keyClicks(cashier.keypad_page.discount_input, "10%")
+    QTest.keyClick(cashier.keypad_page.discount_input, Qt.Key.Key_Return)
     QTest.keyClick(window, Qt.Key.Key_F6)
-    QTest.keyClicks(cashier.cash_input, "5")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "5")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
 
     totals = host.terminal.register.current.totals  # type: ignore[union-attr]
     assert (totals.item_total, totals.discount_total, totals.payments) == (480 + 2500, -298, 500)
     assert totals.balance == 2980 - 298 - 500
     money = host.terminal.money  # type: ignore[union-attr]
-    assert cashier.charge_button.isEnabled()
-    assert cashier.charge_button.text() == f"Charge {money.format(totals.balance)}\nto Zoë Quigley"
-    assert cashier.figures["balance"][1].text() == money.format(totals.balance)  # type: ignore[attr-defined]
+    assert cashier.ticket.charge_button.isEnabled()
+    assert cashier.ticket.charge_button.text() == f"Charge {money.format(totals.balance)}\nto Zoë Quigley"
+    assert cashier.ticket.figures["balance"][1].text() == money.format(totals.balance)  # type: ignore[attr-defined]
     screenshot(window, "cashier-check", tmp_path)
 
-    QTest.mouseClick(cashier.charge_button, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(cashier.ticket.charge_button, Qt.MouseButton.LeftButton)
     await until(lambda: host.terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")  # type: ignore[union-attr]
-    await until(lambda: cashier.countdown.isVisible(), what="the countdown")
-    assert "Canceled automatically in 4:" in cashier.countdown.text()
-    assert cashier.complete_button.isVisible() and cashier.complete_button.isEnabled()
+    await until(lambda: cashier.charge_status.countdown.isVisible(), what="the countdown")
+    assert "Canceled automatically in 4:" in cashier.charge_status.countdown.text()
+    assert cashier.ticket.complete_button.isVisible() and cashier.ticket.complete_button.isEnabled()
     transaction_id = host.terminal.register.current.transaction_id  # type: ignore[union-attr]
-    assert transaction_id and transaction_id in cashier.transaction_text.text()
+    assert transaction_id and transaction_id in cashier.charge_status.transaction_text.text()
 
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: host.terminal.register.current.phase is Phase.COMPLETE, what="complete")  # type: ignore[union-attr]
     record = client.get(f"/sandbox/customers/{customer['customerId']}").json()
     assert record["balance"] < 50_000
-    assert cashier.new_check_button.isVisible()
-    assert cashier.lines.rowCount() == 4, "the finished check stays visible until a new one is started"
+    assert cashier.ticket.new_check_button.isVisible()
+    assert cashier.ticket.lines.rowCount() == 4, "the finished check stays visible until a new one is started"
 
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
@@ -76,5 +76,5 @@ async def test_cancel_an_authorized_charge_returns_the_funds(
     QTest.keyClick(window, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
     await until(lambda: register.current.phase is Phase.CANCELED, what="canceled")
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
-    assert window.cashier.phase.text() == "Canceled"
+    assert window.cashier.charge_status.phase.text() == "Canceled"
     await finish(window, host)

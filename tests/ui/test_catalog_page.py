@@ -44,7 +44,7 @@ Muffin,4.00,10,Food,036000291453,,
 def catalog_page(window: MainWindow) -> CatalogPage:
     """The back office's catalog page, shown (Ctrl+6, then its tab)."""
     window.show_tab(Tab.BACK_OFFICE)
-    office = window.back_office
+    office = window.workspace.back_office
     office.pages.setCurrentWidget(office.catalog)
     QApplication.processEvents()
     return office.catalog
@@ -54,7 +54,7 @@ def choose_product(page: CatalogPage, name: str) -> None:
     row = next(n for n, p in enumerate(page.products.rows) if p.name == name)
     page.product_table.setFocus()
     page.product_table.setCurrentIndex(page.products.index(row, 0))
-    assert page.editing is not None and page.name.text() == name
+    assert page.editing is not None and page.form.name.text() == name
 
 
 def retype(field: QLineEdit, text: str) -> None:
@@ -80,11 +80,11 @@ async def test_a_price_changed_in_the_catalog_is_the_next_sale_s_price(
     window = await signed_in_window(host, make_window, client, listing=customer)
     page = catalog_page(window)
     choose_product(page, "Flat white")
-    retype(page.price, "5.25")
-    QTest.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    retype(page.form.price, "5.25")
+    QTest.mouseClick(page.form.save_button, Qt.MouseButton.LeftButton)
     assert page.prompt is None, "the manager at the till is not asked for a PIN"
     await until(lambda: "$5.25" in [page.products.cell(p, 1) for p in page.products.rows], what="the new price listed")
-    assert not page.problem.isVisible() and not page.dirty
+    assert not page.form.problem.isVisible() and not page.dirty
 
     window.show_tab(Tab.CASHIER)
     tile = next(t for t in window.cashier.products.tiles if t.text().startswith("Flat white"))
@@ -93,7 +93,7 @@ async def test_a_price_changed_in_the_catalog_is_the_next_sale_s_price(
     assert host.terminal is not None
     totals = host.terminal.register.current.totals
     assert totals.item_total == 525
-    assert window.cashier.figures["balance"][1].text() == "$5.25"
+    assert window.cashier.ticket.figures["balance"][1].text() == "$5.25"
     await finish(window, host)
 
 
@@ -103,22 +103,22 @@ async def test_a_bad_value_is_one_sentence_beside_the_form_which_keeps_what_was_
     window = await signed_in_window(host, make_window, client)
     page = catalog_page(window)
     choose_product(page, "Flat white")
-    retype(page.price, "4.555")
-    retype(page.barcodes, "9300000000018")
-    QTest.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
-    assert page.problem.isVisible() and page.problem.text().startswith("The price")
-    assert page.price.text() == "4.555"
-    retype(page.price, "4.80")
-    QTest.keyClick(page.price, Qt.Key.Key_Return)
-    assert page.problem.text().startswith("The barcode 9300000000018"), page.problem.text()
-    assert page.barcodes.text() == "9300000000018" and page.dirty
+    retype(page.form.price, "4.555")
+    retype(page.form.barcodes, "9300000000018")
+    QTest.mouseClick(page.form.save_button, Qt.MouseButton.LeftButton)
+    assert page.form.problem.isVisible() and page.form.problem.text().startswith("The price")
+    assert page.form.price.text() == "4.555"
+    retype(page.form.price, "4.80")
+    QTest.keyClick(page.form.price, Qt.Key.Key_Return)
+    assert page.form.problem.text().startswith("The barcode 9300000000018"), page.form.problem.text()
+    assert page.form.barcodes.text() == "9300000000018" and page.dirty
     for size in (SMALL, LARGE):
         window.resize(*size)
         QApplication.processEvents()
         screenshot(window, f"back-office-catalog-form-{size[0]}x{size[1]}", tmp_path)
         assert clipped(window, page) == [], f"the catalog page at {size}"
     page.refresh()  # the page shown again, or another till's change: what was typed stays
-    assert page.barcodes.text() == "9300000000018" and page.problem.isVisible()
+    assert page.form.barcodes.text() == "9300000000018" and page.form.problem.isVisible()
     await finish(window, host)
 
 
@@ -215,8 +215,8 @@ async def test_a_cashier_s_change_is_approved_by_a_manager_and_written_as_old_an
     await sign_in_at_till(window, ANA, ANA_PIN)
     page = catalog_page(window)
     choose_product(page, "Latte")
-    retype(page.price, "5.10")
-    QTest.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    retype(page.form.price, "5.10")
+    QTest.mouseClick(page.form.save_button, Qt.MouseButton.LeftButton)
     prompt = page.prompt
     assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
     assert prompt.question.text() == "Save the changes to “Latte”?" and "Asked by Ana Cashier" in prompt.reason.text()
@@ -226,7 +226,7 @@ async def test_a_cashier_s_change_is_approved_by_a_manager_and_written_as_old_an
     await until(lambda: next(p for p in page.all_products if p.name == "Latte").price == 510, what="saved")
     [(actor, detail)] = audit(terminal.journal, "product changed")
     assert actor == MANAGER and detail == {"product": "Latte", "price": [480, 510]}
-    assert page.price.text() == "$5.10" and not page.dirty
+    assert page.form.price.text() == "$5.10" and not page.dirty
     await finish(window, host)
 
 
@@ -237,12 +237,12 @@ async def test_undo_says_what_it_takes_back_and_takes_it_back(
     page = catalog_page(window)
     assert not page.undo_button.isEnabled() and page.undo_button.text() == "Undo"
     QTest.mouseClick(page.new_button, Qt.MouseButton.LeftButton)
-    QTest.keyClicks(page.name, "Babyccino")
-    QTest.keyClicks(page.price, "1.50")
-    QTest.keyClicks(page.tax, "10")
-    page.category.setCurrentIndex(page.category.findText("Coffee"))
-    QTest.mouseClick(page.swatches[0], Qt.MouseButton.LeftButton)
-    QTest.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    QTest.keyClicks(page.form.name, "Babyccino")
+    QTest.keyClicks(page.form.price, "1.50")
+    QTest.keyClicks(page.form.tax, "10")
+    page.form.category.setCurrentIndex(page.form.category.findText("Coffee"))
+    QTest.mouseClick(page.form.swatches[0], Qt.MouseButton.LeftButton)
+    QTest.mouseClick(page.form.save_button, Qt.MouseButton.LeftButton)
     await until(lambda: "Babyccino" in tile_names(window), what="the new product in the grid")
     assert page.undo_button.text() == "Undo “Babyccino” added" and page.undo_button.isEnabled()
     added = next(p for p in page.all_products if p.name == "Babyccino")

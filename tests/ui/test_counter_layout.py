@@ -49,11 +49,11 @@ async def a_check_with_everything(
     for name in ("Flat white", "Flat white", "Ham & cheese toastie", "Crème brûlée"):
         QTest.mouseClick(tile(window, name), Qt.MouseButton.LeftButton)
     cashier = window.cashier
-    cashier.focus_entry(cashier.discount_input)
-    QTest.keyClicks(cashier.discount_input, "10%")
-    QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
-    QTest.keyClicks(cashier.cash_input, "5")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    cashier.focus_entry(cashier.keypad_page.discount_input)
+    QTest.keyClicks(cashier.keypad_page.discount_input, "10%")
+    QTest.keyClick(cashier.keypad_page.discount_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "5")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     cashier.entry_tabs.setCurrentIndex(0)
     return window
 
@@ -76,7 +76,7 @@ async def test_nothing_of_the_sale_is_clipped_from_1024x768_to_1920x1080(
             await until(lambda w=width, h=height: (window.width(), window.height()) == (w, h), what="the size")
             QApplication.processEvents()
             assert clipped(window) == [], f"at {width}x{height}"
-            assert cashier.charge_button.isVisible() and cashier.charge_button.isEnabled()
+            assert cashier.ticket.charge_button.isVisible() and cashier.ticket.charge_button.isEnabled()
             shown = cashier.products.visible_entries()
             assert len(shown) == len(cashier.products.catalog), "every product, scrolling where needed"
             screenshot(window, f"cashier-{width}x{height}-{scheme}", tmp_path)
@@ -90,13 +90,13 @@ async def test_nothing_of_the_sale_is_clipped_from_1024x768_to_1920x1080(
         QTest.keyClick(window, Qt.Key.Key_F8)
         assert host.terminal is not None
         await until(lambda: host.terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")  # type: ignore[union-attr]
-        await until(lambda: cashier.countdown.isVisible(), what="the countdown")
+        await until(lambda: cashier.charge_status.countdown.isVisible(), what="the countdown")
         for width, height in SIZES:
             window.resize(width, height)
             await until(lambda w=width, h=height: (window.width(), window.height()) == (w, h), what="the size")
             assert clipped(window) == [], f"authorized, at {width}x{height}"
-            assert cashier.complete_button.isVisible() and cashier.cancel_button.isVisible()
-            assert cashier.complete_button.height() == cashier.cancel_button.height()
+            assert cashier.ticket.complete_button.isVisible() and cashier.ticket.cancel_button.isVisible()
+            assert cashier.ticket.complete_button.height() == cashier.ticket.cancel_button.height()
         screenshot(window, f"cashier-authorized-{scheme}", tmp_path)
         QTest.keyClick(window, Qt.Key.Key_F9)
         await until(lambda: host.terminal.register.current.phase is Phase.COMPLETE, what="complete")  # type: ignore[union-attr]
@@ -121,11 +121,11 @@ async def test_why_a_charge_was_refused_is_shown_whole_at_every_size(
             window.resize(width, height)
             QApplication.processEvents()
             assert (window.width(), window.height()) == (width, height)
-            reason = cashier.reason
+            reason = cashier.ticket.reason
             assert reason.isVisible() and reason.text().startswith(said), reason.text()
             assert reason.height() >= reason.heightForWidth(reason.width()), f"cut at {width}x{height}"
-            assert clipped(window, reason, cashier.action_area) == [], f"at {width}x{height}"
-            assert cashier.action_area.isVisible()
+            assert clipped(window, reason, cashier.ticket.action_area) == [], f"at {width}x{height}"
+            assert cashier.ticket.action_area.isVisible()
             if picture is not None:
                 screenshot(window, f"{picture}-{width}x{height}", tmp_path)
 

@@ -58,7 +58,7 @@ async def test_a_receipt_waits_out_the_paper_and_prints_once_when_the_cashier_sa
 ) -> None:
     host = printer_host
     window, register, _ = await authorized_sale(host, make_window, client, "Ida Paper", "Scone", "5.50")
-    bar = window.counter_bar
+    bar = window.hardware.bar
     assert bar.isVisible() and bar.drawer_button.isVisible() and not bar.retry_button.isVisible()
     fake.mode = Mode.NO_PAPER
     QTest.keyClick(window, Qt.Key.Key_F9)
@@ -92,8 +92,8 @@ async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
     cashier = window.cashier
     type_item(window, "Muffin", "5.50")
     QTest.keyClick(window, Qt.Key.Key_F6)
-    QTest.keyClicks(cashier.cash_input, "10")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "10")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     QTest.keyClick(window, Qt.Key.Key_F8)
     assert host.terminal is not None
     assert host.terminal.register.current.phase is Phase.PAID_IN_CASH
@@ -101,7 +101,7 @@ async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
     assert fake.kicks() == [Kick(2)]
 
     QTest.keyClick(window, Qt.Key.Key_F10)
-    box = window.confirmation
+    box = window.approvals.confirmation
     assert isinstance(box, QMessageBox) and box.text() == "Open the cash drawer with no sale?"
     box.button(QMessageBox.StandardButton.Yes).click()
     await until(lambda: len(fake.kicks()) == 2, what="the no-sale opening")
@@ -117,8 +117,8 @@ async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
     window.activateWindow()  # as the window system does once the box is gone
     await until(lambda: QApplication.activeWindow() is window, what="the window active again")
     QTest.keyClick(window, Qt.Key.Key_F10)
-    assert isinstance(window.confirmation, QMessageBox)
-    window.confirmation.button(QMessageBox.StandardButton.Yes).click()
+    assert isinstance(window.approvals.confirmation, QMessageBox)
+    window.approvals.confirmation.button(QMessageBox.StandardButton.Yes).click()
     await until(lambda: "The cash drawer did not open" in window.banner.text.text(), what="the sentence")
     await finish(window, host)
 
@@ -132,7 +132,7 @@ async def test_a_cashier_opens_the_drawer_without_a_sale_only_with_a_managers_pi
     await switch_to(window, ANA, ANA_PIN)
 
     QTest.keyClick(window, Qt.Key.Key_F10)
-    prompt = window.prompt
+    prompt = window.approvals.prompt
     assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Open the cash drawer without a sale?"
     assert fake.kicks() == [], "not before a manager approves"
     QTest.keyClicks(prompt.pin, MANAGER_PIN)
@@ -151,7 +151,7 @@ async def test_without_a_printer_nothing_of_it_shows(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
     window = await signed_in_window(host, make_window, client)
-    assert not window.counter_bar.isVisible()
+    assert not window.hardware.bar.isVisible()
     QTest.keyClick(window, Qt.Key.Key_F10)
     assert window.banner.text.text().startswith("No cash drawer is set up at this terminal.")
     await finish(window, host)
@@ -164,7 +164,7 @@ async def test_the_settings_hold_the_devices_and_refuse_an_address_the_terminal_
     window = await signed_in_window(host, make_window, client)
     window.resize(1024, 768)
     window.show_tab(Tab.SETTINGS)
-    view = window.settings_view
+    view = window.workspace.settings_view
     assert view.receipt_printer.text() == host.settings.devices.receipt_printer
     assert view.cash_drawer.isChecked() and view.print_receipts.isChecked()
     scroll = view.findChild(QScrollArea)
@@ -200,8 +200,8 @@ async def test_a_cash_sale_prints_its_receipt_as_a_charge_does(
     cashier = window.cashier
     type_item(window, "Muffin", "5.50")
     QTest.keyClick(window, Qt.Key.Key_F6)
-    QTest.keyClicks(cashier.cash_input, "10")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "10")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: fake.jobs() and fake.kicks(), what="the drawer and the receipt")
     [job] = fake.jobs()
@@ -223,8 +223,8 @@ async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approv
     await switch_to(window, ANA, ANA_PIN)
     choose(window, "Rhea Refund")
     type_item(window, "Hamper", "30.00")
-    QTest.keyClicks(window.cashier.cash_input, "10")
-    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(window.cashier.keypad_page.cash_input, "10")
+    QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     QTest.keyClick(window, Qt.Key.Key_F8)
     register = terminal.register
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
@@ -233,7 +233,7 @@ async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approv
     await until(lambda: len(fake.kicks()) == 1, what="the drawer for the cash taken")
 
     window.show_tab(Tab.HISTORY)
-    history = window.history
+    history = window.workspace.history
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
@@ -244,7 +244,8 @@ async def test_a_refund_with_cash_to_give_back_opens_the_drawer_after_its_approv
     await until(lambda: len(fake.kicks()) == 2, what="the drawer opened for the cash given back")
     await until(lambda: not history.tasks.busy, what="the audit entry")
     assert "Give back $10.00 in cash." in window.banner.text.text()
-    assert window.prompt is None and window.confirmation is None, "no second approval"
+    assert window.approvals.prompt is None and window.approvals.confirmation is None, "no second approval"
+    assert window.confirmation is None
     entries = terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     assert [(e.actor, e.detail) for e in entries if e.action == "drawer opened"][-1] == (
         ANA,
@@ -270,7 +271,9 @@ async def test_a_complete_in_flight_at_quit_prints_its_receipt_once_after_the_re
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: len(client.get("/sandbox/faults").json()) == 1, what="the complete to reach the service")
     assert client.get(f"/sandbox/transactions/{transaction_id}").json()["state"] == "complete"
-    await until(lambda: "will be sent again" in window.cashier.charge_message.text(), what="kept to be sent again")
+    await until(
+        lambda: "will be sent again" in window.cashier.charge_status.charge_message.text(), what="kept to be sent again"
+    )
     assert register.current.phase is Phase.AUTHORIZED
     window.close()  # Ctrl+Q: the complete went through, the terminal never heard
     await finish(window, host, wait=False)

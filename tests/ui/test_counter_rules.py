@@ -47,7 +47,7 @@ async def test_names_are_found_however_they_are_typed(
         assert "Zoë Åkesson-Ström" in names, (typed, names)
     panel.search.setText("")
     choose(window, "zoe akesson")
-    assert window.cashier.customer_text.text().startswith("Zoë Åkesson-Ström · member M-5150")
+    assert window.cashier.ticket.customer_text.text().startswith("Zoë Åkesson-Ström · member M-5150")
     await finish(window, host)
 
 
@@ -62,17 +62,23 @@ async def test_cash_over_the_balance_is_change_due_and_the_sale_needs_no_charge(
     QTest.keyClick(window, Qt.Key.Key_F6)
     keys(window, "50")
     enter()
-    name, value = cashier.figures["balance"]
+    name, value = cashier.ticket.figures["balance"]
     assert (name.text(), value.text()) == ("Change due", "$43.00")
-    assert cashier.figures["payments"][1].text() == "$50.00"
-    assert cashier.charge_button.isEnabled() and cashier.charge_button.text() == "Finish cash sale\nchange due $43.00"
-    assert not cashier.reason.isVisible() and not window.banner.isVisible(), window.banner.text.text()
+    assert cashier.ticket.figures["payments"][1].text() == "$50.00"
+    assert (
+        cashier.ticket.charge_button.isEnabled()
+        and cashier.ticket.charge_button.text() == "Finish cash sale\nchange due $43.00"
+    )
+    assert not cashier.ticket.reason.isVisible() and not window.banner.isVisible(), window.banner.text.text()
 
     QTest.keyClick(window, Qt.Key.Key_F8)
     assert host.terminal is not None
     assert host.terminal.register.current.phase is Phase.PAID_IN_CASH
-    assert cashier.phase.text() == "Paid in cash" and "Change due $43.00" in cashier.summary.text()
-    assert "nothing was sent to the service" in cashier.next_text.text()
+    assert (
+        cashier.charge_status.phase.text() == "Paid in cash"
+        and "Change due $43.00" in cashier.charge_status.summary.text()
+    )
+    assert "nothing was sent to the service" in cashier.charge_status.next_text.text()
     assert transactions_of(client, pos, customer["customerId"]) == [], "the service is never asked to charge 0"
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
     [sale] = host.terminal.journal.cash_sales.between(utcnow().replace(year=2000), utcnow())
@@ -82,11 +88,11 @@ async def test_cash_over_the_balance_is_change_due_and_the_sale_needs_no_charge(
     assert window.banner.text.text().startswith("This check is finished."), "no discount lands on a finished check"
     assert host.terminal.register.current.phase is Phase.PAID_IN_CASH
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-    assert host.terminal.register.current.phase is Phase.BUILDING and cashier.lines.rowCount() == 0
+    assert host.terminal.register.current.phase is Phase.BUILDING and cashier.ticket.lines.rowCount() == 0
     assert not window.banner.isVisible(), "the finished check's message went with it"
 
     window.show_tab(Tab.REPORTS)  # the shift keeps it: on screen and on paper, apart from the service's figures
-    view = window.reports
+    view = window.workspace.reports
     view.show_report()
     await until(lambda: view.paper is not None, what="the report and its PDF")
     assert "Cash sales on this terminal: 1 ($7.00)" in view.counts.text()
@@ -110,7 +116,7 @@ async def test_ctrl_n_asks_before_throwing_away_a_check_being_built(
     assert "1 item, $8.00 for" in box.informativeText()
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
     QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
-    assert cashier.lines.rowCount() == 1, "No keeps the check"
+    assert cashier.ticket.lines.rowCount() == 1, "No keeps the check"
     assert host.terminal is not None and host.terminal.journal.open_check.load() is not None
 
     window.activateWindow()
@@ -119,7 +125,7 @@ async def test_ctrl_n_asks_before_throwing_away_a_check_being_built(
     box = cashier.confirmation
     assert isinstance(box, QMessageBox)
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
-    assert cashier.lines.rowCount() == 0 and host.terminal.register.current.customer is None
+    assert cashier.ticket.lines.rowCount() == 0 and host.terminal.register.current.customer is None
     assert host.terminal.journal.open_check.load() is None
     await finish(window, host)
 
@@ -129,16 +135,19 @@ async def test_an_error_goes_once_its_cause_is_gone_and_the_banner_moves_nothing
 ) -> None:
     window, register, _ = await authorized_sale(host, make_window, client, "Eve Rror", "Tea", "4.00")
     cashier = window.cashier
-    before = cashier.complete_button.mapTo(window, QPoint(0, 0)), cashier.table.mapTo(window, QPoint(0, 0))
+    before = (
+        cashier.ticket.complete_button.mapTo(window, QPoint(0, 0)),
+        cashier.ticket.table.mapTo(window, QPoint(0, 0)),
+    )
     QTest.keyClick(window, Qt.Key.Key_F4)
     assert window.banner.isVisible()
     assert window.banner.text.text().startswith("The check cannot be changed while its charge is under way.")
-    after = cashier.complete_button.mapTo(window, QPoint(0, 0)), cashier.table.mapTo(window, QPoint(0, 0))
+    after = cashier.ticket.complete_button.mapTo(window, QPoint(0, 0)), cashier.ticket.table.mapTo(window, QPoint(0, 0))
     assert after == before, "the message took no room from the screen"
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
     assert not window.banner.isVisible(), f"still up after Complete: {window.banner.text.text()}"
-    assert cashier.new_check_button.mapTo(window, QPoint(0, 0)) == before[0]
+    assert cashier.ticket.new_check_button.mapTo(window, QPoint(0, 0)) == before[0]
     await finish(window, host)
 
 
@@ -165,12 +174,12 @@ async def test_completing_says_what_it_waits_for_and_for_how_long(
     path = f"/v4/transactions/{register.current.transaction_id}"
     client.post("/sandbox/faults", json={"method": "PATCH", "path": path, "mode": "delay", "delayMs": 2500})
     QTest.keyClick(window, Qt.Key.Key_F9)
-    assert cashier.phase.text() == "Completing…"
-    await until(lambda: "(1 s)" in cashier.wait_text.text(), what="a second counted")
-    assert cashier.wait_text.text().startswith("Waiting for the service to confirm the complete")
-    assert not cashier.complete_button.isEnabled()
+    assert cashier.charge_status.phase.text() == "Completing…"
+    await until(lambda: "(1 s)" in cashier.charge_status.wait_text.text(), what="a second counted")
+    assert cashier.charge_status.wait_text.text().startswith("Waiting for the service to confirm the complete")
+    assert not cashier.ticket.complete_button.isEnabled()
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
-    assert cashier.phase.text() == "Complete" and not cashier.wait_text.isVisible()
+    assert cashier.charge_status.phase.text() == "Complete" and not cashier.charge_status.wait_text.isVisible()
     await finish(window, host)
 
 
@@ -191,14 +200,16 @@ async def test_a_charge_being_verified_says_what_happens_next_and_can_be_checked
     register = host.terminal.register
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.VERIFYING, what="verifying")
-    await until(cashier.check_now_button.isVisible, what="Check now")
-    assert cashier.wait_text.text().startswith("Verifying the charge with the service: sent")
+    await until(cashier.charge_status.check_now_button.isVisible, what="Check now")
+    assert cashier.charge_status.wait_text.text().startswith("Verifying the charge with the service: sent")
     # a charge whose create may have landed is never called "not charged" while it is verified
-    assert "the check can be charged again, and the terminal cancels this charge" in cashier.next_text.text()
-    assert "nothing was charged" not in cashier.next_text.text()
-    assert "No second charge is sent meanwhile" in cashier.next_text.text()
-    await until(lambda: "asks the service again in" in cashier.next_text.text(), what="the next look")
-    QTest.mouseClick(cashier.check_now_button, Qt.MouseButton.LeftButton)
+    assert (
+        "the check can be charged again, and the terminal cancels this charge" in cashier.charge_status.next_text.text()
+    )
+    assert "nothing was charged" not in cashier.charge_status.next_text.text()
+    assert "No second charge is sent meanwhile" in cashier.charge_status.next_text.text()
+    await until(lambda: "asks the service again in" in cashier.charge_status.next_text.text(), what="the next look")
+    QTest.mouseClick(cashier.charge_status.check_now_button, Qt.MouseButton.LeftButton)
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="found by refId", timeout=10)
     assert len(transactions_of(client, pos, customer["customerId"])) == 1
     await finish(window, host)
@@ -215,7 +226,7 @@ async def test_history_shows_the_sale_the_moment_the_tab_opens(
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
     transaction_id = register.current.transaction_id
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    history = window.history
+    history = window.workspace.history
     await until(lambda: any(t.transaction_id == transaction_id for t in history.model.rows), what="the sale in History")
     assert history.status.text().endswith("transaction.") or "transactions." in history.status.text()
     await finish(window, host)
@@ -228,7 +239,7 @@ async def test_a_canceled_sale_shows_nothing_charged_in_history(
     QTest.keyClick(window, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
     await until(lambda: register.current.phase is Phase.CANCELED, what="canceled")
     window.show_tab(Tab.HISTORY)
-    history = window.history
+    history = window.workspace.history
     await until(lambda: history.current() is not None, what="the canceled sale")
     assert history.model.data(history.model.index(0, 3)) == "—"
     await until(lambda: "Charged" in history.detail.toPlainText(), what="the whole record, read for its detail")
@@ -266,17 +277,17 @@ async def test_a_whole_sale_without_a_mouse(
     QTest.keyClick(window, Qt.Key.Key_F3)
     keys(window, "Lemon tart")
     enter()  # not in the catalog: typed by hand, its price next
-    assert cashier.item_name.text() == "Lemon tart" and cashier.item_price.hasFocus()
+    assert cashier.keypad_page.item_name.text() == "Lemon tart" and cashier.keypad_page.item_price.hasFocus()
     keys(window, "6.50")
     QTest.keyClick(window.focusWidget(), Qt.Key.Key_Tab)
-    assert cashier.item_quantity.hasFocus()
-    cashier.item_quantity.lineEdit().selectAll()
+    assert cashier.keypad_page.item_quantity.hasFocus()
+    cashier.keypad_page.item_quantity.lineEdit().selectAll()
     keys(window, "3")
     enter()
     assert [(i.name, i.quantity) for i in register.current.check.items][-1] == ("Lemon tart", 3)
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
-    await until(cashier.complete_button.hasFocus, what="Complete in focus")
+    await until(cashier.ticket.complete_button.hasFocus, what="Complete in focus")
     enter()
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
@@ -304,7 +315,7 @@ async def test_every_control_has_a_name_and_the_focus_follows_the_screen(
         assert nameless == []
 
     cashier.entry_tabs.setCurrentIndex(0)
-    columns = [cashier.customers, cashier.middle, cashier.table.parentWidget()]
+    columns = [cashier.customers, cashier.middle, cashier.ticket.table.parentWidget()]
 
     def column_of(widget: QWidget) -> int | None:
         return next((n for n, column in enumerate(columns) if column.isAncestorOf(widget)), None)

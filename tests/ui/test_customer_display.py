@@ -54,7 +54,7 @@ async def test_the_display_follows_a_check_through_charge_and_complete(
     host = AppHost(profile, service_url=sandbox.url)
     customer = new_checked_in_customer(client, firstName="Zoë", lastName="Display", balance=50_000)
     window = await signed_in_window(host, make_window, client, listing=customer)
-    display = window.customer_display
+    display = window.hardware.customer_display
     assert display is not None and display.isVisible()
     assert display.welcome.isVisible() and shown_text(display) == "Welcome"
     assert host.terminal is not None
@@ -80,8 +80,8 @@ async def test_the_display_follows_a_check_through_charge_and_complete(
     assert "2 × | Flat white | $9.60" in text and "Croissant | $5.50" in text and "Total | $15.10" in text
     assert "Cash paid" not in text
     QTest.keyClick(window, Qt.Key.Key_F6)
-    QTest.keyClicks(cashier.cash_input, "5")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "5")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     text = shown_text(display)
     assert "Cash paid | $5.00" in text and "To pay | $10.10" in text
     picture(display, "customer-display-check-1024x768", tmp_path, (1024, 768))
@@ -109,7 +109,7 @@ async def test_the_display_follows_a_check_through_charge_and_complete(
     assert "Croissant | $5.50" in shown_text(display)
 
     await finish(window, host)
-    assert window.customer_display is None, "the display goes with the window"
+    assert window.hardware.customer_display is None, "the display goes with the window"
 
 
 async def test_the_welcome_names_the_store_once_it_has_a_name(
@@ -124,12 +124,12 @@ async def test_the_welcome_names_the_store_once_it_has_a_name(
     save_settings(profile.config_file, Settings(terminal_id=TERMINAL_ID, devices=DeviceSettings(customer_display=True)))
     host = AppHost(profile, service_url=sandbox.url)
     window = await signed_in_window(host, make_window, client)
-    display = window.customer_display
+    display = window.hardware.customer_display
     assert display is not None and shown_text(display) == "Welcome"
     terminal = host.terminal
     assert terminal is not None
     assert terminal.set_store_details(StoreDetails("Café Nord", address="1 Quay St"), by=None)
-    window.back_office.details_changed.emit()  # what the back office says after it saved the details
+    window.workspace.back_office.details_changed.emit()  # what the back office says after it saved the details
     assert shown_text(display) == "Welcome to Café Nord"
     picture(display, "customer-display-welcome-1024x768", tmp_path, (1024, 768))
     await finish(window, host)

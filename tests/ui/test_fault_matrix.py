@@ -181,13 +181,17 @@ class Lane:
         charge message, the messages strip, History's status line and the customer display."""
         window = self.window
         cashier = window.cashier
-        labels: list[QLabel] = [cashier.phase, cashier.reason, cashier.charge_message]
-        if window.built_history is not None:
-            labels.append(window.built_history.status)
+        labels: list[QLabel] = [
+            cashier.charge_status.phase,
+            cashier.ticket.reason,
+            cashier.charge_status.charge_message,
+        ]
+        if window.workspace.built_history is not None:
+            labels.append(window.workspace.built_history.status)
         texts = [label.text() for label in labels if label.isVisible() and label.text()]
         if window.banner.isVisible() and window.banner.text.text():
             texts.append(window.banner.text.text())
-        display = window.customer_display
+        display = window.hardware.customer_display
         if display is not None and display.isVisible():
             texts += [
                 label.text() for label in display.findChildren(QLabel) if label.isVisibleTo(display) and label.text()
@@ -197,18 +201,20 @@ class Lane:
     def look(self) -> None:
         """Check what the screen shows against the service, at every turn of a wait."""
         cashier = self.window.cashier
-        if cashier._next_verify_at is not None and cashier._next_verify_at != self._pause:
-            self._pause = cashier._next_verify_at
+        if cashier.charging.next_verify_at is not None and cashier.charging.next_verify_at != self._pause:
+            self._pause = cashier.charging.next_verify_at
             self.looks += 1
         case = self.case
         if case is None or self.host.terminal is None:
             return
         state = self.terminal.register.current
         if state.phase is Phase.VERIFYING:
-            if cashier.charge_button.isEnabled():
+            if cashier.ticket.charge_button.isEnabled():
                 case.problem("the charge button is enabled while the charge is verified")
-            if not (cashier.phase.isVisible() and cashier.phase.text().startswith("Verifying")):
-                case.problem(f"verifying, but the screen says {cashier.phase.text()!r}")
+            if not (
+                cashier.charge_status.phase.isVisible() and cashier.charge_status.phase.text().startswith("Verifying")
+            ):
+                case.problem(f"verifying, but the screen says {cashier.charge_status.phase.text()!r}")
         said = " | ".join(self.shown())
         told = [words for words in TOLD_TO_RETRY if words in said.lower()]
         if not told:
@@ -263,7 +269,8 @@ class Lane:
     def paused(self) -> bool:
         """The charge is verified and the window waits before its next look (Check now asks at once)."""
         return (
-            self.terminal.register.current.phase is Phase.VERIFYING and self.window.cashier._next_verify_at is not None
+            self.terminal.register.current.phase is Phase.VERIFYING
+            and self.window.cashier.charging.next_verify_at is not None
         )
 
     async def check_now(self) -> None:
@@ -273,7 +280,7 @@ class Lane:
         if register.current.phase is not Phase.VERIFYING:
             return
         looks = self.looks
-        QTest.mouseClick(self.window.cashier.check_now_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(self.window.cashier.charge_status.check_now_button, Qt.MouseButton.LeftButton)
         await self.wait(
             lambda: self.looks > looks or register.current.phase is not Phase.VERIFYING, "look after Check now", 15
         )
@@ -311,7 +318,7 @@ class Lane:
         QTest.mouseClick(prompt.approve_button, Qt.MouseButton.LeftButton)
         register = self.terminal.register
         await self.wait(
-            lambda: self.window.cashier._changing or register.current.phase is not Phase.AUTHORIZED,
+            lambda: self.window.cashier.charging.changing or register.current.phase is not Phase.AUTHORIZED,
             "cancel after the manager's approval",
             10,
         )
@@ -340,7 +347,9 @@ class Lane:
             await self.past_the_verify_window()
         await self.wait(
             lambda: (
-                not (cashier.tasks.is_running("charge") or cashier.tasks.is_running("state") or cashier._changing)
+                not (
+                    cashier.tasks.is_running("charge") or cashier.tasks.is_running("state") or cashier.charging.changing
+                )
                 and not register.current.pending
             ),
             "end of the check's work",
@@ -559,7 +568,7 @@ def history_shows(history: HistoryView, transaction_id: str) -> bool:
 async def open_in_history(lane: Lane, transaction_id: str) -> HistoryView:
     """The History tab, the sale chosen and its whole record read (before the fault is armed)."""
     lane.window.show_tab(Tab.HISTORY)
-    history = lane.window.history
+    history = lane.window.workspace.history
     await lane.wait(
         lambda: not history.tasks.busy and history.model.find(transaction_id) is not None, "sale in History", 15
     )
@@ -600,9 +609,11 @@ async def change_case(lane: Lane, case: Case, action: str) -> None:
         else:
             await lane.press(Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
             await lane.approve_if_asked()
-        if not (cashier._changing or cashier.tasks.is_running("state")):
+        if not (cashier.charging.changing or cashier.tasks.is_running("state")):
             raise CaseFailed(f"the {action} key did nothing")
-        await lane.wait(lambda: not cashier._changing and not cashier.tasks.is_running("state"), "first answer", 15)
+        await lane.wait(
+            lambda: not cashier.charging.changing and not cashier.tasks.is_running("state"), "first answer", 15
+        )
     else:
         QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
         box = history.confirm
@@ -662,10 +673,10 @@ async def cash_case(lane: Lane, case: Case) -> None:
     lane.arm(case.route, case.mode)
     armed = lane.armed()
     await lane.press(Qt.Key.Key_F6)
-    QTest.keyClicks(cashier.cash_input, CASH)
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
-    if not cashier.charge_button.text().startswith("Finish cash sale"):
-        raise CaseFailed(f"the cash taken does not finish the sale: {cashier.charge_button.text()!r}")
+    QTest.keyClicks(cashier.keypad_page.cash_input, CASH)
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
+    if not cashier.ticket.charge_button.text().startswith("Finish cash sale"):
+        raise CaseFailed(f"the cash taken does not finish the sale: {cashier.ticket.charge_button.text()!r}")
     await lane.press(Qt.Key.Key_F8)
     await lane.wait(lambda: register.current.phase is Phase.PAID_IN_CASH, "cash sale finished", 5)
     case.outcome = register.current.phase.value

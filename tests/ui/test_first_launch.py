@@ -68,8 +68,8 @@ async def test_first_launch_to_signed_in_and_disconnect(
     await until(lambda: window.cashier.customers.model.rowCount() > 0, what="the demo customers")
 
     window.show_tab(Tab.SETTINGS)
-    QTest.mouseClick(window.settings_view.disconnect_button, Qt.MouseButton.LeftButton)
-    box = window.settings_view.confirm
+    QTest.mouseClick(window.workspace.settings_view.disconnect_button, Qt.MouseButton.LeftButton)
+    box = window.workspace.settings_view.confirm
     assert isinstance(box, QMessageBox) and box.isVisible()
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     await until(lambda: window.page is Page.SIGN_IN, what="the sign-in page after disconnect")
@@ -119,7 +119,7 @@ async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepte
     screenshot(window, "sign-in-no-keychain", tmp_path)
 
     QTest.mouseClick(sign_in.file_store_button, Qt.MouseButton.LeftButton)
-    box = window.confirmation
+    box = window.settings_flow.confirmation
     assert isinstance(box, QMessageBox) and "unencrypted file" in box.text()
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     await until(lambda: sign_in.state is SignInState.PENDING, what="a code, now that the sign-in can be kept")

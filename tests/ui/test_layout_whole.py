@@ -52,7 +52,7 @@ async def test_the_cashiers_screen_shows_every_word_whole(
     listing = (cashier.customers.table,)
     for size in SIZES:
         await at(window, *size)
-        assert cashier.customer_text.text() == "No customer chosen (F2 to find one)"
+        assert cashier.ticket.customer_text.text() == "No customer chosen (F2 to find one)"
         seen += [f"no customer, at {size}: {problem}" for problem in cut_text(window, shortened=listing)]
     choose(window, "wisniewska")
     type_item(window, LONG_ITEM, "12.50")
@@ -60,7 +60,7 @@ async def test_the_cashiers_screen_shows_every_word_whole(
     cashier.entry_tabs.setCurrentIndex(0)
     for size in SIZES:
         await at(window, *size)
-        assert "member M-10485760" in cashier.customer_text.text()
+        assert "member M-10485760" in cashier.ticket.customer_text.text()
         seen += [
             f"a member, a long name and a large amount, at {size}: {problem}"
             for problem in cut_text(window, shortened=listing)
@@ -81,8 +81,8 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     terminal = host.terminal
     assert terminal is not None
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    QTest.mouseClick(window.shifts.x_button, Qt.MouseButton.LeftButton)  # nothing completed yet
-    reports = window.reports
+    QTest.mouseClick(window.workspace.shifts.x_button, Qt.MouseButton.LeftButton)  # nothing completed yet
+    reports = window.workspace.reports
     await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
     assert reports.model.data(reports.model.index(0, 6)) == "matches (nothing completed)"
     for size in SIZES:
@@ -97,7 +97,7 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
 
-    history = window.history
+    history = window.workspace.history
     window.show_tab(Tab.HISTORY)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="the sale in History")
     history.table.selectRow(0)
@@ -107,7 +107,7 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
         seen += [f"History at {size}: {problem}" for problem in cut_text(window, history)]
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    shifts = window.shifts
+    shifts = window.workspace.shifts
     for size in SIZES:
         await at(window, *size)
         seen += [f"Shifts at {size}: {problem}" for problem in cut_text(window, shifts)]
@@ -119,9 +119,9 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
                 f"{shifts.table.viewport().width()} px"
             )
 
-    window.report_tabs.setCurrentWidget(shifts)
+    window.workspace.report_tabs.setCurrentWidget(shifts)
     QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
-    dialog = window.close_dialog
+    dialog = window.approvals.close_dialog
     assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
     dialog.spins[10_000].setValue(99_999)  # $9,999,900.00 of $100 notes
     dialog.spins[5].setValue(99_999)
@@ -184,13 +184,13 @@ async def test_touch_targets_and_the_smaller_things(
     for answer in box.buttons():
         assert answer.width() >= 100 and answer.height() >= 40, (answer.text(), answer.size())
     QTest.mouseClick(box.button(box.StandardButton.Yes), Qt.MouseButton.LeftButton)
-    await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
+    await until(lambda: cashier.ticket.lines.rowCount() == 0, what="a new check")
     assert cashier.products.search.text() == ""
     assert len(cashier.products.visible_entries()) == len(catalog)
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
-    dialog = window.close_dialog
+    QTest.mouseClick(window.workspace.shifts.close_button, Qt.MouseButton.LeftButton)
+    dialog = window.approvals.close_dialog
     assert isinstance(dialog, CloseShiftDialog)
     less, more = dialog.steppers[5000]
     assert min(less.width(), less.height(), more.width(), more.height()) >= 40

@@ -31,8 +31,8 @@ async def test_history_reports_settings_and_help_fit_and_line_up(
 ) -> None:
     window, _, _ = await authorized_sale(host, make_window, client, "Paige Layout", "Scone", "4.00")
     QTest.keyClick(window, Qt.Key.Key_F9)
-    await until(lambda: window.cashier.new_check_button.isVisible(), what="complete")
-    history = window.history
+    await until(lambda: window.cashier.ticket.new_check_button.isVisible(), what="complete")
+    history = window.workspace.history
     for size in (SMALL, LARGE):
         window.resize(*size)
         window.show_tab(Tab.HISTORY)
@@ -45,12 +45,12 @@ async def test_history_reports_settings_and_help_fit_and_line_up(
         window.show_tab(Tab.SETTINGS)
         QApplication.processEvents()
         assert clipped(window) == [], f"Settings at {size}"
-        assert misaligned_labels(window.settings_view) == []
-        settings = window.settings_view
+        assert misaligned_labels(window.workspace.settings_view) == []
+        settings = window.workspace.settings_view
         assert settings.save_button.height() == settings.disconnect_button.height()
         screenshot(window, f"settings-{size[0]}x{size[1]}", tmp_path)
         window.show_tab(Tab.REPORTS)
-        view = window.reports
+        view = window.workspace.reports
         view.scope.setCurrentIndex(view.scope.findData("other"))
         QApplication.processEvents()
         assert clipped(window, view) == [], f"Reports at {size}"

@@ -49,7 +49,7 @@ async def test_show_a_report_preview_and_save_it(
     window = await signed_in_window(host, make_window, client)
     await complete_one(host, client)
     window.show_tab(Tab.REPORTS)
-    view = window.reports
+    view = window.workspace.reports
     assert isinstance(view, ReportsView)
     assert not view.save_button.isEnabled() and not view.print_button.isEnabled()
 
@@ -84,7 +84,7 @@ async def test_the_roll_layout_and_a_missing_terminal_id(
 ) -> None:
     window = await signed_in_window(host, make_window, client)
     window.show_tab(Tab.REPORTS)
-    view = window.reports
+    view = window.workspace.reports
     assert isinstance(view, ReportsView)
     errors: list[str] = []
     window.messages.error.connect(errors.append)

@@ -79,14 +79,14 @@ async def test_a_scan_adds_the_product_whatever_the_focus_and_the_field_keeps_wh
     assert names(window) == ["Keep cup"]
     assert search.text() == "Zo", "the customer search keeps what was typed before the scan"
 
-    cashier.table.setFocus()
+    cashier.ticket.table.setFocus()
     keyboard.type(KEEP_CUP_UPC, SCANNER_MS)  # the same product under its UPC-A
     assert [(i.name, i.quantity) for i in cashier.register.current.check.items] == [("Keep cup", 2)]
 
-    cashier.focus_entry(cashier.cash_input)
+    cashier.focus_entry(cashier.keypad_page.cash_input)
     keyboard.type("2000000000015", SCANNER_MS)
     assert names(window) == ["Keep cup", "Bottled water"]
-    assert cashier.cash_input.text() == "", "the digits of the scan did not stay in the cash field"
+    assert cashier.keypad_page.cash_input.text() == "", "the digits of the scan did not stay in the cash field"
     assert cashier.register.current.check.payments == (), "nor did its Enter take cash"
     await finish(window, host)
 
@@ -101,7 +101,9 @@ async def test_typing_the_same_keys_at_a_persons_speed_stays_typing(
     assert cashier.products.search.text() == KEEP_CUP, "every key went to the field, at once"
     keyboard.press(Qt.Key.Key_Return, "\r", PERSON_MS)
     assert names(window) == [], "typed digits are no scan"
-    assert cashier.item_name.text() == KEEP_CUP, "Enter made it an item to type by hand, as for any typed name"
+    assert cashier.keypad_page.item_name.text() == KEEP_CUP, (
+        "Enter made it an item to type by hand, as for any typed name"
+    )
 
     cashier.customers.search.setFocus()
     keyboard.type("2000000", SCANNER_MS, end=None)
@@ -124,7 +126,7 @@ async def test_a_scanned_card_chooses_its_customer_and_an_unknown_code_is_one_se
     keyboard.type(ZOE_CARD, SCANNER_MS)
     current = cashier.register.current.customer
     assert current is not None and current.customer_id == "cus-zoe"
-    assert cashier.customer_text.text().startswith("Zoë Ångström")
+    assert cashier.ticket.customer_text.text().startswith("Zoë Ångström")
 
     cashier.products.search.setText("fl")
     cashier.products.search.setFocus()
@@ -162,10 +164,10 @@ async def test_a_scan_counts_only_on_the_cashiers_screen(
 ) -> None:
     window = await signed_in_window(host, make_window, client)
     keyboard = Keyboard(window)
-    window.tabs.setCurrentWidget(window.settings_view)
-    window.settings_view.terminal_id.setFocus()
-    window.settings_view.terminal_id.clear()
+    window.tabs.setCurrentWidget(window.workspace.settings_view)
+    window.workspace.settings_view.terminal_id.setFocus()
+    window.workspace.settings_view.terminal_id.clear()
     keyboard.type(KEEP_CUP, SCANNER_MS)
     assert names(window) == []
-    assert window.settings_view.terminal_id.text() == KEEP_CUP
+    assert window.workspace.settings_view.terminal_id.text() == KEEP_CUP
     await finish(window, host)

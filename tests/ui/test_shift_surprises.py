@@ -45,25 +45,30 @@ async def test_the_keyboard_comes_back_to_the_cashier_however_the_managers_promp
     cashier = window.cashier
     type_item(window, "Cake", "24.00")
     QTest.keyClick(window, Qt.Key.Key_F4)
-    QTest.keyClicks(cashier.discount_input, "150%")
-    QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.discount_input, "150%")
+    QTest.keyClick(cashier.keypad_page.discount_input, Qt.Key.Key_Return)
     assert "is not a percent" in window.banner.text.text()
 
     def ask() -> ManagerPrompt:
-        cashier.discount_input.setText("15%")
-        QTest.keyClick(cashier.discount_input, Qt.Key.Key_Return)
+        cashier.keypad_page.discount_input.setText("15%")
+        QTest.keyClick(cashier.keypad_page.discount_input, Qt.Key.Key_Return)
         prompt = cashier.prompt
         assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
         return prompt
 
     async def back_at_the_check(how: str) -> None:
-        await until(lambda: window.isActiveWindow() and cashier.discount_input.hasFocus(), what=f"focus after {how}")
+        await until(
+            lambda: window.isActiveWindow() and cashier.keypad_page.discount_input.hasFocus(), what=f"focus after {how}"
+        )
         QTest.keyClick(focused(), Qt.Key.Key_F6)  # a shortcut of the window, from where the cashier is
-        assert cashier.cash_input.hasFocus(), how
+        assert cashier.keypad_page.cash_input.hasFocus(), how
         QTest.keyClicks(focused(), "10")
-        assert cashier.cash_input.text() == "10" and cashier.discount_input.text() in ("15%", ""), how
-        cashier.cash_input.clear()
-        cashier.discount_input.setFocus()
+        assert cashier.keypad_page.cash_input.text() == "10" and cashier.keypad_page.discount_input.text() in (
+            "15%",
+            "",
+        ), how
+        cashier.keypad_page.cash_input.clear()
+        cashier.keypad_page.discount_input.setFocus()
 
     prompt = ask()
     assert not window.banner.isVisible() or "not a percent" not in window.banner.text.text(), "the old error went"
@@ -108,12 +113,13 @@ async def test_a_cash_sale_needs_an_open_shift_as_a_charge_does(
     cashier = window.cashier
     type_item(window, "Muffin", "5.50")
     QTest.keyClick(window, Qt.Key.Key_F6)
-    QTest.keyClicks(cashier.cash_input, "10")
-    QTest.keyClick(cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "10")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     assert (
-        cashier.reason.text() == "No shift is open on this terminal. Open a shift first: count the float in the drawer."
+        cashier.ticket.reason.text()
+        == "No shift is open on this terminal. Open a shift first: count the float in the drawer."
     )
-    assert cashier.charge_button.text() == "Open a shift\n(a sale needs one)"
+    assert cashier.ticket.charge_button.text() == "Open a shift\n(a sale needs one)"
     try:
         terminal.register.finish_cash_sale()
     except NoShiftOpen:
@@ -127,7 +133,7 @@ async def test_a_cash_sale_needs_an_open_shift_as_a_charge_does(
     QTest.keyClicks(window.till.opening_float, "150.00")
     QTest.mouseClick(window.till.open_button, Qt.MouseButton.LeftButton)
     await until(lambda: window.page is Page.WORKSPACE, what="back at the check")
-    assert cashier.charge_button.text().startswith("Finish cash sale")
+    assert cashier.ticket.charge_button.text().startswith("Finish cash sale")
     QTest.keyClick(window, Qt.Key.Key_F8)
     assert terminal.register.current.phase is Phase.PAID_IN_CASH
     shift = terminal.shifts.require_open()
@@ -145,24 +151,26 @@ async def test_huge_numbers_are_refused_where_they_are_typed(
     cashier = window.cashier
     register = cashier.register
     QTest.keyClick(window, Qt.Key.Key_F7)
-    QTest.keyClicks(cashier.item_name, "Gold")
-    QTest.keyClicks(cashier.item_price, "99999")
-    cashier.item_quantity.lineEdit().selectAll()
-    QTest.keyClicks(cashier.item_quantity, "99999999999")
+    QTest.keyClicks(cashier.keypad_page.item_name, "Gold")
+    QTest.keyClicks(cashier.keypad_page.item_price, "99999")
+    cashier.keypad_page.item_quantity.lineEdit().selectAll()
+    QTest.keyClicks(cashier.keypad_page.item_quantity, "99999999999")
     assert window.banner.text.text().startswith("A line holds at most 9,999 of an item.")
-    assert cashier.item_quantity.value() == 9999
-    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+    assert cashier.keypad_page.item_quantity.value() == 9999
+    QTest.mouseClick(cashier.keypad_page.add_item_button, Qt.MouseButton.LeftButton)
     assert window.banner.text.text().startswith(
         "9,999 × Gold would come to $999,890,001.00, more than the $21,474,836.47 the service takes."
     )
-    assert register.current.check.items == () and cashier.item_price.text() == "99999", "nothing added, kept"
+    assert register.current.check.items == () and cashier.keypad_page.item_price.text() == "99999", (
+        "nothing added, kept"
+    )
 
-    cashier.item_price.setText("1.00")
-    QTest.mouseClick(cashier.add_item_button, Qt.MouseButton.LeftButton)
+    cashier.keypad_page.item_price.setText("1.00")
+    QTest.mouseClick(cashier.keypad_page.add_item_button, Qt.MouseButton.LeftButton)
     [line] = register.current.check.items
     assert line.quantity == 9999
-    cashier.table.setFocus()
-    QTest.keyClick(cashier.table, Qt.Key.Key_Plus)  # one more than a line holds
+    cashier.ticket.table.setFocus()
+    QTest.keyClick(cashier.ticket.table, Qt.Key.Key_Plus)  # one more than a line holds
     assert window.banner.text.text().startswith("A line holds at most 9,999 of an item.")
     assert register.current.check.items[0].quantity == 9999
     await finish(window, host)
@@ -177,25 +185,31 @@ async def test_the_totals_show_what_a_member_paid_after_their_discount(
     cashier = window.cashier
     choose(window, "Mia Member")
     type_item(window, "Hamper", "22.00")
-    assert cashier.figures["balance"][0].text() == "Balance" and cashier.figures["balance"][1].text() == "$22.00"
+    assert (
+        cashier.ticket.figures["balance"][0].text() == "Balance"
+        and cashier.ticket.figures["balance"][1].text() == "$22.00"
+    )
     register = cashier.register
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
-    assert cashier.summary.text() == "Charged $20.90 to Mia Member (loyalty -$1.10)"
-    name, value = cashier.figures["balance"]
+    assert cashier.charge_status.summary.text() == "Charged $20.90 to Mia Member (loyalty -$1.10)"
+    name, value = cashier.ticket.figures["balance"]
     assert (name.text(), value.text()) == ("Charged", "$20.90")
-    name, value = cashier.figures["loyalty"]
+    name, value = cashier.ticket.figures["loyalty"]
     assert name.isVisible() and (name.text(), value.text()) == ("Loyalty", "-$1.10")
     for path in pictures(window, "member-totals", tmp_path):
         assert path.exists()
     window.resize(1024, 768)
     QApplication.processEvents()
-    for shown in (*cashier.figures["balance"], *cashier.figures["loyalty"]):
+    for shown in (*cashier.ticket.figures["balance"], *cashier.ticket.figures["loyalty"]):
         assert clipped(window, shown) == [], shown.text()
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-    assert not cashier.figures["loyalty"][0].isVisible() and cashier.figures["balance"][0].text() == "Balance"
+    assert (
+        not cashier.ticket.figures["loyalty"][0].isVisible()
+        and cashier.ticket.figures["balance"][0].text() == "Balance"
+    )
     await finish(window, host)
 
 
@@ -221,14 +235,14 @@ async def test_text_fields_are_bounded_and_a_long_search_stays_in_its_column(
     assert found.isVisible() and found.text().startswith("No product matches")
     assert found.minimumSizeHint().width() <= cashier.products.width(), "the sentence fits its column"
     QTest.keyClick(cashier.products.search, Qt.Key.Key_Return)
-    assert cashier.item_name.hasFocus() or cashier.item_price.hasFocus()
-    assert 0 < len(cashier.item_name.text()) <= 80
+    assert cashier.keypad_page.item_name.hasFocus() or cashier.keypad_page.item_price.hasFocus()
+    assert 0 < len(cashier.keypad_page.item_name.text()) <= 80
     for field in (
-        cashier.item_name,
-        cashier.item_price,
-        cashier.item_tax,
-        cashier.discount_input,
-        cashier.cash_input,
+        cashier.keypad_page.item_name,
+        cashier.keypad_page.item_price,
+        cashier.keypad_page.item_tax,
+        cashier.keypad_page.discount_input,
+        cashier.keypad_page.cash_input,
         customers.search,
         cashier.products.search,
     ):
@@ -248,9 +262,14 @@ async def test_tab_on_the_keypad_goes_from_the_item_to_its_price(
     for _ in range(4):
         QTest.keyClick(focused(), Qt.Key.Key_Tab)
         widget = focused()
-        visited.append(widget.parentWidget() if widget is cashier.item_quantity.lineEdit() else widget)
-    assert visited == [cashier.item_price, cashier.item_quantity, cashier.item_tax, cashier.add_item_button]
-    cashier.item_price.setFocus()
+        visited.append(widget.parentWidget() if widget is cashier.keypad_page.item_quantity.lineEdit() else widget)
+    assert visited == [
+        cashier.keypad_page.item_price,
+        cashier.keypad_page.item_quantity,
+        cashier.keypad_page.item_tax,
+        cashier.keypad_page.add_item_button,
+    ]
+    cashier.keypad_page.item_price.setFocus()
     QTest.keyClicks(focused(), "4.50")
     QTest.keyClick(focused(), Qt.Key.Key_Return)
     [line] = cashier.register.current.check.items

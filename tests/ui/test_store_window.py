@@ -90,7 +90,7 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
     cash_sale(window, "Dee Day")  # made before the till joined: it goes to the store with the join
 
     window.show_tab(Tab.SETTINGS)
-    settings = window.settings_view
+    settings = window.workspace.settings_view
     assert isinstance(settings, SettingsView)
     assert settings.store_state.text().startswith("Stands alone")
     assert settings.join_store_button.isVisible() and not settings.leave_store_button.isVisible()
@@ -109,7 +109,7 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
         screenshot(window, f"store-settings-{width}x{height}", tmp_path)
 
     window.show_tab(Tab.REPORTS)
-    reports = window.reports
+    reports = window.workspace.reports
     assert isinstance(reports, ReportsView)
     reports.scope.setCurrentIndex(reports.scope.findData("store"))
     QTest.mouseClick(reports.show_button, Qt.MouseButton.LeftButton)

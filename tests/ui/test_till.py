@@ -42,7 +42,7 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
     assert window.status.till.text() == f"{ANA} · shift 1" and window.status.switch_button.isVisible()
     choose(window, "Olga Open")
     type_item(window, "Lasagne", "18.00")
-    assert window.cashier.lines.rowCount() == 1
+    assert window.cashier.ticket.lines.rowCount() == 1
 
     QTest.keyClick(window, Qt.Key.Key_F12)  # one key: the till locks
     await until(lambda: window.page is Page.TILL, what="the till locked")
@@ -62,7 +62,7 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
 
     await sign_in_at_till(window, BEN, BEN_PIN)
     cashier = window.cashier
-    assert cashier.lines.rowCount() == 1 and cashier.customer_text.text().startswith("Olga Open")
+    assert cashier.ticket.lines.rowCount() == 1 and cashier.ticket.customer_text.text().startswith("Olga Open")
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
     ref_id = terminal.register.current.ref_id
@@ -86,8 +86,8 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     await switch_to(window, ANA, ANA_PIN)
     choose(window, "Rolf Refund")
     type_item(window, "Hamper", "30.00")
-    QTest.keyClicks(window.cashier.cash_input, "10")
-    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(window.cashier.keypad_page.cash_input, "10")
+    QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     QTest.keyClick(window, Qt.Key.Key_F8)
     register = terminal.register
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
@@ -106,7 +106,7 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     window.activateWindow()  # the prompt was the active window until it closed
     await until(window.isActiveWindow, what="the window active again")
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
-    history = window.history
+    history = window.workspace.history
     assert window.tabs.currentWidget() is history
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
     await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
@@ -152,7 +152,7 @@ async def test_the_idle_lock_locks_the_till_and_keeps_the_check(
     assert host.terminal is not None and host.terminal.till.current is None
     assert "1 item, $4.50" in window.till.open_check.text()
     await sign_in_at_till(window, MANAGER, MANAGER_PIN)
-    assert window.cashier.lines.rowCount() == 1
+    assert window.cashier.ticket.lines.rowCount() == 1
     await finish(window, host)
 
 
@@ -167,25 +167,25 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     assert terminal is not None
     choose(window, "Clara Close")
     type_item(window, "Cake", "12.00")
-    QTest.keyClicks(window.cashier.cash_input, "5")
-    QTest.keyClick(window.cashier.cash_input, Qt.Key.Key_Return)
+    QTest.keyClicks(window.cashier.keypad_page.cash_input, "5")
+    QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-    shifts = window.shifts
-    assert window.report_tabs.currentWidget() is shifts
+    shifts = window.workspace.shifts
+    assert window.workspace.report_tabs.currentWidget() is shifts
     QTest.mouseClick(shifts.x_button, Qt.MouseButton.LeftButton)  # so far: changes nothing
-    reports = window.reports
+    reports = window.workspace.reports
     await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the X report", timeout=60)
     assert reports.report is not None and reports.report.title == "X report — shift 1 so far"
     assert "so far" in reports.drawer.text() and terminal.shifts.current() is not None
-    window.report_tabs.setCurrentWidget(shifts)
+    window.workspace.report_tabs.setCurrentWidget(shifts)
     assert shifts.current.text().startswith("Shift 1 is open") and shifts.close_button.isEnabled()
     QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
-    dialog = window.close_dialog
+    dialog = window.approvals.close_dialog
     assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
     # float 200.00 + 5.00 cash = 205.00 expected; counted: 4 × $50, 2 × $2, 1 × 50c = $204.50
     dialog.spins[5000].setValue(4)
@@ -231,13 +231,13 @@ async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
 
     QTest.keyClick(window, Qt.Key.Key_F10)  # the drawer without a sale: none is set up (test_counter_printer)
     assert window.banner.text.text().startswith("No cash drawer is set up at this terminal.")
-    assert window.prompt is None
+    assert window.approvals.prompt is None
 
     window.show_tab(Tab.SETTINGS)
-    settings = window.settings_view
+    settings = window.workspace.settings_view
     settings.idle_lock.setValue(600)
     QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
-    prompt = window.prompt
+    prompt = window.approvals.prompt
     assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
     QTest.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
     assert host.settings.idle_lock_seconds == 300, "not saved without a manager"
@@ -246,7 +246,7 @@ async def test_a_cashier_needs_a_manager_for_no_sale_settings_and_disconnect(
     box = settings.confirm
     assert box is not None
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
-    prompt = window.prompt
+    prompt = window.approvals.prompt
     assert isinstance(prompt, ManagerPrompt) and prompt.question.text() == "Disconnect this terminal?"
     QTest.keyClicks(prompt.pin, MANAGER_PIN)
     QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
@@ -281,18 +281,18 @@ async def test_charge_without_a_shift_says_so_on_screen_and_offers_to_open_one(
     await until(lambda: cashier.customers.model.row_of(customer["customerId"]) is not None, what="the customer")
     choose(window, "Nadia Noshift")
     type_item(window, "Flat white", "4.80")
-    assert cashier.lines.rowCount() == 1
+    assert cashier.ticket.lines.rowCount() == 1
 
     said = "No shift is open on this terminal. Open a shift first: count the float in the drawer."
     for width, height in ((1024, 768), (1920, 1080)):
         window.resize(width, height)
         await until(lambda w=width, h=height: (window.width(), window.height()) == (w, h), what="the size")
-        assert cashier.reason.isVisible() and cashier.reason.text() == said
-        assert not cashier.reason.visibleRegion().isEmpty(), "on the screen, not behind another widget"
-        assert clipped(window, cashier.reason) == [], f"the whole sentence at {width}x{height}"
-        assert cashier.charge_button.isVisible() and cashier.charge_button.isEnabled()
-        assert cashier.charge_button.text().startswith("Open a shift")
-        assert clipped(window, cashier.charge_button) == []
+        assert cashier.ticket.reason.isVisible() and cashier.ticket.reason.text() == said
+        assert not cashier.ticket.reason.visibleRegion().isEmpty(), "on the screen, not behind another widget"
+        assert clipped(window, cashier.ticket.reason) == [], f"the whole sentence at {width}x{height}"
+        assert cashier.ticket.charge_button.isVisible() and cashier.ticket.charge_button.isEnabled()
+        assert cashier.ticket.charge_button.text().startswith("Open a shift")
+        assert clipped(window, cashier.ticket.charge_button) == []
     pictures(window, "no-shift", tmp_path)
 
     QTest.keyClick(window, Qt.Key.Key_F8)  # the offer: the shift's opening, with the check kept behind it
@@ -303,8 +303,8 @@ async def test_charge_without_a_shift_says_so_on_screen_and_offers_to_open_one(
     await until(lambda: window.page is Page.WORKSPACE, what="back at the check")
     shift = terminal.shifts.current()
     assert shift is not None and shift.opening_float == 15_000
-    assert not cashier.reason.isVisible() and cashier.charge_button.text().startswith("Charge $4.80")
-    QTest.mouseClick(cashier.charge_button, Qt.MouseButton.LeftButton)
+    assert not cashier.ticket.reason.isVisible() and cashier.ticket.charge_button.text().startswith("Charge $4.80")
+    QTest.mouseClick(cashier.ticket.charge_button, Qt.MouseButton.LeftButton)
     await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
@@ -353,8 +353,8 @@ async def test_the_window_does_not_close_a_shift_over_a_charge_made_elsewhere(
 
     async def close_in_the_window() -> None:
         QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
-        QTest.mouseClick(window.shifts.close_button, Qt.MouseButton.LeftButton)
-        dialog = window.close_dialog
+        QTest.mouseClick(window.workspace.shifts.close_button, Qt.MouseButton.LeftButton)
+        dialog = window.approvals.close_dialog
         assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
         dialog.print_z.setChecked(False)
         dialog.spins[5000].setValue(4)
@@ -373,5 +373,7 @@ async def test_the_window_does_not_close_a_shift_over_a_charge_made_elsewhere(
     assert done.status.value == "done"
     await close_in_the_window()
     await until(lambda: terminal.shifts.current() is None, what="the shift closed")
-    await until(lambda: window.cashier.charge_button.text().startswith("Open a shift"), what="the next shift offered")
+    await until(
+        lambda: window.cashier.ticket.charge_button.text().startswith("Open a shift"), what="the next shift offered"
+    )
     await finish(window, host)

@@ -1,0 +1,72 @@
+"""The window's side of a till that is part of a store: the exchange with the store database runs behind the
+sale, what another till changed (people, catalog, the store's details) shows here, and joining or leaving a
+store (once a manager approved, :mod:`pos_terminal.ui.approvals`) runs as a task of the window."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pos_terminal.services.store_sync import SyncReport
+    from pos_terminal.services.terminal import Terminal
+    from pos_terminal.ui.main_window import MainWindow
+
+from PySide6.QtCore import QObject
+
+log = logging.getLogger(__name__)
+
+
+class StoreLink(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self._store_of: Terminal | None = None  # the terminal whose store exchanges this window listens to
+
+    def start(self, terminal: Terminal) -> None:
+        """A till that is part of a store exchanges with the store database all along, behind the sale."""
+        tasks = self.window.tasks
+        if not terminal.store.linked or tasks.is_running("store"):
+            return
+        if self._store_of is not terminal:
+            terminal.store.on_sync(lambda report: self._on_synced(terminal, report))
+            self._store_of = terminal
+        tasks.run(terminal.store.run(), key="store", on_error=lambda e: log.info("store: %s", e.text()))
+
+    def _on_synced(self, terminal: Terminal, report: SyncReport) -> None:
+        window = self.window
+        if window.terminal is not terminal:
+            return
+        window.status.show_store(terminal.store.status())
+        if report.people_changed:
+            window.till.refresh_people()
+            window.till_flow.show_status()
+        if report.catalog_changed:
+            window.cashier.load_catalog()
+        if report.details_changed:
+            window.hardware.on_store_details_changed()
+        changed = report.people_changed or report.catalog_changed or report.details_changed
+        office = window.workspace.built_back_office
+        if changed and office is not None and window.tabs.currentWidget() is office:
+            office.on_shown()  # another till's change, in the page being looked at
+
+    def join(self, terminal: Terminal, address: str, password: str | None) -> None:
+        self.window.tasks.run(self._join(terminal, address, password), key="store join")
+
+    async def _join(self, terminal: Terminal, address: str, password: str | None) -> None:
+        status = await terminal.store.join(address, password)
+        self.window.messages.show_info(f"This till is part of the store at {address} now.")
+        self.window.workspace.settings_view.show_store(status)
+        self.window.status.show_store(status)
+        self.start(terminal)
+        self.window.till.refresh_people()
+
+    def leave(self, terminal: Terminal) -> None:
+        self.window.tasks.cancel("store")
+        self.window.tasks.run(self._leave(terminal), key="store leave")
+
+    async def _leave(self, terminal: Terminal) -> None:
+        status = await terminal.store.leave()
+        self.window.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
+        self.window.workspace.settings_view.show_store(status)
+        self.window.status.show_store(status)
