@@ -1,7 +1,7 @@
 """Check files: the JSON the ``charge`` command reads, turned into a :class:`~pos_terminal.domain.check.Check`.
 
 The file goes through the bounded decoder (size, nesting, numbers, text) and
-then :meth:`Check.from_file`; anything wrong is a :class:`CheckFileError` whose
+then :func:`~pos_terminal.domain.check_json.check_from_file`; anything wrong is a :class:`CheckFileError` whose
 sentence names the file.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pos_terminal.domain.check import Check, CheckFileError
+from pos_terminal.domain.check import Check
+from pos_terminal.domain.check_json import CheckFileError, check_from_file
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 
 
@@ -27,4 +28,4 @@ def read_check_file(path: Path) -> Check:
     data = decode_json(raw, f"The check file {path}", CheckFileError, decimals=True)
     if not isinstance(data, dict):
         raise CheckFileError(f"The check file {path} must hold one JSON object with items.")
-    return Check.from_file(data, source=f"The check file {path}")
+    return check_from_file(data, source=f"The check file {path}")

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from pos_terminal.api.errors import ApiError
 from pos_terminal.api.models import Customer, Transaction
 from pos_terminal.domain.check import Check, Totals
+from pos_terminal.domain.check_json import check_from_json
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval, discount_share_bp
@@ -114,7 +115,7 @@ class OpenCheck:
     def from_json(cls, data: dict[str, Any]) -> OpenCheck:
         customer = data.get("customer")
         return cls(
-            check=Check.from_json(data["check"]),
+            check=check_from_json(data["check"]),
             customer=Customer.model_validate(customer) if customer else None,
             phase=Phase(data.get("phase", Phase.BUILDING)),
             ref_id=data.get("refId"),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from pos_terminal.api.models import Transaction
-from pos_terminal.domain.check import Check
+from pos_terminal.domain.check_json import check_from_json
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import in_int32
@@ -143,7 +143,7 @@ class Shifts:
         sales, and the one source of the cash taken (a sale recorded without a transaction belongs here too)."""
         checks = []
         for row in self.book.completed_checks(since, until):
-            check = Check.from_json(row.check)
+            check = check_from_json(row.check)
             totals = check.totals()
             checks.append(
                 CompletedCheck(

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pos_terminal.domain.check import Check
+from pos_terminal.domain.check_json import check_from_file
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.sandbox.db import secret_digest
 from tests.api.fake_service import Answer, FakeService
@@ -70,7 +70,7 @@ def test_a_shift_from_sign_in_to_sign_out(
     charged = cli("charge", "--customer", customer["checkInId"], "--check", str(check), json=True)
     assert charged.code == 0, charged.err
     record = charged.data
-    expected = Check.from_file(CHECK).totals()
+    expected = check_from_file(CHECK).totals()
     assert record["status"] == "authorized"
     assert record["state"] == "authorized"
     assert record["chargeAmount"] == expected.charge_amount
@@ -286,7 +286,7 @@ def test_a_charge_whose_read_fails_after_the_create_is_reported_authorized_and_n
     assert "try again" not in first.err.lower()
     assert "its details could not be read now" in first.err
     record = first.data
-    assert (record["status"], record["chargeAmount"]) == ("authorized", Check.from_file(CHECK).totals().charge_amount)
+    assert (record["status"], record["chargeAmount"]) == ("authorized", check_from_file(CHECK).totals().charge_amount)
     listed = signed_in("tx", "list", json=True).data
     [held] = [t for t in listed if t["customer"]["customerId"] == customer["customerId"]]
     assert held["transactionId"] == record["transactionId"]

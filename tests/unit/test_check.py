@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from pos_terminal.domain.check import (
     MAX_QUANTITY,
     Check,
-    CheckFileError,
     CheckRule,
     CheckRuleError,
     Discount,
@@ -28,6 +27,7 @@ from pos_terminal.domain.check import (
     inclusive_tax,
     round_half_even,
 )
+from pos_terminal.domain.check_json import CheckFileError, check_from_file, check_from_json
 from pos_terminal.domain.money import INT32_MAX, INT32_MIN, MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.sandbox.rules import check_errors
@@ -263,7 +263,7 @@ def test_valid_checks_meet_contract_7(check: Check) -> None:
     assert sandbox_errors(body) == []
     assert no_floats(body)
     assert no_floats(check.to_json())
-    assert Check.from_json(json.loads(json.dumps(check.to_json()))) == check
+    assert check_from_json(json.loads(json.dumps(check.to_json()))) == check
 
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -398,7 +398,7 @@ def test_a_name_that_is_not_text_is_named_and_refused_from_a_file() -> None:
     assert check.problems()[0].sentence == "The name of item 3 holds a character that is not valid text."
     data = json.loads('{"items": [{"name": "Tart \\ud800", "quantity": 1, "unitPrice": 450, "taxRate": 10}]}')
     with pytest.raises(CheckFileError) as refused:
-        Check.from_file(data)
+        check_from_file(data)
     assert "holds a character that is not valid text" in refused.value.text()
     assert "\ud800" not in refused.value.text()
 
@@ -408,7 +408,7 @@ def test_a_name_that_is_not_text_is_named_and_refused_from_a_file() -> None:
 
 def test_journal_round_trip_keeps_ids() -> None:
     check = coffee_check()
-    again = Check.from_json(json.loads(json.dumps(check.to_json())))
+    again = check_from_json(json.loads(json.dumps(check.to_json())))
     assert again == check
     assert request_of(again)["items"] == request_of(check)["items"]
 
@@ -424,7 +424,7 @@ def test_journal_round_trip_keeps_ids() -> None:
 )
 def test_damaged_journal_check_is_a_user_error(data: dict[str, Any]) -> None:
     with pytest.raises(CheckFileError):
-        Check.from_json(data)
+        check_from_json(data)
 
 
 def load(text: str) -> Any:
@@ -432,7 +432,7 @@ def load(text: str) -> Any:
 
 
 def test_from_file() -> None:
-    check = Check.from_file(
+    check = check_from_file(
         load(
             """{"items": [{"name": "Flat white", "quantity": 2, "unitPrice": 550, "taxRate": 10},
                           {"name": "Croissant", "unitPrice": 650, "taxRate": 7.7},
@@ -450,9 +450,9 @@ def test_from_file() -> None:
 
 
 def test_from_file_takes_floats_through_their_text() -> None:
-    check = Check.from_file({"items": [{"name": "Tea", "unitPrice": 100, "taxRate": 0.07}]})
+    check = check_from_file({"items": [{"name": "Tea", "unitPrice": 100, "taxRate": 0.07}]})
     assert check.items[0].tax_rate_bp == 7
-    check = Check.from_file({"items": [{"name": "Tea", "unitPrice": 100.0}]})
+    check = check_from_file({"items": [{"name": "Tea", "unitPrice": 100.0}]})
     assert check.items[0].unit_price == 100
 
 
@@ -479,13 +479,13 @@ def test_from_file_takes_floats_through_their_text() -> None:
 )
 def test_from_file_refuses_what_it_cannot_read(data: dict[str, Any], words: str) -> None:
     with pytest.raises(CheckFileError) as caught:
-        Check.from_file(data)
+        check_from_file(data)
     assert words in caught.value.sentence
     assert caught.value.sentence[0].isupper() and caught.value.sentence.endswith(".")
 
 
 def test_from_file_leaves_rules_to_problems() -> None:
-    check = Check.from_file({"items": [], "discounts": [{"name": "d", "amount": 100}]})
+    check = check_from_file({"items": [], "discounts": [{"name": "d", "amount": 100}]})
     assert {p.rule for p in check.problems()} == {CheckRule.NO_ITEMS, CheckRule.DISCOUNT_NOT_NEGATIVE}
 
 
