@@ -63,7 +63,7 @@ async def test_build_a_check_charge_and_complete(
     assert cashier.ticket.lines.rowCount() == 4, "the finished check stays visible until a new one is started"
 
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-    await until(lambda: cashier.lines.rowCount() == 0, what="a new check")
+    await until(lambda: cashier.ticket.lines.rowCount() == 0, what="a new check")
     assert host.terminal.journal.open_check.load() is None  # type: ignore[union-attr]
     await finish(window, host)
 

@@ -11,12 +11,13 @@ from pydantic import TypeAdapter
 from pos_terminal.api.models import Transaction, TransactionRow
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person, Role
+from pos_terminal.domain.report_document import Figures, SectionKey, report_document
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.store.catalog import CategoryRow, ProductRow
 from pos_terminal.ui.catalog_page import CategoryModel, ProductModel
 from pos_terminal.ui.history_view import TransactionModel
 from pos_terminal.ui.people_page import PeopleModel
-from pos_terminal.ui.reports_view import FiguresModel
+from pos_terminal.ui.report_figures import FiguresModel
 from pos_terminal.ui.shifts_view import ShiftModel
 from tests.helpers.reports import busy_day_report
 
@@ -55,8 +56,12 @@ def test_the_history_model(qtmodeltester: Any) -> None:
 
 
 def test_the_report_figures_model(qtmodeltester: Any) -> None:
-    model = FiguresModel(MONEY)
-    model.set_report(busy_day_report(400))  # eight terminals, a total row, figures that differ from the service's
+    # eight terminals, a total row, figures that differ from the service's
+    document = report_document(busy_day_report(400), MONEY.format)
+    section = document.section(SectionKey.FIGURES)
+    assert section is not None
+    model = FiguresModel()
+    model.set_figures(next(block for block in section.blocks if isinstance(block, Figures)))
     assert model.rowCount() > 2
     qtmodeltester.check(model)
 
