@@ -201,20 +201,21 @@ class Checkout:
             customer_ref = customer.model_dump(by_alias=True, exclude_none=True, mode="json")
             body = check.charge_request(customer=customer_ref, ref_id=ref_id, terminal_id=self.terminal_id)
             request = CreateTransactionRequest.model_validate(body)
-            self.journal.intents.record(
-                ref_id=ref_id,
-                terminal_id=self.terminal_id,
-                customer=customer_ref,
-                check=check.to_json(),
-                request=body,
-                actor=self.actor,
-            )
-            self.journal.audit.record(
-                "charge",
-                actor=self.actor,
-                terminal_id=self.terminal_id,
-                detail={"refId": ref_id, "chargeAmount": body["chargeAmount"], "customerId": customer.customer_id},
-            )
+            with self.journal.writing():  # the intent and its audit entry, in one sync to disk
+                self.journal.intents.record(
+                    ref_id=ref_id,
+                    terminal_id=self.terminal_id,
+                    customer=customer_ref,
+                    check=check.to_json(),
+                    request=body,
+                    actor=self.actor,
+                )
+                self.journal.audit.record(
+                    "charge",
+                    actor=self.actor,
+                    terminal_id=self.terminal_id,
+                    detail={"refId": ref_id, "chargeAmount": body["chargeAmount"], "customerId": customer.customer_id},
+                )
             try:
                 result = await self.client.create_transaction(request)
             except OutcomeUnknown as exc:
@@ -242,9 +243,6 @@ class Checkout:
         lines = check.lines()
         for transaction_id, saved in self.journal.intents.charged_checks(customer.customer_id, since=since):
             if lines_of(saved) != lines:
-                continue
-            known = self.journal.transactions.get(transaction_id)
-            if known is not None and known.state != str(TxState.AUTHORIZED):
                 continue
             try:
                 transaction = await self.client.get_transaction(transaction_id)
@@ -308,14 +306,15 @@ class Checkout:
         transaction: Transaction | None,
         duplicates: list[Transaction] | None = None,
     ) -> ChargeOutcome:
-        self.journal.intents.update(ref_id, status=IntentStatus.CREATED, transaction_id=transaction_id)
         state = transaction.state if transaction else TxState.AUTHORIZED
-        self.journal.transactions.remember(
-            transaction_id=transaction_id,
-            ref_id=ref_id,
-            state=str(state),
-            record=_record(transaction),
-        )
+        with self.journal.writing():  # the intent settled and the transaction known, together
+            self.journal.intents.update(ref_id, status=IntentStatus.CREATED, transaction_id=transaction_id)
+            self.journal.transactions.remember(
+                transaction_id=transaction_id,
+                ref_id=ref_id,
+                state=str(state),
+                record=_record(transaction),
+            )
         canceled = [await self._cancel_duplicate(ref_id, duplicate) for duplicate in duplicates or ()]
         return ChargeOutcome(
             ref_id,
@@ -390,15 +389,16 @@ class Checkout:
         A cancel or a refund by a cashier needs a manager's ``approval`` (the guard says so before anything
         is kept)."""
         approved_by = self.guard.before_change(action, transaction_id, approval) if self.guard is not None else None
-        entry = self.journal.outbox.enqueue(
-            transaction_id, str(action.target), actor=self.actor, approved_by=approved_by
-        )
+        detail: dict[str, Any] = {"transactionId": transaction_id}
+        if approved_by is not None:
+            detail["approvedBy"] = approved_by
+        with self.journal.writing():  # the change to send and its audit entry, in one sync to disk
+            entry = self.journal.outbox.enqueue(
+                transaction_id, str(action.target), actor=self.actor, approved_by=approved_by
+            )
+            self.journal.audit.record(str(action), actor=self.actor, terminal_id=self.terminal_id, detail=detail)
         self._sending.add(entry.id)  # from now on: the outbox's re-sending passes leave it to this call
         try:
-            detail: dict[str, Any] = {"transactionId": transaction_id}
-            if approved_by is not None:
-                detail["approvedBy"] = approved_by
-            self.journal.audit.record(str(action), actor=self.actor, terminal_id=self.terminal_id, detail=detail)
             close_call = self._close_call(transaction_id) if action is Action.COMPLETE else None
             return replace(await self._send(entry), close_call_seconds=close_call)
         finally:
@@ -486,8 +486,9 @@ class Checkout:
                 ChangeStatus.PENDING,
                 message=f"{exc.sentence} The change is kept and will be sent again.",
             )
-        self.journal.outbox.confirm(entry.id, str(transaction.state))
-        self._remember(transaction)
+        with self.journal.writing():  # the change confirmed and the transaction's new state, together
+            self.journal.outbox.confirm(entry.id, str(transaction.state))
+            self._remember(transaction)
         return StateChangeOutcome(entry.transaction_id, target, ChangeStatus.DONE, transaction)
 
     async def _refused(self, entry: OutboxEntry, target: TxState, exc: InvalidStateTransition) -> StateChangeOutcome:

@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
-from pos_terminal.store.sqlite import transaction
 
 if TYPE_CHECKING:
     from pos_terminal.store.journal import Journal
@@ -58,7 +57,7 @@ class AuditBook:
         entry = AuditEntry(
             at=at.astimezone(UTC), action=str(action), actor=actor, terminal_id=terminal_id, detail=dict(detail or {})
         )
-        with self.journal._lock, transaction(self.journal.conn):
+        with self.journal.writing():
             self.journal.conn.execute(
                 "INSERT INTO audit (at, action, actor, terminal_id, detail, uid) VALUES (?, ?, ?, ?, ?, ?)",
                 (iso_time(entry.at), entry.action, actor, terminal_id, dump_json(entry.detail), entry.uid),

@@ -10,7 +10,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
-from pos_terminal.store.sqlite import transaction
 
 if TYPE_CHECKING:
     from pos_terminal.store.journal import Journal
@@ -69,7 +68,7 @@ class CashSaleBook:
         """Keep a check paid in full in cash (``paid`` is the cash taken, the change is what exceeds ``total``)."""
         at = self.journal.now()
         uid = new_uid()
-        with self.journal._lock, transaction(self.journal.conn):
+        with self.journal.writing():
             cursor = self.journal.conn.execute(
                 "INSERT INTO cash_sale (at, terminal_id, customer, total, tax, paid, change, check_body, actor, uid)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

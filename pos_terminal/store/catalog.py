@@ -28,7 +28,6 @@ from pos_terminal.domain.details import StoreDetails, logo_of_text, logo_text
 from pos_terminal.domain.people import name_key
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
-from pos_terminal.store.sqlite import transaction
 
 
 @dataclass(frozen=True)
@@ -128,7 +127,7 @@ class CatalogBook:
 
     def clear(self) -> None:
         """Forget the copy (a till joining a store takes that store's catalog, not one it had before)."""
-        with self.journal._lock, transaction(self.journal.conn):
+        with self.journal.writing():
             self.journal.conn.execute("DELETE FROM catalog_product")
             self.journal.conn.execute("DELETE FROM catalog_category")
             self.journal.conn.execute("DELETE FROM catalog_undo")
@@ -252,7 +251,7 @@ class CatalogBook:
         product or category it added is made inactive; every row so written goes to the store as an edit. What
         was taken back, or None when nothing was to be."""
         journal = self.journal
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             entry = journal.conn.execute("SELECT what, rows FROM catalog_undo WHERE id = 1").fetchone()
             if entry is None:
                 return None
@@ -272,7 +271,7 @@ class CatalogBook:
     @contextmanager
     def _edit(self, what: str) -> Iterator[_Edit]:
         journal = self.journal
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             edit = _Edit(self, journal.conn, journal._stamp(), what)
             yield edit
             if edit.before:
@@ -304,7 +303,7 @@ class CatalogBook:
         until the store's verdict. True when the copy changed."""
         journal = self.journal
         changed = False
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             for kind, record in changes:
                 uid = str(record["id"])
                 if uid in keep:
@@ -415,7 +414,7 @@ class DetailsBook:
         values = {name: getattr(details, name) for name in DETAIL_TEXTS if name != "logo"}
         values["logo"] = logo_text(details.logo)
         journal = self.journal
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             row = journal.conn.execute("SELECT * FROM store_details WHERE id = 1").fetchone()
             if row is not None and all(row[name] == value for name, value in values.items() if name != "updated_by"):
                 return False
@@ -429,7 +428,7 @@ class DetailsBook:
             return False
         values = {name: record.get(name) for name in DETAIL_TEXTS}
         journal = self.journal
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             row = journal.conn.execute("SELECT * FROM store_details WHERE id = 1").fetchone()
             version = int(record.get("version") or 0)
             if row is not None and row["version"] == version and all(row[k] == v for k, v in values.items()):

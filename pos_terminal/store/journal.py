@@ -30,7 +30,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +131,23 @@ class Journal:
             return rows
 
     def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        with self._lock, transaction(self.conn):
-            return self.conn.execute(sql, params)
+        with self.writing() as conn:
+            return conn.execute(sql, params)
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One transaction for everything written inside it, committed or rolled back as one.
+
+        Inside another ``writing()`` (of this thread: the lock is held) it joins that one, so writes of several
+        books that belong together, such as a charge's intent and its audit entry, are kept together or not at
+        all, at the cost of one sync to disk rather than one per book.
+        """
+        with self._lock:
+            if self.conn.in_transaction:
+                yield self.conn
+                return
+            with transaction(self.conn):
+                yield self.conn
 
     def _share(self, kind: str, key: str, body: Mapping[str, Any]) -> None:
         """Queue ``body`` for the store database while this terminal is part of a store (no-op otherwise). Call it

@@ -16,7 +16,6 @@ from datetime import datetime
 
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.rows import Cells, JsonObject
-from pos_terminal.store.sqlite import transaction
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ class LinkBook:
         already. Joining the same store again starts from its first change again; every write is idempotent."""
         journal = self.journal
         stamp = journal._stamp()
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             journal.conn.execute("DELETE FROM store_link")
             journal.conn.execute(
                 "INSERT INTO store_link (id, address, terminal_id, joined_at) VALUES (1, ?, ?, ?)",
@@ -136,7 +135,7 @@ class LinkBook:
         """The store has these records (one transaction for them all)."""
         journal = self.journal
         stamp = journal._stamp()
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             journal.conn.executemany(
                 "UPDATE store_outbox SET sent_at = ?, attempts = attempts + 1 WHERE id = ?",
                 [(stamp, entry_id) for entry_id in entry_ids],

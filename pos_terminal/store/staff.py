@@ -24,7 +24,6 @@ from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
-from pos_terminal.store.sqlite import transaction
 
 
 class NameTaken(UserError):
@@ -84,7 +83,7 @@ class PeopleBook:
         stamp = self.journal._stamp()
         journal = self.journal
         try:
-            with journal._lock, transaction(journal.conn):
+            with journal.writing():
                 cursor = journal.conn.execute(
                     "INSERT INTO person (name, name_key, role, pin_hash, created_at, updated_at, uid)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -136,7 +135,7 @@ class PeopleBook:
 
     def _update(self, person_id: int, assignments: str, params: tuple[object, ...], *, edit: bool = True) -> None:
         journal = self.journal
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             cursor = journal.conn.execute(
                 f"UPDATE person SET {assignments}, updated_at = ? WHERE id = ?",  # noqa: S608 (our own column names)
                 (*params, journal._stamp(), person_id),
@@ -175,7 +174,7 @@ class PeopleBook:
         True when the local copy changed."""
         journal = self.journal
         theirs = {key: _journal_value(record.get(key)) for key in PERSON_FIELDS}
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             row = journal.conn.execute("SELECT * FROM person WHERE uid = ?", (theirs["id"],)).fetchone()
             if row is None:
                 row = journal.conn.execute(
@@ -303,7 +302,7 @@ class ShiftBook:
     def open(self, terminal_id: str | None, opened_by: str, opening_float: int, at: datetime) -> Shift:
         journal = self.journal
         try:
-            with journal._lock, transaction(journal.conn):
+            with journal.writing():
                 cursor = journal.conn.execute(
                     "INSERT INTO shift (terminal_id, opened_at, opened_by, opening_float, uid) VALUES (?, ?, ?, ?, ?)",
                     (terminal_id, iso_time(at), opened_by, opening_float, new_uid()),
@@ -318,7 +317,7 @@ class ShiftBook:
     def close(self, shift_id: int, closed_by: str, count: DrawerCount, expected: int, at: datetime) -> Shift:
         pieces = json.dumps([[value, quantity] for value, quantity in count.pieces]) if count.pieces else None
         journal = self.journal
-        with journal._lock, transaction(journal.conn):
+        with journal.writing():
             cursor = journal.conn.execute(
                 "UPDATE shift SET closed_at = ?, closed_by = ?, counted_cash = ?, counted_pieces = ?,"
                 " expected_cash = ? WHERE id = ? AND closed_at IS NULL",

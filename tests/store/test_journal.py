@@ -326,3 +326,36 @@ def test_known_states_are_read_and_moved_in_one_go(journal: Journal) -> None:
     known = journal.transactions.get("tx-0")
     assert known is not None and known.record == {"created": "x"}, "a listing moves the state, the record stays"
     assert journal.transactions.get("tx-unknown") is None, "a transaction of another terminal is not learned"
+
+
+def test_charged_checks_are_those_that_may_still_hold_the_money(journal: Journal, clock: Clock) -> None:
+    """A check charged and completed (or canceled) is not read again before the next charge of the customer."""
+    since = clock() - timedelta(minutes=1)
+    for n, state in enumerate(("authorized", "complete", "canceled", None)):
+        ref_id = f"ref-{n}"
+        record(journal, ref_id)
+        journal.intents.update(ref_id, status=IntentStatus.CREATED, transaction_id=f"T-{n}")
+        if state is not None:
+            journal.transactions.remember(transaction_id=f"T-{n}", ref_id=ref_id, state=state, record=None)
+    with journal.writing():  # one transaction may hold several books' writes; another customer's charge
+        journal.intents.record("ref-9", terminal_id="LANE-1", customer={"customerId": "C2"}, check={}, request={})
+        journal.intents.update("ref-9", status=IntentStatus.CREATED, transaction_id="T-9")
+    assert [t for t, _ in journal.intents.charged_checks("C1", since=since)] == ["T-0", "T-3"]
+    assert [t for t, _ in journal.intents.charged_checks("C2", since=since)] == ["T-9"]
+
+
+def test_writes_kept_together_are_rolled_back_together(journal: Journal) -> None:
+    """An intent and its audit entry written in one ``writing()``: a failure between them keeps neither."""
+
+    def charge_then_fail() -> None:
+        with journal.writing():
+            record(journal, "ref-lost")
+            journal.audit.record("charge", detail={"refId": "ref-lost"})
+            raise RuntimeError("the disk went away")
+
+    with pytest.raises(RuntimeError):
+        charge_then_fail()
+    assert journal.intents.get("ref-lost") is None
+    assert journal.audit.all() == []
+    record(journal, "ref-kept")  # the journal writes on as before
+    assert journal.intents.get("ref-kept") is not None
