@@ -37,6 +37,7 @@ from tests.conftest import mint_token, new_checked_in_customer
 TARGET = 2.0
 CI_BOUND = 6.0
 SALE_TARGET = 2.0
+CUSTOMERS = 25
 SALE_CI_BOUND = 6.0
 CHECK = (
     Check()
@@ -52,10 +53,16 @@ class Lane:
 
     loop: asyncio.AbstractEventLoop
     terminal: Terminal
-    customer: Customer
+    customers: list[Customer]
     bare: httpx.AsyncClient
     create_url: str
     sales: int = 0
+
+    @property
+    def customer(self) -> Customer:
+        """The customer of this sale: a counter's customers come and go (one customer charged a hundred times,
+        every charge still held, is no day at a till; the check for a second hold reads each of theirs)."""
+        return self.customers[self.sales % len(self.customers)]
 
     def _next_check(self) -> Check:
         # each sale its own check: the same check for the same customer, still authorized, would be refused
@@ -112,17 +119,17 @@ def lane(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lane]:
     try:
         with httpx.Client(base_url=server.url, timeout=10) as control:
             token = mint_token(control, expiresIn=0)
-            fields = new_checked_in_customer(control, balance=2_000_000_000)
+            checked_in = [new_checked_in_customer(control, balance=2_000_000_000) for _ in range(CUSTOMERS)]
         service = ServiceAddress.from_root(server.url, name="sandbox", account="bench", production=False)
         settings = Settings(terminal_id="BENCH", allow_insecure_token_file=True, request_timeout_seconds=10)
         terminal = Terminal(Paths.profile(base / "profile"), settings, service)
         loop.run_until_complete(terminal.session.sign_in_with_token(token))
-        customer = loop.run_until_complete(terminal.customers.find(fields["customerId"]))
+        customers = [loop.run_until_complete(terminal.customers.find(c["customerId"])) for c in checked_in]
         bare = httpx.AsyncClient(
             timeout=10,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Authorization": f"Bearer {token}"},
         )
-        yield Lane(loop, terminal, customer, bare, f"{service.pos_url}/transactions")
+        yield Lane(loop, terminal, customers, bare, f"{service.pos_url}/transactions")
         loop.run_until_complete(bare.aclose())
         loop.run_until_complete(terminal.aclose())
     finally:
