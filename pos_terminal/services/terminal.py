@@ -28,6 +28,7 @@ from pos_terminal.api.regions import EMBEDDED, Region, address_problem, load_reg
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
+from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
@@ -174,6 +175,7 @@ def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settin
     current = settings()
     return StoreSync(
         journal,
+        now=journal.now,
         terminal_id=current.terminal_id,
         secrets=_store_secrets(paths, current),
         own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
@@ -214,12 +216,13 @@ async def join_store(paths: Paths, settings: Settings, url: str, password: str |
 class Terminal:
     """Everything one running terminal holds, below the windows."""
 
-    def __init__(self, paths: Paths, settings: Settings, service: ServiceAddress) -> None:
+    def __init__(self, paths: Paths, settings: Settings, service: ServiceAddress, *, now: Clock = utcnow) -> None:
+        """``now`` is the one clock every service of this terminal reads (tests move it rather than sleep)."""
         self.paths = paths.ensure()
         self.settings = settings
         self.service = service
         self.money = MoneyFormat(settings.locale, settings.currency)
-        self.journal = Journal(paths.journal_file)
+        self.journal = Journal(paths.journal_file, now=now)
         self.actor = desktop_user()  # named on every audit entry this terminal writes
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
         store = open_token_store(
@@ -232,7 +235,7 @@ class Terminal:
         endpoints = EndpointChoice(
             sign_in.token_endpoint, sign_in.device_authorization_endpoint, discovery=sign_in.discovery
         )
-        auth = AuthClient(self.http, service.auth_url, settings.client_id, endpoints=endpoints)
+        auth = AuthClient(self.http, service.auth_url, settings.client_id, endpoints=endpoints, now=now)
         # a turn lasts one refresh at most, whose answer has the request deadline
         lock = ProfileLock(paths.sign_in_lock, timeout=2 * settings.request_timeout_seconds + 5)
         self.session = Session(
@@ -251,6 +254,7 @@ class Terminal:
             _LazyCredentials(self.session),
             routes=Routes().with_overrides(settings.routes),
             method_override=settings.method_override,
+            now=now,
         )
         self.checkout = Checkout(
             self.client,
@@ -259,6 +263,7 @@ class Terminal:
             actor=self.actor,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
             verify_window=timedelta(seconds=max(60.0, 4 * settings.request_timeout_seconds)),
+            now=now,
         )
         self.customers = Customers(self.client)
         self.history = History(self.client, self.journal)
@@ -268,6 +273,7 @@ class Terminal:
             self.checkout,
             self.history,
             auto_cancel_hint=timedelta(seconds=settings.auto_cancel_hint_seconds),
+            now=now,
         )
         devices = settings.devices
         receipts = self.reports(actor=self.actor)
@@ -291,8 +297,8 @@ class Terminal:
             terminal_id=settings.terminal_id,
             seed=lambda: load_catalog(self.settings.catalog_file),
         )
-        self.staff = Staff(self.journal, terminal_id=settings.terminal_id, store=self.store)
-        self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id)
+        self.staff = Staff(self.journal, terminal_id=settings.terminal_id, store=self.store, now=now)
+        self.shifts = Shifts(self.journal, terminal_id=settings.terminal_id, now=now)
         self.till = Till(
             self.staff,
             self.shifts,
@@ -300,6 +306,7 @@ class Terminal:
             terminal_id=settings.terminal_id,
             discount_limit_bp=settings.discount_approval_percent * 100,
             idle_lock_seconds=settings.idle_lock_seconds,
+            now=now,
         )
         self.checkout.guard = self.till
         self.register.guard = self.till
@@ -324,6 +331,7 @@ class Terminal:
             actor=actor,
             lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
             money=self.money.format,
+            now=self.journal.now,
             details=lambda: self.store.details.get(),  # the Counter's receipts are made before the store is
         )
 

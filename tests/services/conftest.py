@@ -48,10 +48,8 @@ async def open_terminal(
         settings.setdefault("request_timeout_seconds", 2.0)
         paths = Paths.profile(tmp_path / f"profile-{terminal_id}")
         service = ServiceAddress.from_root(server.url, name="sandbox", account="test", production=False)
-        terminal = Terminal(
-            paths, Settings(terminal_id=terminal_id, allow_insecure_token_file=True, **settings), service
-        )
-        terminal.checkout.now = terminal_clock
+        settings_ = Settings(terminal_id=terminal_id, allow_insecure_token_file=True, **settings)
+        terminal = Terminal(paths, settings_, service, now=terminal_clock)
         with httpx.Client(base_url=server.url) as http:
             await terminal.session.sign_in_with_token(mint_token(http, expiresIn=0))
         opened.append(terminal)
