@@ -21,6 +21,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-$(DEPS)
 TEST_STAMP    := $(VENV)/.test-$(DEPS)
 DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
+TEST_WORKERS  ?= 2
 
 .PHONY: run test bench test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools
 
@@ -44,13 +45,14 @@ $(DIST_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUNTIME_STAMP)
 	$(BIN)/pos-terminal
 
-# One pytest run, GUI tests included, in random order; every test has a time limit (pyproject.toml).
+# One pytest run, GUI tests included, in random order, in TEST_WORKERS processes (pytest-xdist; 0: in this
+# one); every test has a time limit (pyproject.toml).
 test: lint
 	@$(MAKE) --no-print-directory postgres-deps \
 		|| echo "PostgreSQL could not be installed: the store database tests on PostgreSQL will skip"
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory interop-deps \
 		|| echo "oidc-provider could not be installed: the interoperability tests with it will skip"; fi
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # Every benchmark of tests/bench in a measuring run: more rounds, each target held, and one table of the ratios
 # (each to a baseline measured in the same run) printed at the end. Needs PostgreSQL for the store's.

@@ -15,6 +15,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from tests.api.fake_service import FakeService
+from tests.helpers.bench import RATIO_PROPERTY, Ratio, table
 from tests.keyrings import MemoryKeyring
 from tests.store.postgres import BACKENDS, PostgresServer, StoreTarget, find_binaries, missing
 
@@ -42,6 +43,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="a measuring run of tests/bench: more rounds, and each benchmark's target held (make bench)",
     )
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Collects the benchmarks' ratios from the tests' reports: here, and in the main process when the tests run in
+    workers (a worker's report comes back with its user properties)."""
+    if report.when == "call":
+        _collected.extend(Ratio(**value) for key, value in report.user_properties if key == RATIO_PROPERTY)
+
+
+_collected: list[Ratio] = []  # the run's benchmark ratios, in the order their tests ended
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if not _collected:
+        return
+    terminalreporter.section("benchmarks")
+    for line in table(_collected, measuring=bool(config.getoption("measure"))):
+        terminalreporter.write_line(line)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

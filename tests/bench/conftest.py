@@ -6,7 +6,7 @@ Each benchmark holds two bounds on its ratio. The **target** is what we aim for;
 (``make bench``, that is ``pytest tests/bench --measure``: more rounds, a quiet machine). The **CI bound** is
 looser and is held in every run, the ordinary suite included, so a regression of the kind a stall or a
 quadratic loop brings (the sandbox's 44 ms per request was one) fails CI. The figures of the run are printed
-as one table at the end.
+as one table at the end (``tests/helpers/bench.py``).
 """
 
 from __future__ import annotations
@@ -14,40 +14,11 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict
 
 import pytest
 
-_RATIOS = pytest.StashKey[list["Ratio"]]()
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_RATIOS] = []
-
-
-@dataclass(frozen=True)
-class Ratio:
-    """One benchmark's figures: its measured side and its baseline, in the same unit, and the bounds held."""
-
-    name: str
-    measured: str
-    measured_value: float
-    baseline: str
-    baseline_value: float
-    unit: str
-    target: float
-    ci_bound: float
-    rounds: int
-
-    @property
-    def ratio(self) -> float:
-        return self.measured_value / self.baseline_value if self.baseline_value > 0 else float("inf")
-
-    @property
-    def verdict(self) -> str:
-        if self.ratio < self.target:
-            return "target met"
-        return "within CI bound" if self.ratio < self.ci_bound else "FAILS"
+from tests.helpers.bench import RATIO_PROPERTY, Ratio
 
 
 class Bench:
@@ -56,7 +27,6 @@ class Bench:
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.measuring = bool(request.config.getoption("measure"))
         self._request = request
-        self._ratios = request.config.stash[_RATIOS]
 
     def rounds(self, measuring: int, smoke: int = 3) -> int:
         """How many rounds: ``measuring`` in a measuring run, ``smoke`` in the ordinary suite."""
@@ -113,10 +83,8 @@ class Bench:
         """Only records the ratio: for a test measuring several in one run, each in the table before any is held."""
         assert target <= ci_bound
         ratio = Ratio(name, measured[0], measured[1], baseline[0], baseline[1], unit, target, ci_bound, rounds)
-        self._ratios.append(ratio)
-        self._request.node.user_properties.extend(
-            [(f"{name}: {measured[0]} ({unit})", measured[1]), (f"{name}: {baseline[0]} ({unit})", baseline[1])]
-        )
+        # the run's table reads it from the test's report, which a worker process sends back too (tests/conftest.py)
+        self._request.node.user_properties.append((RATIO_PROPERTY, asdict(ratio)))
         return ratio
 
     def enforce(self, *ratios: Ratio) -> None:
@@ -139,37 +107,3 @@ class Bench:
 @pytest.fixture
 def bench(request: pytest.FixtureRequest) -> Bench:
     return Bench(request)
-
-
-def table(ratios: list[Ratio], *, measuring: bool) -> list[str]:
-    """The run's figures as one plain-text table, one row per benchmark."""
-    header = ("benchmark", "measured", "baseline", "ratio", "target", "CI bound", "rounds", "")
-    rows = [
-        (
-            r.name,
-            f"{r.measured_value:.4g} {r.unit}  {r.measured}",
-            f"{r.baseline_value:.4g} {r.unit}  {r.baseline}",
-            f"{r.ratio:.2f}×",
-            f"< {r.target:g}×",
-            f"< {r.ci_bound:g}×",
-            str(r.rounds),
-            r.verdict,
-        )
-        for r in sorted(ratios, key=lambda r: r.name)
-    ]
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    kind = "a measuring run: targets held" if measuring else "a smoke run: CI bounds held, targets shown"
-    lines = [f"benchmarks, each a ratio to a baseline measured in the same run ({kind})"]
-    for row in (header, *rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-    lines.insert(2, "  ".join("-" * width for width in widths))
-    return lines
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    ratios = config.stash.get(_RATIOS, [])
-    if not ratios:
-        return
-    terminalreporter.section("benchmarks")
-    for line in table(ratios, measuring=bool(config.getoption("measure"))):
-        terminalreporter.write_line(line)
