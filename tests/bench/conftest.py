@@ -15,6 +15,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from typing import Any
 
 import pytest
 
@@ -51,21 +52,10 @@ class Bench:
             measured_ms.append(self.ms(measured))
         return statistics.median(measured_ms), statistics.median(baseline_ms)
 
-    def hold(
-        self,
-        name: str,
-        *,
-        measured: tuple[str, float],
-        baseline: tuple[str, float],
-        target: float,
-        ci_bound: float,
-        rounds: int,
-        unit: str = "ms",
-    ) -> Ratio:
-        """Records the ratio for the run's table, then holds the CI bound always and the target when measuring."""
-        ratio = self.record(
-            name, measured=measured, baseline=baseline, target=target, ci_bound=ci_bound, rounds=rounds, unit=unit
-        )
+    def hold(self, name: str, **figures: Any) -> Ratio:
+        """Records the ratio for the run's table (:meth:`record`'s arguments), then holds the CI bound always and
+        the target in a measuring run."""
+        ratio = self.record(name, **figures)
         self.enforce(ratio)
         return ratio
 
