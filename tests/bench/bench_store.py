@@ -77,6 +77,7 @@ from pos_terminal.store.journal import Journal
 from pos_terminal.store.link import LinkBook
 from pos_terminal.store.schema import Kind
 from pos_terminal.store.staff import ShiftBook
+from tests.helpers.services import Secrets
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
@@ -116,26 +117,6 @@ def seconds_from_environment() -> float:
 
 
 # --- one till ---------------------------------------------------------------------------------------------------
-
-
-class MemorySecrets:
-    """The store's password, kept in memory (a TokenStore)."""
-
-    insecure = False
-    description = "memory"
-    can_store = True
-
-    def __init__(self) -> None:
-        self.data: dict[str, Any] = {}
-
-    def load(self) -> dict[str, Any] | None:
-        return dict(self.data) or None
-
-    def save(self, data: Mapping[str, Any]) -> None:
-        self.data = dict(data)
-
-    def clear(self) -> None:
-        self.data = {}
 
 
 class ObservedDatabase(StoreDatabase):
@@ -246,7 +227,7 @@ class Till:
 def _open_till(n: int, folder: Path) -> Till:
     terminal_id = f"TILL-{n:02d}"
     journal = Journal(folder / f"{terminal_id}.sqlite3")
-    secrets = MemorySecrets()
+    secrets = Secrets()
     databases: list[ObservedDatabase] = []
 
     def open_database(address: str, password: str | None) -> StoreDatabase:
