@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from pos_terminal.sandbox.db import secret_digest
-from pos_terminal.sandbox.oauth import FORM, PKCE_VALUE, OAuthError, scope_of
+from pos_terminal.sandbox.oauth import PKCE_VALUE, OAuthError, page_form, scope_of
 from pos_terminal.sandbox.security import POS_SCOPE, sandbox_of
 from pos_terminal.sandbox.state import new_secret
 from pos_terminal.sandbox.web_session import (
@@ -250,29 +250,7 @@ AUTHORIZE_QUERY = [
     {"name": name, "in": "query", "required": name in ("client_id", "response_type"), "schema": {"type": "string"}}
     for name in AUTHORIZE_PARAMS
 ]
-AUTHORIZE_FORM = {
-    "requestBody": {
-        "content": {
-            FORM: {
-                "schema": {
-                    "type": "object",
-                    "properties": {
-                        name: {"type": "string"}
-                        for name in (
-                            "csrf_token",
-                            "step",
-                            *AUTHORIZE_PARAMS,
-                            "username",
-                            "password",
-                            "owner_id",
-                            "decision",
-                        )
-                    },
-                }
-            }
-        }
-    }
-}
+AUTHORIZE_FORM = page_form("csrf_token", "step", *AUTHORIZE_PARAMS, "username", "password", "owner_id", "decision")
 
 
 @router.get(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from pos_terminal.sandbox.oauth import FORM, USER_CODE_LENGTH, format_user_code, normalize_user_code
+from pos_terminal.sandbox.oauth import USER_CODE_LENGTH, format_user_code, normalize_user_code, page_form
 from pos_terminal.sandbox.security import sandbox_of
 from pos_terminal.sandbox.web_session import (
     HTML_RESPONSES,
@@ -54,29 +54,7 @@ def device_page(request: Request, user_code: str = "") -> Response:
     "/device",
     response_class=HTMLResponse,
     responses=HTML_RESPONSES,
-    openapi_extra={
-        "requestBody": {
-            "content": {
-                FORM: {
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            name: {"type": "string"}
-                            for name in (
-                                "csrf_token",
-                                "step",
-                                "user_code",
-                                "username",
-                                "password",
-                                "merchant_id",
-                                "decision",
-                            )
-                        },
-                    }
-                }
-            }
-        }
-    },
+    openapi_extra=page_form("csrf_token", "step", "user_code", "username", "password", "merchant_id", "decision"),
 )
 async def device_submit(request: Request) -> Response:
     """One step of the verification page: the code, the sign-in, then approve or deny for a merchant."""

@@ -68,6 +68,12 @@ def body_doc(
     }
 
 
+def page_form(*names: str) -> dict[str, Any]:
+    """The OpenAPI ``requestBody`` of an HTML page's form: ``names``, each a text field (the pages check them)."""
+    properties = {name: {"type": "string"} for name in names}
+    return {"requestBody": {"content": {FORM: {"schema": {"type": "object", "properties": properties}}}}}
+
+
 def oauth_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"description": "RFC 6749 §5.2 error", "model": OAuthErrorBody} for status in statuses}
 
