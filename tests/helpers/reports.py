@@ -14,7 +14,7 @@ from pos_terminal.domain.report import (
     TxRow,
     build_report,
 )
-from pos_terminal.domain.summary import SummaryFigures
+from pos_terminal.domain.summary import SummaryFigures, recompute
 
 
 def cups_pdf_queue() -> str | None:
@@ -51,20 +51,8 @@ def long_report(count: int) -> EndOfDayReport:
         for n in range(count)
     ]
     period = TimeRange.custom(start, start + timedelta(hours=23))
-    from pos_terminal.domain.summary import recompute
-
     reported: list[SummaryFigures] = recompute([r.facts for r in rows], period.start, period.end, merge=False)
-    return build_report(
-        terminal_id="LANE-1",
-        scope=ReportScope.all(),
-        region="Embedded sandbox",
-        production=False,
-        period=period,
-        generated_at=period.end,
-        reported=reported,
-        listed=rows,
-        merchant="Harbour Café",
-    )
+    return _harbour_cafe(period, reported, rows)
 
 
 COUNT = 10_000
@@ -101,6 +89,11 @@ def busy_day_report(count: int = COUNT) -> EndOfDayReport:
     reported = [
         SummaryFigures(f"LANE-{k}", count=1, total=100) for k in range(1, 9)
     ]  # deliberately wrong: the mismatch section is drawn too
+    return _harbour_cafe(period, reported, rows)
+
+
+def _harbour_cafe(period: TimeRange, reported: list[SummaryFigures], rows: list[TxRow]) -> EndOfDayReport:
+    """The report of every terminal of the demo café over ``period``, made at its end, in the sandbox."""
     return build_report(
         terminal_id="LANE-1",
         scope=ReportScope.all(),
