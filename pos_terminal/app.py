@@ -227,6 +227,9 @@ class _EarlyStop:
 
 
 def _open_window(paths: Paths, service_url: str | None, notice: str | None, early_stop: _EarlyStop) -> int:
+    from pos_terminal.ui.import_scan import skip_source_scans
+
+    skip_source_scans()  # before the window's modules and everything after them are imported
     from pos_terminal.ui.main_window import MainWindow
     from pos_terminal.ui.theme import follow_system
 
