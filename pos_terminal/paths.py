@@ -68,6 +68,11 @@ class Paths:
         return self.data_dir / "tokens.json"
 
     @property
+    def keychain_file(self) -> Path:
+        """Which keychain backend this user's session has (a class name; see pos_terminal.store.keychain)."""
+        return self.data_dir / "keychain.json"
+
+    @property
     def log_file(self) -> Path:
         return self.log_dir / "pos-terminal.log"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import keyring
 from keyring.backend import KeyringBackend
+from keyring.compat import properties
 
 
 class MemoryKeyring(KeyringBackend):
@@ -28,3 +29,12 @@ class MemoryKeyring(KeyringBackend):
     def delete_password(self, service: str, username: str) -> None:
         if self.secrets.pop((service, username), None) is None:
             raise keyring.errors.PasswordDeleteError("not found")
+
+
+class StoppedKeyring(MemoryKeyring):
+    """A keychain whose service has stopped since it was found: keyring's backends say so by raising from their
+    priority, as the Secret Service does when its D-Bus service is gone."""
+
+    @properties.classproperty
+    def priority(cls) -> float:  # noqa: N805 (keyring's class property)
+        raise RuntimeError("the keychain's service is not running")

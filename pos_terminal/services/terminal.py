@@ -13,8 +13,11 @@ terminal, so :meth:`Terminal.reports` and :func:`store_sync_for` live here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import ipaddress
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -49,6 +52,7 @@ from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_passw
 from pos_terminal.services.till import Till
 from pos_terminal.store.catalog import CatalogBook
 from pos_terminal.store.journal import Journal
+from pos_terminal.store.keychain import Keychain, recheck
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import TokenStore, open_token_store
 
@@ -158,6 +162,8 @@ def _earlier_sign_in_key(journal: Journal, service: ServiceAddress, terminal_id:
     return f"{service.account}|{terminal_id}"
 
 
+log = logging.getLogger(__name__)
+
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
 
@@ -225,11 +231,13 @@ class Terminal:
         self.journal = Journal(paths.journal_file, now=now)
         self.actor = desktop_user()  # named on every audit entry this terminal writes
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
+        self.keychain = Keychain(paths.keychain_file)
         store = open_token_store(
             account=sign_in_key(paths, service, settings.terminal_id),
             file_path=paths.insecure_token_file,
             allow_insecure_file=settings.allow_insecure_token_file,
             earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id),
+            backend=self.keychain.backend,
         )
         sign_in = settings.auth_for(service.region)
         endpoints = EndpointChoice(
@@ -369,6 +377,31 @@ class Terminal:
         if self.service.production:
             raise UserError("Only a sandbox can approve a sign-in from the terminal.", hint="Sign in in a browser.")
         await SandboxControl(self.http, self.service.auth_url).approve_device(user_code, merchant_id)
+
+    async def recheck_keychain(self) -> None:
+        """When this start used a remembered "no keychain", look again (see :mod:`pos_terminal.store.keychain`), so a
+        keychain set up since is used from the next start. On a thread of its own that the window's exit does not
+        wait for: looking can wait on D-Bus."""
+        if not self.keychain.worth_a_recheck:
+            return
+        loop = asyncio.get_running_loop()
+        looked: asyncio.Future[None] = loop.create_future()
+
+        def finish() -> None:
+            if not looked.done():
+                looked.set_result(None)
+
+        def look() -> None:
+            try:
+                recheck(self.keychain.memory)
+            except Exception:  # a backend's own failure: the memory stays, and the next start looks again
+                log.exception("looking for a keychain failed")
+            finally:
+                with contextlib.suppress(RuntimeError):  # the window closed meanwhile: nobody waits
+                    loop.call_soon_threadsafe(finish)
+
+        threading.Thread(target=look, name="keychain recheck", daemon=True).start()
+        await looked
 
     def pending_changes(self) -> int:
         """State changes (complete, cancel, refund) waiting in the outbox for the service to confirm."""

@@ -25,10 +25,10 @@ from typing import Any, Protocol, TypeVar
 import keyring
 import keyring.errors
 from keyring.backend import KeyringBackend
-from keyring.backends import fail, null
 
 from pos_terminal.errors import UserError
 from pos_terminal.paths import APP_NAME
+from pos_terminal.store.keychain import is_keychain
 
 log = logging.getLogger(__name__)
 
@@ -108,29 +108,18 @@ def _digest(text: str) -> str:
 # --- the OS keychain -------------------------------------------------------------------------
 
 
-def keychain_available(backend: KeyringBackend | None = None) -> bool:
-    """True when ``backend`` (default: keyring's active one) is a real keychain."""
-    backend = backend if backend is not None else keyring.get_keyring()
-    if isinstance(backend, fail.Keyring | null.Keyring):
-        return False
-    try:
-        priority = float(backend.priority)
-    except Exception:  # a backend reports being unusable by raising from its priority
-        return False
-    return priority >= 1
-
-
 class KeyringTokenStore:
     """The token set in the OS keychain under ``service``/``account``, split into chunks when large."""
 
     insecure = False
     can_store = True
 
-    def __init__(self, service: str, account: str) -> None:
+    def __init__(self, service: str, account: str, backend: KeyringBackend | None = None) -> None:
+        """``backend``: keyring's active one when not given (see :mod:`pos_terminal.store.keychain`)."""
         self.service = service
         self.account = account
-        self._backend = keyring.get_keyring()
-        if not keychain_available(self._backend):
+        self._backend = backend if backend is not None else keyring.get_keyring()
+        if not is_keychain(self._backend):
             raise NoKeychain()
 
     @property
@@ -311,20 +300,25 @@ class NoTokenStore:
 
 
 def open_token_store(
-    *, account: str, file_path: Path, allow_insecure_file: bool, earlier_account: str | None = None
+    *,
+    account: str,
+    file_path: Path,
+    allow_insecure_file: bool,
+    earlier_account: str | None = None,
+    backend: KeyringBackend | None = None,
 ) -> TokenStore:
     """The keychain when there is one; else the file if the user opted in; else a store that keeps nothing.
 
     ``earlier_account``: the key an earlier release kept this sign-in under. When given and nothing is
     stored under ``account`` yet, what is stored there moves to ``account`` (and leaves the earlier key,
-    so no second profile can take it too).
+    so no second profile can take it too). ``backend``: the keychain to use, keyring's active one when not given.
     """
     store: TokenStore
     earlier: TokenStore | None = None
     try:
-        store = KeyringTokenStore(SERVICE, account)
+        store = KeyringTokenStore(SERVICE, account, backend)
         if earlier_account is not None:
-            earlier = KeyringTokenStore(SERVICE, earlier_account)
+            earlier = KeyringTokenStore(SERVICE, earlier_account, backend)
     except NoKeychain:
         if allow_insecure_file:
             log.warning("no keychain: the sign-in is kept in an unencrypted file, as the settings allow")

@@ -1,0 +1,144 @@
+"""Which keychain this user has: found once, remembered, and checked at every start.
+
+keyring finds its backend by loading every backend any installed package offers and asking each
+whether it works here. On a Linux till that is 100–150 ms of each start, most of it spent by the
+macOS backend looking for its framework (``ctypes.util.find_library`` runs ``ldconfig``, ``gcc``
+and ``ld``). The answer changes only when the machine does, so the terminal remembers it in a small
+file of the profile (:attr:`pos_terminal.paths.Paths.keychain_file`) and later starts load that one
+backend:
+
+- a backend already chosen in this process (``keyring.set_keyring``), ``PYTHON_KEYRING_BACKEND`` and
+  keyring's own configuration file are the user's choice and always win, as they do in keyring;
+- a remembered keychain is loaded and asked again whether it works (the Secret Service, for one,
+  checks its D-Bus service); when it no longer does, keyring looks again and the answer is remembered;
+- a remembered "no keychain" is used at once, and :func:`recheck` (which the window runs after its
+  screen is ready, on a thread of its own) looks again, so a keychain set up since is used from the
+  next start.
+
+Nothing secret is in the file: the name of a Python class, and what it was found with.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.core
+from keyring.backend import KeyringBackend
+from keyring.backends import fail, null
+from keyring.util import platform_
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+
+
+def is_none(backend: KeyringBackend) -> bool:
+    """keyring's stand-ins for no keychain at all (``fail``, which refuses, and ``null``, which drops)."""
+    return isinstance(backend, fail.Keyring | null.Keyring)
+
+
+def is_keychain(backend: KeyringBackend) -> bool:
+    """True when ``backend`` is a real keychain (keyring's "recommended": priority 1 or more)."""
+    if is_none(backend):
+        return False
+    try:
+        priority = float(backend.priority)
+    except Exception:  # a backend reports being unusable by raising from its priority
+        return False
+    return priority >= 1
+
+
+def _found_with() -> dict[str, object]:
+    """What an answer holds for: another keyring, Python or program may see other backends."""
+    return {"format": FORMAT, "keyring": metadata.version("keyring"), "python": sys.executable}
+
+
+def _name(backend: KeyringBackend) -> str:
+    return f"{type(backend).__module__}.{type(backend).__qualname__}"
+
+
+def _read(memory: Path) -> str | None:
+    """The remembered backend's class name, if the file holds one found with this keyring and Python."""
+    try:
+        remembered = json.loads(memory.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(remembered, dict) or not isinstance(name := remembered.get("backend"), str):
+        return None
+    if any(remembered.get(key) != value for key, value in _found_with().items()):
+        return None
+    return name
+
+
+def _remember(memory: Path, backend: KeyringBackend) -> None:
+    """Written atomically; a disk that refuses only means the next start looks again."""
+    try:
+        memory.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memory.parent, prefix=".keychain-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({**_found_with(), "backend": _name(backend)}, handle)
+        os.replace(tmp, memory)
+    except OSError as exc:
+        log.warning("the keychain found cannot be remembered (%s); the next start looks again", exc.strerror)
+
+
+def _detect() -> KeyringBackend:
+    """keyring's own choice among every backend it can load (its configuration aside): the slow path."""
+    backends: list[KeyringBackend] = keyring.backend.get_all_keyring()
+    best = max(backends, default=None, key=keyring.backend.by_priority)
+    return best if best is not None else fail.Keyring()  # type: ignore[no-untyped-call]
+
+
+def _users_choice() -> bool:
+    """A backend the user chose for keyring: in this process, in the environment or in keyring's own file."""
+    chosen_here = getattr(keyring.core, "_keyring_backend", None) is not None  # keyring.set_keyring(...)
+    return chosen_here or "PYTHON_KEYRING_BACKEND" in os.environ or (platform_.config_root() / "keyringrc.cfg").exists()
+
+
+class Keychain:
+    """The backend this process uses, and whether it came from memory as "no keychain" (then worth a recheck)."""
+
+    def __init__(self, memory: Path) -> None:
+        self.memory = memory
+        self.backend, self.from_memory = self._choose()
+
+    def _choose(self) -> tuple[KeyringBackend, bool]:
+        if _users_choice():  # the second token store of a terminal finds the first one's choice here
+            return keyring.get_keyring(), False
+        name = _read(self.memory)
+        if name is not None:
+            try:
+                remembered = keyring.core.load_keyring(name)
+            except Exception:  # gone, or no longer working here: look again
+                remembered = None
+            if remembered is not None and (is_keychain(remembered) or is_none(remembered)):
+                keyring.set_keyring(remembered)
+                return remembered, True
+            log.info("the keychain remembered (%s) is not available; looking again", name)
+        found = _detect()
+        keyring.set_keyring(found)
+        _remember(self.memory, found)
+        return found, False
+
+    @property
+    def worth_a_recheck(self) -> bool:
+        """True when "no keychain" came from memory: one may have been set up since it was remembered."""
+        return self.from_memory and not is_keychain(self.backend)
+
+
+def recheck(memory: Path) -> KeyringBackend:
+    """Look again, as keyring does, and remember the answer; returns it. Slow (100–150 ms on Linux): run it on a
+    thread, after the window's screen is ready. The running process keeps the backend it started with."""
+    found = _detect()
+    if is_keychain(found):
+        log.info("a keychain is available now (%s); the next start keeps the sign-in there", _name(found))
+    _remember(memory, found)
+    return found
