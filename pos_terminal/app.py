@@ -253,6 +253,9 @@ def _open_window(paths: Paths, service_url: str | None, notice: str | None, earl
     if not host.first_launch:
         QTimer.singleShot(PAINT_WAIT_MS, painted.quit)
         early_stop.wait(painted)
+    from pos_terminal.api.trust import prepare
+
+    prepare()  # the CA certificates load on a thread while the settings and the services do here
     try:
         host.settings  # noqa: B018 (read now: a bad file is said before anything else happens)
     except UserError as exc:

@@ -41,6 +41,7 @@ from pos_terminal.api.models import (
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.transport import AnswerTooLarge, AnswerTooSlow, bounded_request, unanswered
+from pos_terminal.api.trust import trust
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import TxState
 
@@ -63,9 +64,11 @@ class Credentials(Protocol):
 
 
 def make_http_client(*, timeout: float = 15.0) -> httpx.AsyncClient:
-    """One connection pool for the whole terminal, with the environment's proxies and trust; TLS verification stays
-    on. It is made with the terminal, after the window's first screen is painted (pos_terminal.app)."""
+    """One connection pool for the whole terminal, with the environment's proxies and trust (:mod:`.trust`); TLS
+    verification stays on. It is made with the terminal, after the window's first screen is painted
+    (pos_terminal.app)."""
     return httpx.AsyncClient(
+        verify=trust(),
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         follow_redirects=False,
