@@ -26,20 +26,23 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from datetime import tzinfo
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from pos_terminal.api.models import Transaction
 from pos_terminal.config import DeviceSettings
-from pos_terminal.devices.escpos import DrawerNotOpened, EscPosPrinter, PrinterAddress, PrinterNotReady, check_profile
 from pos_terminal.domain.check import Check, is_cash
-from pos_terminal.domain.report import CashReceipt, EndOfDayReport, Receipt
 from pos_terminal.domain.sale import Phase
-from pos_terminal.domain.slip import Slip, SlipKind, cash_receipt_slip, receipt_slip, report_slip
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.register import OpenCheck
 from pos_terminal.store.journal import Journal, PrintJob, PrintStatus
+
+if TYPE_CHECKING:  # slips, reports and the printer load with the first slip, not with the till (pos_terminal.app)
+    from pos_terminal.devices.escpos import EscPosPrinter
+    from pos_terminal.domain.report import CashReceipt, EndOfDayReport, Receipt
+    from pos_terminal.domain.slip import Slip
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +63,8 @@ class NoReceiptPrinter(UserError):
 
 def check_devices(devices: DeviceSettings) -> DeviceSettings:
     """The device settings as the settings page and ``config set`` accept them; one sentence when not."""
+    from pos_terminal.devices.escpos import PrinterAddress, check_profile
+
     if devices.receipt_printer.strip():
         PrinterAddress.parse(devices.receipt_printer)
     check_profile(devices.printer_profile)
@@ -72,6 +77,8 @@ def printer_of(devices: DeviceSettings) -> EscPosPrinter | None:
     """The receipt printer the settings name, or None when there is none."""
     if not devices.receipt_printer.strip():
         return None
+    from pos_terminal.devices.escpos import EscPosPrinter, PrinterAddress
+
     return EscPosPrinter(PrinterAddress.parse(devices.receipt_printer), profile=devices.printer_profile)
 
 
@@ -179,6 +186,8 @@ class Counter:
                 self._wake()
             cash_receipt_of = self.cash_receipt_of
             if self.printer is not None and self.print_receipts and cash_receipt_of is not None:
+                from pos_terminal.domain.slip import cash_receipt_slip
+
                 customer = state.customer.display_name if state.customer else None
                 self.queue(cash_receipt_slip(cash_receipt_of(state.check, customer), self.money, self.tz))
         elif state.phase is Phase.AUTHORIZED and before in (Phase.CHARGING, Phase.VERIFYING) and cash:
@@ -197,9 +206,13 @@ class Counter:
     # --- the print queue ------------------------------------------------------------------------------------
 
     def queue_receipt(self, receipt: Receipt) -> PrintJob:
+        from pos_terminal.domain.slip import receipt_slip
+
         return self.queue(receipt_slip(receipt, self.money, self.tz))
 
     def queue_report(self, report: EndOfDayReport) -> PrintJob:
+        from pos_terminal.domain.slip import report_slip
+
         return self.queue(report_slip(report, self.money, self.tz))
 
     def queue(self, slip: Slip) -> PrintJob:
@@ -240,6 +253,8 @@ class Counter:
         """
         if not self.cash_drawer or self.printer is None:
             raise NoDrawer()
+        from pos_terminal.devices.escpos import DrawerNotOpened
+
         printer = self.printer
         detail = {"reason": reason, **({"approvedBy": approved_by} if approved_by else {})}
         try:
@@ -271,6 +286,9 @@ class Counter:
         printer = self.printer
         if printer is None:
             return
+        from pos_terminal.devices.escpos import PrinterNotReady
+        from pos_terminal.domain.slip import Slip, SlipKind
+
         while jobs := self.journal.prints.queued():
             job = jobs[0]
             try:

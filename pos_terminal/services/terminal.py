@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pos_terminal.api.auth import AuthClient
@@ -35,7 +36,6 @@ from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
-from pos_terminal.domain.report import DEFAULT_LOOKBACK
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
@@ -44,7 +44,6 @@ from pos_terminal.services.checkout import Checkout
 from pos_terminal.services.counter import Counter, printer_of
 from pos_terminal.services.directory import Customers, History, Summaries
 from pos_terminal.services.register import Register
-from pos_terminal.services.reports import Reports
 from pos_terminal.services.session import Session
 from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
@@ -55,6 +54,9 @@ from pos_terminal.store.journal import Journal
 from pos_terminal.store.keychain import Keychain, recheck
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import TokenStore, open_token_store
+
+if TYPE_CHECKING:
+    from pos_terminal.services.reports import Reports
 
 
 @dataclass(frozen=True)
@@ -284,13 +286,12 @@ class Terminal:
             now=now,
         )
         devices = settings.devices
-        receipts = self.reports(actor=self.actor)
         self.counter = Counter(
             self.journal,
             printer_of(devices),
             money=self.money.format,
-            receipt_of=receipts.receipt_of,
-            cash_receipt_of=receipts.cash_receipt_of,
+            receipt_of=lambda transaction: self.reports(actor=self.actor).receipt_of(transaction),
+            cash_receipt_of=lambda check, customer: self.reports(actor=self.actor).cash_receipt_of(check, customer),
             cash_drawer=devices.cash_drawer,
             print_receipts=devices.print_receipts,
             terminal_id=settings.terminal_id,
@@ -327,8 +328,12 @@ class Terminal:
     def reports(self, *, actor: str | Callable[[], str | None] | None = None) -> Reports:
         """Reports made on this terminal by ``actor`` (its client, journal, service and the store's details).
 
-        The listing looks back at least the configured auto-cancel interval, and never less than 24 hours.
+        The listing looks back at least the configured auto-cancel interval, and never less than 24 hours. The
+        reports' modules load with the first report or receipt, not with the till.
         """
+        from pos_terminal.domain.report import DEFAULT_LOOKBACK
+        from pos_terminal.services.reports import Reports
+
         hint = timedelta(seconds=self.settings.auto_cancel_hint_seconds)
         return Reports(
             self.client,

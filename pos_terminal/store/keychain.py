@@ -25,7 +25,6 @@ import logging
 import os
 import sys
 import tempfile
-from importlib import metadata
 from pathlib import Path
 
 import keyring
@@ -57,8 +56,13 @@ def is_keychain(backend: KeyringBackend) -> bool:
 
 
 def _found_with() -> dict[str, object]:
-    """What an answer holds for: another keyring, Python or program may see other backends."""
-    return {"format": FORMAT, "keyring": metadata.version("keyring"), "python": sys.executable}
+    """What an answer holds for: another keyring, Python or program may see other backends. keyring is told by its
+    installed files (an upgrade writes them anew): asking its metadata for the version reads every package's."""
+    try:
+        installed = os.stat(keyring.core.__file__).st_mtime_ns
+    except OSError:  # a bundle's modules are in an archive: the bundle is the program
+        installed = 0
+    return {"format": FORMAT, "keyring": f"{keyring.core.__file__}@{installed}", "python": sys.executable}
 
 
 def _name(backend: KeyringBackend) -> str:
@@ -78,7 +82,7 @@ def _read(memory: Path) -> str | None:
     return name
 
 
-def _remember(memory: Path, backend: KeyringBackend) -> None:
+def remember(memory: Path, backend: KeyringBackend) -> None:
     """Written atomically; a disk that refuses only means the next start looks again."""
     try:
         memory.parent.mkdir(parents=True, exist_ok=True)
@@ -125,7 +129,7 @@ class Keychain:
             log.info("the keychain remembered (%s) is not available; looking again", name)
         found = _detect()
         keyring.set_keyring(found)
-        _remember(self.memory, found)
+        remember(self.memory, found)
         return found, False
 
     @property
@@ -140,5 +144,5 @@ def recheck(memory: Path) -> KeyringBackend:
     found = _detect()
     if is_keychain(found):
         log.info("a keychain is available now (%s); the next start keeps the sign-in there", _name(found))
-    _remember(memory, found)
+    remember(memory, found)
     return found

@@ -4,6 +4,7 @@ check that it still works, and look again when it does not; the user's own choic
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -148,6 +149,5 @@ def test_a_memory_that_cannot_be_written_only_means_looking_again(
 
 
 def _found_with_here() -> dict[str, object]:
-    from importlib import metadata
-
-    return {"format": 1, "keyring": metadata.version("keyring"), "python": sys.executable}
+    installed = os.stat(keyring.core.__file__).st_mtime_ns
+    return {"format": 1, "keyring": f"{keyring.core.__file__}@{installed}", "python": sys.executable}
