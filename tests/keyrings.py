@@ -38,3 +38,14 @@ class StoppedKeyring(MemoryKeyring):
     @properties.classproperty
     def priority(cls) -> float:  # noqa: N805 (keyring's class property)
         raise RuntimeError("the keychain's service is not running")
+
+
+class SystemKeyring(MemoryKeyring):
+    """A keychain that outlives the backend objects made for it, as the system's does: every instance sees the
+    same secrets (``SystemKeyring.shelf``; a test empties it first)."""
+
+    shelf: dict[tuple[str, str], str] = {}  # noqa: RUF012 (shared on purpose)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets = SystemKeyring.shelf

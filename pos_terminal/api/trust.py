@@ -46,7 +46,8 @@ def prepare() -> None:
     with _lock:
         if _loading is None:
             _loading = Future()
-            threading.Thread(target=_run, args=(_loading,), name="TLS trust", daemon=True).start()
+            # not a daemon: an exit waits its few milliseconds rather than killing it mid-load
+            threading.Thread(target=_run, args=(_loading,), name="TLS trust").start()
 
 
 def trust() -> ssl.SSLContext:

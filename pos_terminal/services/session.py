@@ -62,8 +62,12 @@ class Session:
         scope: str = "posapi",
         actor: str | None = None,
         lock: ProfileLock,
+        better_store: Callable[[], TokenStore | None] | None = None,
     ) -> None:
+        """``better_store``: asked once, before the first sign-in, for a store to keep it in instead of ``store``
+        (the terminal's: a keychain set up since "no keychain" was remembered); None keeps ``store``."""
         self.auth = auth
+        self._better_store = better_store
         self.actor = actor
         self.store = store
         self.journal = journal
@@ -134,6 +138,10 @@ class Session:
         return await self.auth.start_device_authorization(self.scope)
 
     def _ensure_storable(self) -> None:
+        if self._better_store is not None:
+            better, self._better_store = self._better_store(), None
+            if better is not None:
+                self.store = better
         if not self.store.can_store:
             raise NoKeychain()
 

@@ -13,11 +13,8 @@ terminal, so :meth:`Terminal.reports` and :func:`store_sync_for` live here.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import getpass
 import ipaddress
-import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -51,7 +48,7 @@ from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_passw
 from pos_terminal.services.till import Till
 from pos_terminal.store.catalog import CatalogBook
 from pos_terminal.store.journal import Journal
-from pos_terminal.store.keychain import Keychain, recheck
+from pos_terminal.store.keychain import Keychain
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.tokens import TokenStore, open_token_store
 
@@ -164,8 +161,6 @@ def _earlier_sign_in_key(journal: Journal, service: ServiceAddress, terminal_id:
     return f"{service.account}|{terminal_id}"
 
 
-log = logging.getLogger(__name__)
-
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
 
@@ -234,13 +229,27 @@ class Terminal:
         self.actor = desktop_user()  # named on every audit entry this terminal writes
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
         self.keychain = Keychain(paths.keychain_file)
+        account = sign_in_key(paths, service, settings.terminal_id)
         store = open_token_store(
-            account=sign_in_key(paths, service, settings.terminal_id),
+            account=account,
             file_path=paths.insecure_token_file,
             allow_insecure_file=settings.allow_insecure_token_file,
             earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id),
             backend=self.keychain.backend,
         )
+
+        def keychain_set_up_since() -> TokenStore | None:
+            """Before a sign-in on a remembered "no keychain": the keychain set up since, if there is one now."""
+            found = self.keychain.look_again()
+            if found is None:
+                return None
+            return open_token_store(
+                account=account,
+                file_path=paths.insecure_token_file,
+                allow_insecure_file=settings.allow_insecure_token_file,
+                backend=found,
+            )
+
         sign_in = settings.auth_for(service.region)
         endpoints = EndpointChoice(
             sign_in.token_endpoint, sign_in.device_authorization_endpoint, discovery=sign_in.discovery
@@ -256,6 +265,7 @@ class Terminal:
             scope=sign_in.scope,
             actor=self.actor,
             lock=lock,
+            better_store=keychain_set_up_since,
         )
         self.session.restore()
         self.client = PosClient(
@@ -382,31 +392,6 @@ class Terminal:
         if self.service.production:
             raise UserError("Only a sandbox can approve a sign-in from the terminal.", hint="Sign in in a browser.")
         await SandboxControl(self.http, self.service.auth_url).approve_device(user_code, merchant_id)
-
-    async def recheck_keychain(self) -> None:
-        """When this start used a remembered "no keychain", look again (see :mod:`pos_terminal.store.keychain`), so a
-        keychain set up since is used from the next start. On a thread of its own that the window's exit does not
-        wait for: looking can wait on D-Bus."""
-        if not self.keychain.worth_a_recheck:
-            return
-        loop = asyncio.get_running_loop()
-        looked: asyncio.Future[None] = loop.create_future()
-
-        def finish() -> None:
-            if not looked.done():
-                looked.set_result(None)
-
-        def look() -> None:
-            try:
-                recheck(self.keychain.memory)
-            except Exception:  # a backend's own failure: the memory stays, and the next start looks again
-                log.exception("looking for a keychain failed")
-            finally:
-                with contextlib.suppress(RuntimeError):  # the window closed meanwhile: nobody waits
-                    loop.call_soon_threadsafe(finish)
-
-        threading.Thread(target=look, name="keychain recheck", daemon=True).start()
-        await looked
 
     def pending_changes(self) -> int:
         """State changes (complete, cancel, refund) waiting in the outbox for the service to confirm."""

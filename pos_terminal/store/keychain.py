@@ -11,9 +11,10 @@ backend:
   keyring's own configuration file are the user's choice and always win, as they do in keyring;
 - a remembered keychain is loaded and asked again whether it works (the Secret Service, for one,
   checks its D-Bus service); when it no longer does, keyring looks again and the answer is remembered;
-- a remembered "no keychain" is used at once, and :func:`recheck` (which the window runs after its
-  screen is ready, on a thread of its own) looks again, so a keychain set up since is used from the
-  next start.
+- a remembered "no keychain" is used at once, and looked at again before a sign-in
+  (:meth:`Keychain.look_again`): a keychain set up since keeps that sign-in, and every secret from the
+  next start. (Not on a thread after the start: a thread still looking when the window closes was killed
+  by the interpreter's exit, which aborted the bundle now and then.)
 
 Nothing secret is in the file: the name of a Python class, and what it was found with.
 """
@@ -137,12 +138,17 @@ class Keychain:
         """True when "no keychain" came from memory: one may have been set up since it was remembered."""
         return self.from_memory and not is_keychain(self.backend)
 
-
-def recheck(memory: Path) -> KeyringBackend:
-    """Look again, as keyring does, and remember the answer; returns it. Slow (100–150 ms on Linux): run it on a
-    thread, after the window's screen is ready. The running process keeps the backend it started with."""
-    found = _detect()
-    if is_keychain(found):
-        log.info("a keychain is available now (%s); the next start keeps the sign-in there", _name(found))
-    remember(memory, found)
-    return found
+    def look_again(self) -> KeyringBackend | None:
+        """When :attr:`worth_a_recheck`, look as keyring does and remember the answer: the keychain found, or None.
+        Slow (100–150 ms on Linux), so asked where a person waits anyway: before a sign-in, whose token should go to
+        a keychain set up since. This process's other secrets stay where they were found; the next start uses the
+        keychain for all."""
+        if not self.worth_a_recheck:
+            return None
+        self.from_memory = False
+        found = _detect()
+        remember(self.memory, found)
+        if not is_keychain(found):
+            return None
+        log.info("a keychain is available now (%s); the sign-in is kept there", _name(found))
+        return found

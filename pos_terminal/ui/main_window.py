@@ -375,13 +375,11 @@ class MainWindow(QMainWindow):
         self.workspace_ready.emit()
         self.outbox.resume(terminal)
         self.store_link.start(terminal)
-        self.tasks.run(terminal.recheck_keychain(), key="keychain")
 
     def _detach(self) -> None:
         self.tasks.cancel("resend")
         self.tasks.cancel("late landings")
         self.tasks.cancel("store")
-        self.tasks.cancel("keychain")
         self.stop_sign_in()
         self.detach_views()
         if self.workspace.built_reports is not None:

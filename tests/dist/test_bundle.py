@@ -102,16 +102,23 @@ def test_the_bundle_provisions_a_counter_pc_and_opens_the_window(
     assert alone.stderr.strip().startswith("The embedded sandbox is not installed here"), alone.stderr
 
     log = profile / "logs" / "pos-terminal.log"
-    window = subprocess.Popen([str(bundle), "--profile", str(profile), "--service", sandbox.url], env=ENV)
-    deadline = time.monotonic() + 90
-    # painted first, then ready: the terminal's services (HTTP, models, journal, sign-in) loaded in the bundle too
-    while "cashier screen ready" not in (log.read_text() if log.exists() else ""):
-        assert window.poll() is None and time.monotonic() < deadline, "the window never showed the cashier screen"
-        time.sleep(0.1)
-    assert "cashier screen shown" in log.read_text()
-    window.send_signal(signal.SIGTERM)
-    assert window.wait(timeout=30) == 0
+    # closed (SIGTERM) the moment it is ready, several times: an exit meeting work still under way aborted the
+    # bundle now and then ("FATAL: exception not rethrown", a thread killed by the interpreter's exit)
+    for start in range(1, 6):
+        window = subprocess.Popen([str(bundle), "--profile", str(profile), "--service", sandbox.url], env=ENV)
+        deadline = time.monotonic() + 90
+        # painted first, then ready: the terminal's services (HTTP, models, journal, sign-in) loaded in the bundle
+        while log_count(log, "cashier screen ready") < start:
+            assert window.poll() is None and time.monotonic() < deadline, "the window never showed the cashier screen"
+            time.sleep(0.005)
+        assert log_count(log, "cashier screen shown") == start
+        window.send_signal(signal.SIGTERM)
+        assert window.wait(timeout=30) == 0, f"start {start}"
     assert not list((profile / "logs").glob("crash-*.txt")), "a clean close leaves no crash report"
+
+
+def log_count(log: Path, said: str) -> int:
+    return log.read_text().count(said) if log.exists() else 0
 
 
 def test_the_bundle_runs_the_report_worker_it_spawns(bundle: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
-from pos_terminal.store.keychain import Keychain, recheck
+from pos_terminal.store.keychain import Keychain
 from tests.keyrings import MemoryKeyring
 
 
@@ -77,7 +77,7 @@ def test_a_remembered_keychain_that_stopped_working_is_looked_for_again(
 
 
 @pytest.mark.usefixtures("nothing_chosen")
-def test_no_keychain_remembered_is_used_at_once_and_a_recheck_finds_one_set_up_since(
+def test_no_keychain_remembered_is_used_at_once_and_looked_at_again_before_a_sign_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory = tmp_path / "keychain.json"
@@ -91,9 +91,10 @@ def test_no_keychain_remembered_is_used_at_once_and_a_recheck_finds_one_set_up_s
     assert isinstance(start.backend, fail.Keyring) and start.worth_a_recheck
     assert looks == []  # the start did not wait for the look
 
-    found = recheck(memory)
+    found = start.look_again()  # before a sign-in
     assert isinstance(found, MemoryKeyring)
-    assert keyring.get_keyring() is start.backend  # the running process keeps what it started with
+    assert keyring.get_keyring() is start.backend  # the process's other secrets stay where they were found
+    assert start.look_again() is None and len(looks) == 1  # once
     monkeypatch.setattr(keyring.core, "_keyring_backend", None)
     assert isinstance(Keychain(memory).backend, MemoryKeyring)  # the next start uses the keychain
 
