@@ -73,6 +73,11 @@ class Paths:
         return self.data_dir / "keychain.json"
 
     @property
+    def money_file(self) -> Path:
+        """How amounts are written here, as Babel told an earlier start (see pos_terminal.store.money_memory)."""
+        return self.data_dir / "money-format.json"
+
+    @property
     def log_file(self) -> Path:
         return self.log_dir / "pos-terminal.log"
 

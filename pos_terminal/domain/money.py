@@ -89,6 +89,33 @@ class MoneyFormat:
         object.__setattr__(self, "_fast", self._learn_layout())
         _LEARNED[(self.locale, self.currency)] = (self._decimal, self._group, self._symbols, self._fast)
 
+    def learned(self) -> list[object]:
+        """What this format learned from Babel, as JSON keeps it: for :meth:`teach` in a later process."""
+        return [self._decimal, self._group, list(self._symbols), list(self._fast) if self._fast is not None else None]
+
+    @staticmethod
+    def teach(locale: str, currency: str, learned: object) -> bool:
+        """Let formats of ``locale`` and ``currency`` start from what an earlier process learned (:meth:`learned`),
+        without Babel; False, and nothing taught, when ``learned`` does not have that shape."""
+        if not (isinstance(learned, list) and len(learned) == 4):
+            return False
+        decimal, group, symbols, fast = learned
+
+        def texts(value: object, count: int | None = None) -> bool:
+            return (
+                isinstance(value, list)
+                and all(isinstance(v, str) for v in value)
+                and (count is None or len(value) == count)
+            )
+
+        if not (isinstance(decimal, str) and decimal and isinstance(group, str) and texts(symbols) and symbols):
+            return False
+        if fast is not None and not texts(fast, 6):
+            return False
+        layout = tuple(fast) if fast is not None else None
+        _LEARNED[(locale, currency)] = (decimal, group, tuple(symbols), layout)
+        return True
+
     def format(self, cents: int) -> str:
         """``1234`` → ``"$12.34"`` (as the locale writes it)."""
         if self._fast is None:

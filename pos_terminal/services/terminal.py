@@ -31,7 +31,6 @@ from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
-from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
@@ -50,6 +49,7 @@ from pos_terminal.store.catalog import CatalogBook
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.keychain import Keychain
 from pos_terminal.store.locks import ProfileLock
+from pos_terminal.store.money_memory import money_format
 from pos_terminal.store.tokens import TokenStore, open_token_store
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ class Terminal:
         self.paths = paths.ensure()
         self.settings = settings
         self.service = service
-        self.money = MoneyFormat(settings.locale, settings.currency)
+        self.money = money_format(settings.locale, settings.currency, paths.money_file)
         self.journal = Journal(paths.journal_file, now=now)
         self.actor = desktop_user()  # named on every audit entry this terminal writes
         self.http = make_http_client(timeout=settings.request_timeout_seconds)

@@ -21,9 +21,11 @@ from typing import Any
 import pytest
 from keyring.backends import fail
 
+from pos_terminal.config import load_settings
 from pos_terminal.logs import CrashReports
 from pos_terminal.paths import Paths
 from pos_terminal.store.keychain import remember
+from pos_terminal.store.money_memory import money_format
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
@@ -102,6 +104,8 @@ NOT_BY_READY = {
     "pos_terminal.devices": "the receipt printer's protocol",
     # the keychains keyring knows and this one is not (pos_terminal.store.keychain remembers the one found)
     "keyring.backends.macOS": "keyring's macOS backend (remembered: the fail backend here)",
+    # how amounts are written, remembered from an earlier start (pos_terminal.store.money_memory)
+    "babel": "Babel (remembered: the till's money format)",
 }
 
 
@@ -114,9 +118,13 @@ def run_window(terminal: Any, stop_at: str, tmp_path: Path) -> tuple[int, str, s
     """The window's exit code, what the probe printed and the window's standard error; closed by SIGTERM once
     it logs the cashier screen ``stop_at`` ("shown" or "ready").
 
-    The window finds its keychain as a later start does: remembered (keyring's fail backend, so the sign-in is the
-    opted-in file the lane wrote), with no choice of the user's in the environment or keyring's file."""
-    remember(Paths.profile(terminal.profile).keychain_file, fail.Keyring())
+    The window finds its keychain and its money format as a later start does: remembered (keyring's fail backend,
+    so the sign-in is the opted-in file the lane wrote, with no choice of the user's in the environment or
+    keyring's file; the format as Babel gave it to an earlier start)."""
+    paths = Paths.profile(terminal.profile)
+    remember(paths.keychain_file, fail.Keyring())
+    settings, _ = load_settings(paths.config_file)
+    money_format(settings.locale, settings.currency, paths.money_file)  # as an earlier start learned it
     command = [
         sys.executable,
         "-c",
