@@ -63,6 +63,9 @@ async def bounded_request(
                         raise AnswerTooLarge(f"the answer passed {max_bytes} bytes", request=request)
             finally:
                 await response.aclose()
+                # httpx binds the answer and its stream to each other: a reference cycle that would keep the whole
+                # exchange (some forty objects: request, URLs, headers, pool request, events) until a full collection
+                response.stream = httpx.ByteStream(b"")
     except TimeoutError:
         raise AnswerTooSlow(f"the whole answer did not arrive within {deadline:g} s", request=request) from None
     return httpx.Response(

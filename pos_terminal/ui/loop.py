@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QApplication
 log = logging.getLogger(__name__)
 
 COLLECT_EVERY_MS = 100
+PRUNE_AT = 100  # timed callbacks in the heap before the cancelled ones are dropped (then twice those left)
 
 
 class _Scheduler(QObject):
@@ -58,6 +59,7 @@ class _Scheduler(QObject):
         self._ready: deque[asyncio.Handle] = deque()
         self._timed: list[tuple[float, int, asyncio.Handle]] = []
         self._order = itertools.count()
+        self._prune_at = PRUNE_AT
         self._running = False
         self._stopped = False
         self._debug = False
@@ -76,8 +78,18 @@ class _Scheduler(QObject):
             self._ready.append(handle)
         else:
             heapq.heappush(self._timed, (self._loop.time() + delay, next(self._order), handle))
+            if len(self._timed) >= self._prune_at:
+                self._prune()
         self._arm()
         return handle
+
+    def _prune(self) -> None:
+        """Drop the cancelled timed callbacks, as asyncio's own loops do. Every request's deadlines are cancelled
+        when it is answered, and waited in the heap with their contexts until they fell due: hundreds of small
+        objects at any time, spread over the interpreter's arenas, which kept them from going back."""
+        self._timed = [entry for entry in self._timed if not entry[2].cancelled()]
+        heapq.heapify(self._timed)
+        self._prune_at = max(PRUNE_AT, 2 * len(self._timed))
 
     def _arm(self) -> None:
         """Arm the timer for the next due callback; while one runs, its end re-arms."""

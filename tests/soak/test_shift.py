@@ -107,6 +107,7 @@ async def test_a_whole_shift_compressed(
         figures["widgets_over_warm_up"] = shift.widgets_over_warm_up()
         figures["objects_added_since_warm_up"] = shift.objects_added()
         figures["allocations_added_since_warm_up"] = shift.allocations_added()
+        figures["cyclic_garbage"] = shift.lingering
         if shift.figures.unfired:
             failures.append(f"faults armed and never met: {shift.figures.unfired}")
         if shift.figures.reverted:
@@ -127,5 +128,6 @@ async def test_a_whole_shift_compressed(
         )
         tracemalloc.stop()
         shift.records.close()
+        shift.cycles.close()
         publish(figures)
     assert not failures, "\n".join(failures)

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from pos_terminal.ui.loop import EventLoop, run
+from pos_terminal.ui.loop import PRUNE_AT, EventLoop, run
 
 import shiboken6
 from PySide6.QtCore import QAbstractEventDispatcher
@@ -50,6 +50,24 @@ def test_callbacks_run_in_order_and_on_time(qapp: QApplication) -> None:
         return seen
 
     assert run(main(), qapp) == ["now", "sooner", "later"]
+
+
+def test_cancelled_timed_callbacks_do_not_wait_in_the_heap_until_due(qapp: QApplication) -> None:
+    """Each request's deadlines are cancelled when it is answered; they used to stay until they fell due."""
+
+    async def main() -> tuple[int, list[str]]:
+        loop = asyncio.get_running_loop()
+        seen: list[str] = []
+        for _ in range(10 * PRUNE_AT):
+            loop.call_later(60, seen.append, "cancelled").cancel()
+        loop.call_later(0.02, seen.append, "due")
+        await asyncio.sleep(0.05)
+        assert isinstance(loop, EventLoop)
+        return len(loop._timer._timed), seen
+
+    waiting, seen = run(main(), qapp)
+    assert waiting < PRUNE_AT
+    assert seen == ["due"]
 
 
 def test_scheduling_from_another_thread_is_refused_and_the_thread_safe_call_works(qapp: QApplication) -> None:
