@@ -47,7 +47,7 @@ from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_passw
 from pos_terminal.services.till import Till
 from pos_terminal.store.catalog import CatalogBook
 from pos_terminal.store.journal import Journal
-from pos_terminal.store.keychain import Keychain
+from pos_terminal.store.keychain import Backend, Keychain
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.money_memory import money_format
 from pos_terminal.store.tokens import TokenStore, open_token_store
@@ -230,26 +230,24 @@ class Terminal:
         self.http = make_http_client(timeout=settings.request_timeout_seconds)
         self.keychain = Keychain(paths.keychain_file)
         account = sign_in_key(paths, service, settings.terminal_id)
-        store = open_token_store(
-            account=account,
-            file_path=paths.insecure_token_file,
-            allow_insecure_file=settings.allow_insecure_token_file,
-            earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id),
-            backend=self.keychain.backend,
-        )
 
-        def keychain_set_up_since() -> TokenStore | None:
-            """Before a sign-in on a remembered "no keychain": the keychain set up since, if there is one now."""
-            found = self.keychain.look_again()
-            if found is None:
-                return None
+        def tokens_in(backend: Backend, earlier_account: str | None = None) -> TokenStore:
             return open_token_store(
                 account=account,
                 file_path=paths.insecure_token_file,
                 allow_insecure_file=settings.allow_insecure_token_file,
-                backend=found,
+                earlier_account=earlier_account,
+                backend=backend,
             )
 
+        def keychain_set_up_since() -> TokenStore | None:
+            """Before a sign-in on a remembered "no keychain": the keychain set up since, if there is one now."""
+            found = self.keychain.look_again()
+            return tokens_in(found) if found is not None else None
+
+        store = tokens_in(
+            self.keychain.backend, earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id)
+        )
         sign_in = settings.auth_for(service.region)
         endpoints = EndpointChoice(
             sign_in.token_endpoint, sign_in.device_authorization_endpoint, discovery=sign_in.discovery

@@ -21,11 +21,9 @@ Nothing secret is in the file: the name of a Python class, and what it was found
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import keyring
@@ -35,9 +33,13 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail, null
 from keyring.util import platform_
 
+from pos_terminal.store.remembered import installed, read, write
+
 log = logging.getLogger(__name__)
 
 FORMAT = 1
+
+Backend = KeyringBackend  # what the layers above may name without importing keyring
 
 
 def is_none(backend: KeyringBackend) -> bool:
@@ -57,13 +59,8 @@ def is_keychain(backend: KeyringBackend) -> bool:
 
 
 def _found_with() -> dict[str, object]:
-    """What an answer holds for: another keyring, Python or program may see other backends. keyring is told by its
-    installed files (an upgrade writes them anew): asking its metadata for the version reads every package's."""
-    try:
-        installed = os.stat(keyring.core.__file__).st_mtime_ns
-    except OSError:  # a bundle's modules are in an archive: the bundle is the program
-        installed = 0
-    return {"format": FORMAT, "keyring": f"{keyring.core.__file__}@{installed}", "python": sys.executable}
+    """What an answer holds for: another keyring, Python or program may see other backends."""
+    return {"format": FORMAT, "keyring": installed(keyring.core.__file__), "python": sys.executable}
 
 
 def _name(backend: KeyringBackend) -> str:
@@ -72,11 +69,8 @@ def _name(backend: KeyringBackend) -> str:
 
 def _read(memory: Path) -> str | None:
     """The remembered backend's class name, if the file holds one found with this keyring and Python."""
-    try:
-        remembered = json.loads(memory.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(remembered, dict) or not isinstance(name := remembered.get("backend"), str):
+    remembered = read(memory)
+    if remembered is None or not isinstance(name := remembered.get("backend"), str):
         return None
     if any(remembered.get(key) != value for key, value in _found_with().items()):
         return None
@@ -84,15 +78,7 @@ def _read(memory: Path) -> str | None:
 
 
 def remember(memory: Path, backend: KeyringBackend) -> None:
-    """Written atomically; a disk that refuses only means the next start looks again."""
-    try:
-        memory.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memory.parent, prefix=".keychain-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({**_found_with(), "backend": _name(backend)}, handle)
-        os.replace(tmp, memory)
-    except OSError as exc:
-        log.warning("the keychain found cannot be remembered (%s); the next start looks again", exc.strerror)
+    write(memory, {**_found_with(), "backend": _name(backend)}, "the keychain found")
 
 
 def _detect() -> KeyringBackend:

@@ -32,32 +32,32 @@ from pos_terminal.services.terminal import ServiceAddress, Terminal
 
 SHOWN = "cashier screen shown"
 READY = "cashier screen ready"
-BARE = """
+_WINDOW = """
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 app = QApplication([])
 window = QMainWindow()
 window.resize(1280, 800)
 window.show()
+"""
+BARE = (
+    _WINDOW
+    + """
 QTimer.singleShot(0, lambda: (print("shown", flush=True), app.quit()))
 app.exec()
 """
+)
 # The libraries a ready till has loaded, each used once, after a bare window's first paint: the floor under "ready"
 # that no start-up of ours can go below without leaving one of them out. Loaded as the terminal loads them: with
 # PySide's source scan off and without httpx's command-line client (pos_terminal.ui.import_scan, pos_terminal.api).
-FLOOR = """
-import sys
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMainWindow
-app = QApplication([])
-window = QMainWindow()
-window.resize(1280, 800)
-window.show()
+FLOOR = (
+    _WINDOW
+    + """
 QTimer.singleShot(0, app.quit)
 app.exec()
 from pos_terminal.ui.import_scan import skip_source_scans
 skip_source_scans()
-sys.modules.setdefault("httpx._main", None)
+import pos_terminal.api
 import asyncio, sqlite3
 import httpx, keyring.core, pydantic
 from babel.numbers import format_currency
@@ -68,6 +68,7 @@ format_currency(1, "AUD", locale="en_AU")
 sqlite3.connect(":memory:").close()
 print("shown", flush=True)
 """
+)
 
 
 def timed(command: list[str], marker: str, env: dict[str, str]) -> float:
