@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol, TypeVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import httpx
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -63,16 +63,32 @@ class Credentials(Protocol):
         ...
 
 
+class AnswerCookies(httpx.Cookies):
+    """httpx's cookie jar, read for an answer's cookies only when the answer sets one.
+
+    The service signs requests with tokens and sets no cookie, yet httpx reads every answer for cookies through
+    urllib's request class, which splits the request's address through the standard library's cache of the last
+    128 addresses split. Every transaction has an address of its own, so a shift's addresses passed through that
+    cache all day: medium-lived objects in among the short-lived ones, which kept the interpreter's memory from
+    going back (docs/memory.md). A cookie an answer does set is still kept, as httpx keeps it."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+            super().extract_cookies(response)
+
+
 def make_http_client(*, timeout: float = 15.0) -> httpx.AsyncClient:
     """One connection pool for the whole terminal, with the environment's proxies and trust (:mod:`.trust`); TLS
     verification stays on. It is made with the terminal, after the window's first screen is painted
     (pos_terminal.app)."""
-    return httpx.AsyncClient(
+    http = httpx.AsyncClient(
         verify=trust(),
         timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         follow_redirects=False,
     )
+    http._cookies = AnswerCookies(http.cookies)  # the setter would copy it into a plain jar
+    return http
 
 
 def iso_utc(moment: datetime) -> str:
@@ -320,7 +336,12 @@ class PosClient:
         """The last path segment of ``Location``, when the segment before it is the transactions route's."""
         if not location:
             return None
-        segments = [unquote(s) for s in urlsplit(location).path.split("/") if s]
+        try:  # httpx's parser: the standard library's keeps every address it split in a cache (AnswerCookies)
+            path = httpx.URL(location).raw_path.split(b"?", 1)[0].decode("ascii")
+        except httpx.InvalidURL:
+            log.warning("Location %r is not an address", location)
+            return None
+        segments = [unquote(s) for s in path.split("/") if s]
         expected = [s for s in self.routes.transaction.split("/") if s]
         if len(segments) < 2 or len(expected) < 2 or segments[-2] != expected[-2]:
             log.warning("Location %s does not look like a transaction address", location)
