@@ -25,6 +25,7 @@ it closes. While the loop runs, the garbage collector runs on the loop's thread 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import heapq
 import itertools
@@ -42,7 +43,6 @@ from PySide6.QtWidgets import QApplication
 log = logging.getLogger(__name__)
 
 COLLECT_EVERY_MS = 100
-PRUNE_AT = 100  # timed callbacks in the heap before the cancelled ones are dropped (then twice those left)
 
 
 class _Scheduler(QObject):
@@ -59,7 +59,6 @@ class _Scheduler(QObject):
         self._ready: deque[asyncio.Handle] = deque()
         self._timed: list[tuple[float, int, asyncio.Handle]] = []
         self._order = itertools.count()
-        self._prune_at = PRUNE_AT
         self._running = False
         self._stopped = False
         self._debug = False
@@ -77,19 +76,23 @@ class _Scheduler(QObject):
         if delay <= 0:
             self._ready.append(handle)
         else:
-            heapq.heappush(self._timed, (self._loop.time() + delay, next(self._order), handle))
-            if len(self._timed) >= self._prune_at:
-                self._prune()
+            when = handle.when() if isinstance(handle, asyncio.TimerHandle) else self._loop.time() + delay
+            heapq.heappush(self._timed, (when, next(self._order), handle))
         self._arm()
         return handle
 
-    def _prune(self) -> None:
-        """Drop the cancelled timed callbacks, as asyncio's own loops do. Every request's deadlines are cancelled
-        when it is answered, and waited in the heap with their contexts until they fell due: hundreds of small
-        objects at any time, spread over the interpreter's arenas, which kept them from going back."""
-        self._timed = [entry for entry in self._timed if not entry[2].cancelled()]
-        heapq.heapify(self._timed)
-        self._prune_at = max(PRUNE_AT, 2 * len(self._timed))
+    def drop(self, handle: asyncio.TimerHandle) -> None:
+        """Take a cancelled timed callback out of the heap now. Every request's deadlines are cancelled when it is
+        answered; left in the heap until they fell due (or until asyncio's way, a hundred of them, dropped them),
+        they and their contexts outlived the charges around them, spread over the interpreter's arenas, which
+        kept those from going back. The heap holds a few dozen at most, so a search is cheap."""
+        for index, entry in enumerate(self._timed):
+            if entry[2] is handle:
+                last = self._timed.pop()
+                if index < len(self._timed):
+                    self._timed[index] = last
+                    heapq.heapify(self._timed)
+                return
 
     def _arm(self) -> None:
         """Arm the timer for the next due callback; while one runs, its end re-arms."""
@@ -195,6 +198,21 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
     def _add_callback(self, handle: asyncio.Handle, delay: float = 0) -> asyncio.Handle:
         self._check_closed()  # as asyncio's own loops: nothing is scheduled on a closed loop
         return self._timer.add_callback(handle, delay)
+
+    def call_later(self, delay: float, callback: Any, *args: Any, context: contextvars.Context | None = None) -> Any:
+        """As qasync's, but a timed callback is asyncio's :class:`~asyncio.TimerHandle`, which says when it is
+        cancelled (:meth:`_timer_handle_cancelled`), so the heap drops it at once."""
+        if delay <= 0:
+            return super().call_later(delay, callback, *args, context=context)
+        if asyncio.iscoroutinefunction(callback):
+            raise TypeError("coroutines cannot be used with call_later")
+        if not callable(callback):
+            raise TypeError(f"callback must be callable: {type(callback).__name__}")
+        handle = asyncio.TimerHandle(self.time() + delay, callback, args, self, context)
+        return self._add_callback(handle, delay)
+
+    def _timer_handle_cancelled(self, handle: asyncio.TimerHandle) -> None:
+        self._timer.drop(handle)
 
     def close(self) -> None:
         if self.is_closed():
