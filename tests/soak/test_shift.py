@@ -22,7 +22,7 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.ui.main_window import MainWindow
-from tests.soak.conftest import SandboxProcess
+from tests.helpers.sandbox_process import SandboxProcess
 from tests.soak.shift import (
     Control,
     Ledger,
