@@ -11,10 +11,10 @@ business of :mod:`pos_terminal.reports`; printing, of the window or the command 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
@@ -69,6 +69,16 @@ def tx_row(t: Transaction | TransactionRow) -> TxRow:
         fee_amount=t.fee_amount,
         ref_id=t.ref_id,
     )
+
+
+Entry = TypeVar("Entry")
+
+
+def _drained(entries: list[Entry]) -> Iterator[Entry]:
+    """The entries of ``entries`` in order, each let go of as it is taken (the list is empty after)."""
+    entries.reverse()
+    while entries:
+        yield entries.pop()
 
 
 def figures(s: Summary) -> SummaryFigures:
@@ -209,8 +219,10 @@ class Reports:
         summary = await self.client.summary(period.start, period.end, terminal_id=scope.terminal_id, merge=scope.merge)
         reported = [figures(s) for s in (summary if isinstance(summary, list) else [summary])]
         start, end = period.listing_window(self.lookback)
-        listed = await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id)
-        audit = self.journal.audit.between(period.start, period.end)
+        # A day's worth, turned into the report's rows one by one as read, so the day is never held twice over:
+        # its passing peak raised the window's memory for good as the day grew (docs/memory.md).
+        listed = _drained(await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id))
+        audit = self.journal.audit.each_between(period.start, period.end)
         cash = self.journal.cash_sales.between(period.start, period.end) if scope.covers(self.terminal_id) else []
         details = self.details()
         report = build_report(

@@ -130,6 +130,12 @@ class Journal:
             rows: list[sqlite3.Row] = self.conn.execute(sql, params).fetchall()
             return rows
 
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
+        """As :meth:`_read`, a row at a time: a day's rows never all in memory at once. The journal stays locked
+        until the last row is read (or the reader drops the iterator), so read it through without waiting."""
+        with self._lock, user_errors(self.path):
+            yield from self.conn.execute(sql, params)
+
     def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         with self.writing() as conn:
             return conn.execute(sql, params)

@@ -1,0 +1,95 @@
+"""What the terminal holds at once when it reads a day's (or an hour's) worth of sales (docs/memory.md).
+
+Each such read makes a passing peak of small objects that grows with the day, and each new height of that peak
+leaves the interpreter's memory higher for good. The sandbox runs in a process of its own, so what is measured
+(``tracemalloc``'s peak) is the terminal's side alone.
+
+- A search for a lost charge: when a create's answer is lost, the terminal lists its own transactions from an hour
+  before the charge and picks the one with its ``refId``. Read as whole records (some 9.5 KB of small objects
+  each), every search held the hour whole; it reads rows, and reads whole only what it finds.
+- The end-of-day report: it held the day's listing and its rows, and the day's audit entries (about a kilobyte
+  each) and their rows, at once; it turns each into its row as it reads it.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pos_terminal.domain.lifecycle import Action
+from pos_terminal.domain.report import TimeRange
+from pos_terminal.services.checkout import ChargeStatus
+from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
+from tests.helpers.sandbox_process import SandboxProcess, sandbox_process
+from tests.helpers.services import arm, customer_model
+from tests.services.test_checkout import coffee_check
+
+BUSY_HOUR = 400  # sales of this terminal in the hour before the lost charge
+PEAK_LIMIT = 2_500_000  # bytes: as rows the search peaks at about 1.2 MB here (the answer included), whole at 5.7 MB
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[SandboxProcess]:
+    with sandbox_process(tmp_path) as sandbox:
+        yield sandbox
+
+
+async def test_a_lost_charge_is_found_among_a_busy_hour_without_holding_the_hour_whole(
+    served: SandboxProcess, open_terminal: Callable[..., Any]
+) -> None:
+    terminal = await open_terminal(served, "LANE-1")
+    with httpx.Client(base_url=served.url, timeout=10) as control:
+        customer = new_checked_in_customer(control, balance=10_000_000)
+        token = mint_token(control)
+        with httpx.Client(base_url=f"{served.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
+            for n in range(BUSY_HOUR):
+                create_transaction(pos, check_body(customer, 100 + n, refId=f"busy-{n}", terminalId="LANE-1"))
+        arm(control, "POST", "/v4/transactions", "drop_after")  # it lands; its answer is lost
+    who = await customer_model(terminal, customer["customerId"])
+    tracemalloc.start()
+    try:
+        outcome = await terminal.checkout.charge(coffee_check(), who)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.status is ChargeStatus.AUTHORIZED
+    assert outcome.transaction is not None and outcome.transaction.ref_id == outcome.ref_id
+    assert [item.name for item in outcome.transaction.items] == ["Flat white", "Croissant"], "read whole"
+    assert peak < PEAK_LIMIT, f"the search held {peak:,} bytes at its peak"
+
+
+BUSY_DAY = 600  # sales completed on this terminal, each with its audit entries (a charge, a completion)
+REPORT_PEAK_LIMIT = 1_700_000  # bytes: about 1.35 MB read a row at a time, 2.1 MB with the day held twice over
+
+
+async def test_the_end_of_day_report_of_a_busy_day_holds_the_day_once(
+    served: SandboxProcess, open_terminal: Callable[..., Any]
+) -> None:
+    terminal = await open_terminal(served, "LANE-1")
+    with httpx.Client(base_url=served.url, timeout=10) as control:
+        customer = new_checked_in_customer(control, balance=10_000_000)
+    who = await customer_model(terminal, customer["customerId"])
+    opened = terminal.journal.now() - timedelta(minutes=1)
+    for _ in range(BUSY_DAY):
+        outcome = await terminal.checkout.charge(coffee_check(), who)
+        assert outcome.transaction_id is not None
+        await terminal.checkout.change_state(outcome.transaction_id, Action.COMPLETE)
+    day = TimeRange(opened, terminal.journal.now() + timedelta(minutes=1))
+    reports = terminal.reports()
+    await reports.end_of_day(day)  # the first: whatever a first report loads and keeps
+    tracemalloc.start()
+    try:
+        report = await reports.end_of_day(day)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(report.transactions) == BUSY_DAY
+    assert len(report.audit) >= 2 * BUSY_DAY, "a charge and a completion each"
+    assert report.reconciled
+    assert peak < REPORT_PEAK_LIMIT, f"the report held {peak:,} bytes at its peak"
