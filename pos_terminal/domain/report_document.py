@@ -244,18 +244,25 @@ def terminal_label(terminal_id: str | None, merged: bool = False) -> str:
     return terminal_id if terminal_id is not None else "(no terminal id)"
 
 
-def report_document(report: EndOfDayReport, money: Money, tz: tzinfo | None = None) -> ReportDocument:
-    """What ``report`` says, in words: amounts by ``money`` (``MoneyFormat.format``), times in ``tz``."""
-    return _Words(report, money, tz).document()
+def report_document(
+    report: EndOfDayReport, money: Money, tz: tzinfo | None = None, *, listings: bool = True
+) -> ReportDocument:
+    """What ``report`` says, in words: amounts by ``money`` (``MoneyFormat.format``), times in ``tz``.
+
+    Without ``listings`` the lists of transactions, refunds, cancellations, cash sales and audit entries keep their
+    counts and amounts but not their rows: what the screen shows beside the PDF, without a day's worth of words made
+    and dropped at each report (the window's memory, docs/memory.md)."""
+    return _Words(report, money, tz, listings=listings).document()
 
 
 class _Words:
     """One wording of a report: how to write money and time."""
 
-    def __init__(self, report: EndOfDayReport, money: Money, tz: tzinfo | None) -> None:
+    def __init__(self, report: EndOfDayReport, money: Money, tz: tzinfo | None, *, listings: bool = True) -> None:
         self.report = report
         self.money = money
         self.tz = tz
+        self.listings = listings
         # Times of one day print as HH:MM; a range over several days adds the date.
         start, end = report.range.start, report.range.end
         days = {local(m, tz, "%Y-%m-%d") for m in (start, end)} | {
@@ -522,6 +529,8 @@ class _Words:
             SectionKey.REFUNDS: self.report.refunds,
             SectionKey.CANCELLATIONS: self.report.cancellations,
         }[key]
+        if not self.listings:
+            return Section(key, heading, (), count=len(rows), short=short)
 
         def amount(t: TxRow) -> str:
             return self.money(t.charged_amount if t.state is TxState.REFUNDED else t.charge_amount)
@@ -562,6 +571,15 @@ class _Words:
                     Tone.SMALL,
                 )
             )
+        if not self.listings:
+            return Section(
+                SectionKey.CASH_SALES,
+                f"Cash sales {where}",
+                (),
+                count=len(r.cash_sales),
+                short=f"Cash sales {where}",
+                amount=self.money(r.cash_total) if r.cash_sales else "",
+            )
         head = ("Time", *(("Till",) if store else ()), "Customer", "Total", "Cash taken", "Change")
         widths = (0.13, 0.13, 0.26, 0.16, 0.16, 0.16) if store else (0.14, 0.38, 0.16, 0.16, 0.16)
         first = len(head) - 4
@@ -587,6 +605,8 @@ class _Words:
         )
 
     def transactions(self) -> Section:
+        if not self.listings:
+            return Section(SectionKey.TRANSACTIONS, "Transactions", (), count=len(self.report.transactions), wide=True)
         money = self.money
         rows = tuple(
             (
@@ -627,6 +647,9 @@ class _Words:
     def audit(self) -> Section:
         r = self.report
         store = r.store is not None
+        heading = f"Audit log of {'every till' if store else 'this terminal'}"
+        if not self.listings:
+            return Section(SectionKey.AUDIT, heading, (), count=len(r.audit), short="Audit entries")
         rows = tuple((self.time(a.at), a.action, a.actor or "", a.terminal_id or "", a.detail) for a in r.audit)
         narrow = tuple(
             (
@@ -644,5 +667,4 @@ class _Words:
             empty="No entries in the range.",
             narrow=narrow,
         )
-        heading = f"Audit log of {'every till' if store else 'this terminal'}"
         return Section(SectionKey.AUDIT, heading, (table,), count=len(rows), short="Audit entries")

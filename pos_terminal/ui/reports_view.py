@@ -320,7 +320,7 @@ class ReportsView(QWidget):
         store's), the figures, the reconciliation and the counts of the lists; the PDF shows them all."""
         self.report = report
         self.paper = None
-        document = report_document(report, money.format)
+        document = report_document(report, money.format, listings=False)  # the rows are the PDF's
         self.model.set_figures(_figures(document))
         self.fit_table()
         self.title.setText(f"{document.title} — {document.scope}")

@@ -121,3 +121,32 @@ def test_a_skipped_section_is_missed(document: ReportDocument) -> None:
     end = lines.index(next(s.title for s in document.sections if s.key is SectionKey.PEOPLE))
     shown = "\n".join(lines[:start] + lines[end:])
     assert (str(SectionKey.DRAWER), "Cash drawer") in missing(document, shown, wide=False)
+
+
+def test_the_screens_document_counts_the_lists_without_their_rows(document: ReportDocument) -> None:
+    """The screen shows the figures, the drawer and the reconciliation, and a line of the lists' counts; the rows of
+    the lists are the PDF's, so the screen's document has them counted but not written out."""
+    screen = report_document(full_report(), MONEY.format, SYDNEY, listings=False)
+    listed = {SectionKey.OPEN_AUTHORIZED, SectionKey.REFUNDS, SectionKey.CANCELLATIONS, SectionKey.CASH_SALES}
+    listed |= {SectionKey.TRANSACTIONS, SectionKey.AUDIT}
+    assert [s.key for s in screen.sections] == [s.key for s in document.sections]
+    for whole, shown in zip(document.sections, screen.sections, strict=True):
+        assert (shown.heading, shown.count, shown.short, shown.amount, shown.status, shown.title) == (
+            whole.heading,
+            whole.count,
+            whole.short,
+            whole.amount,
+            whole.status,
+            whole.title,
+        )
+        if whole.key in listed:
+            assert whole.count, f"the full report lists {whole.key}"
+            assert shown.blocks == (), f"{whole.key} is written out on the screen"
+        else:
+            assert shown.blocks == whole.blocks
+    assert (screen.title, screen.facts, screen.scope, screen.period) == (
+        document.title,
+        document.facts,
+        document.scope,
+        document.period,
+    )
