@@ -108,3 +108,22 @@ async def test_a_child_that_is_killed_gives_one_sentence_and_the_next_report_is_
         await asyncio.wait_for(making, 10)
     again = await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
     assert again.page_count >= 1
+
+
+def test_a_report_goes_to_the_child_without_a_day_of_small_objects_held_at_once(big_report: EndOfDayReport) -> None:
+    """Pickled the pool's way, every row's state stays in the pickler's memo until the whole day is written: a
+    peak five times the size of what is written (docs/memory.md). Packed, the peak is the output's own buffer."""
+    import pickle
+    import tracemalloc
+
+    from pos_terminal.reports.worker import packed
+
+    packed(big_report)  # whatever a first call loads
+    tracemalloc.start()
+    try:
+        data = packed(big_report)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pickle.loads(data) == big_report  # noqa: S301 (made just above)
+    assert peak < 2.5 * len(data), f"packing {len(data):,} bytes held {peak:,} at its peak"
