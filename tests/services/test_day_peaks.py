@@ -14,10 +14,10 @@ leaves the interpreter's memory higher for good. The sandbox runs in a process o
 from __future__ import annotations
 
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -30,6 +30,8 @@ from tests.helpers.sandbox_process import SandboxProcess, sandbox_process
 from tests.helpers.services import arm, customer_model
 from tests.services.test_checkout import coffee_check
 
+Done = TypeVar("Done")
+
 BUSY_HOUR = 400  # sales of this terminal in the hour before the lost charge
 PEAK_LIMIT = 2_500_000  # bytes: as rows the search peaks at about 1.2 MB here (the answer included), whole at 5.7 MB
 
@@ -38,6 +40,16 @@ PEAK_LIMIT = 2_500_000  # bytes: as rows the search peaks at about 1.2 MB here (
 def served(tmp_path: Path) -> Iterator[SandboxProcess]:
     with sandbox_process(tmp_path) as sandbox:
         yield sandbox
+
+
+async def peak_of(work: Awaitable[Done]) -> tuple[Done, int]:
+    """What ``work`` gives, and the most Python memory that was allocated at once while it ran."""
+    tracemalloc.start()
+    try:
+        done = await work
+        return done, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 async def test_a_lost_charge_is_found_among_a_busy_hour_without_holding_the_hour_whole(
@@ -52,12 +64,7 @@ async def test_a_lost_charge_is_found_among_a_busy_hour_without_holding_the_hour
                 create_transaction(pos, check_body(customer, 100 + n, refId=f"busy-{n}", terminalId="LANE-1"))
         arm(control, "POST", "/v4/transactions", "drop_after")  # it lands; its answer is lost
     who = await customer_model(terminal, customer["customerId"])
-    tracemalloc.start()
-    try:
-        outcome = await terminal.checkout.charge(coffee_check(), who)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    outcome, peak = await peak_of(terminal.checkout.charge(coffee_check(), who))
     assert outcome.status is ChargeStatus.AUTHORIZED
     assert outcome.transaction is not None and outcome.transaction.ref_id == outcome.ref_id
     assert [item.name for item in outcome.transaction.items] == ["Flat white", "Croissant"], "read whole"
@@ -83,12 +90,7 @@ async def test_the_end_of_day_report_of_a_busy_day_holds_the_day_once(
     day = TimeRange(opened, terminal.journal.now() + timedelta(minutes=1))
     reports = terminal.reports()
     await reports.end_of_day(day)  # the first: whatever a first report loads and keeps
-    tracemalloc.start()
-    try:
-        report = await reports.end_of_day(day)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    report, peak = await peak_of(reports.end_of_day(day))
     assert len(report.transactions) == BUSY_DAY
     assert len(report.audit) >= 2 * BUSY_DAY, "a charge and a completion each"
     assert report.reconciled
