@@ -126,13 +126,11 @@ class Journal:
         return iso_time(self.now())
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        with self._lock, user_errors(self.path):
-            rows: list[sqlite3.Row] = self.conn.execute(sql, params).fetchall()
-            return rows
+        return list(self._rows(sql, params))
 
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
-        """As :meth:`_read`, a row at a time: a day's rows never all in memory at once. The journal stays locked
-        until the last row is read (or the reader drops the iterator), so read it through without waiting."""
+        """The rows ``sql`` selects, a row at a time: a day's rows never all in memory at once. The journal stays
+        locked until the last row is read (or the reader drops the iterator), so read it through without waiting."""
         with self._lock, user_errors(self.path):
             yield from self.conn.execute(sql, params)
 
