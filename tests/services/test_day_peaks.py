@@ -25,6 +25,7 @@ import pytest
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.domain.report import TimeRange
 from pos_terminal.services.checkout import ChargeStatus
+from pos_terminal.services.terminal import Terminal
 from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
 from tests.helpers.sandbox_process import SandboxProcess, sandbox_process
 from tests.helpers.services import arm, customer_model
@@ -42,6 +43,13 @@ def served(tmp_path: Path) -> Iterator[SandboxProcess]:
         yield sandbox
 
 
+async def till_and_customer(served: SandboxProcess, open_terminal: Callable[..., Any]) -> tuple[Terminal, Any]:
+    """Till LANE-1 against ``served``, and a customer checked in there with room for a busy day."""
+    terminal: Terminal = await open_terminal(served, "LANE-1")
+    with httpx.Client(base_url=served.url, timeout=10) as control:
+        return terminal, new_checked_in_customer(control, balance=10_000_000)
+
+
 async def peak_of(work: Awaitable[Done]) -> tuple[Done, int]:
     """What ``work`` gives, and the most Python memory that was allocated at once while it ran."""
     tracemalloc.start()
@@ -55,9 +63,8 @@ async def peak_of(work: Awaitable[Done]) -> tuple[Done, int]:
 async def test_a_lost_charge_is_found_among_a_busy_hour_without_holding_the_hour_whole(
     served: SandboxProcess, open_terminal: Callable[..., Any]
 ) -> None:
-    terminal = await open_terminal(served, "LANE-1")
+    terminal, customer = await till_and_customer(served, open_terminal)
     with httpx.Client(base_url=served.url, timeout=10) as control:
-        customer = new_checked_in_customer(control, balance=10_000_000)
         token = mint_token(control)
         with httpx.Client(base_url=f"{served.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
             for n in range(BUSY_HOUR):
@@ -78,9 +85,7 @@ REPORT_PEAK_LIMIT = 1_700_000  # bytes: about 1.35 MB read a row at a time, 2.1 
 async def test_the_end_of_day_report_of_a_busy_day_holds_the_day_once(
     served: SandboxProcess, open_terminal: Callable[..., Any]
 ) -> None:
-    terminal = await open_terminal(served, "LANE-1")
-    with httpx.Client(base_url=served.url, timeout=10) as control:
-        customer = new_checked_in_customer(control, balance=10_000_000)
+    terminal, customer = await till_and_customer(served, open_terminal)
     who = await customer_model(terminal, customer["customerId"])
     opened = terminal.journal.now() - timedelta(minutes=1)
     for _ in range(BUSY_DAY):
