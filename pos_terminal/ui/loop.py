@@ -199,17 +199,27 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
         self._check_closed()  # as asyncio's own loops: nothing is scheduled on a closed loop
         return self._timer.add_callback(handle, delay)
 
-    def call_later(self, delay: float, callback: Any, *args: Any, context: contextvars.Context | None = None) -> Any:
-        """As qasync's, but a timed callback is asyncio's :class:`~asyncio.TimerHandle`, which says when it is
-        cancelled (:meth:`_timer_handle_cancelled`), so the heap drops it at once."""
-        if delay <= 0:
-            return super().call_later(delay, callback, *args, context=context)
+    def call_soon(self, callback: Any, *args: Any, context: contextvars.Context | None = None) -> asyncio.Handle:
+        return self._schedule(0.0, callback, args, context)
+
+    def call_later(
+        self, delay: float, callback: Any, *args: Any, context: contextvars.Context | None = None
+    ) -> asyncio.Handle:
+        return self._schedule(delay, callback, args, context)
+
+    def _schedule(
+        self, delay: float, callback: Any, args: tuple[Any, ...], context: contextvars.Context | None
+    ) -> asyncio.Handle:
+        """As qasync's ``call_later`` (which its ``call_soon`` and ``call_at`` go through), but a timed callback is
+        asyncio's :class:`~asyncio.TimerHandle`, which says when it is cancelled (:meth:`_timer_handle_cancelled`),
+        so the heap drops it at once."""
         if asyncio.iscoroutinefunction(callback):
             raise TypeError("coroutines cannot be used with call_later")
         if not callable(callback):
             raise TypeError(f"callback must be callable: {type(callback).__name__}")
-        handle = asyncio.TimerHandle(self.time() + delay, callback, args, self, context)
-        return self._add_callback(handle, delay)
+        if delay <= 0:
+            return self._add_callback(asyncio.Handle(callback, args, self, context))
+        return self._add_callback(asyncio.TimerHandle(self.time() + delay, callback, args, self, context), delay)
 
     def _timer_handle_cancelled(self, handle: asyncio.TimerHandle) -> None:
         self._timer.drop(handle)
