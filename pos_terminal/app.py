@@ -269,6 +269,7 @@ def _open_window(paths: Paths, service_url: str | None, notice: str | None, earl
         early_stop.wait(answered)
         return 1
     import asyncio
+    import gc
 
     from pos_terminal.ui.loop import run
 
@@ -296,4 +297,8 @@ def _open_window(paths: Paths, service_url: str | None, notice: str | None, earl
         await close_down(window, host)
         return 0
 
+    # What the window loaded to get this far (Qt, its modules, the window, pydantic, the settings) lives as long as the
+    # process: set aside, no collection walks it again. The loop's collector would walk all of it in its first full
+    # collection, on the way to ready, and again in every full collection of the day (docs/startup.md).
+    gc.freeze()
     return int(run(main(), app))

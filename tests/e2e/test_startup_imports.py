@@ -30,7 +30,7 @@ from pos_terminal.store.money_memory import money_format
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
 WINDOW = """
-import json, logging, os, signal, sys
+import gc, json, logging, os, signal, sys
 from pos_terminal.cli import main
 
 STOP_AT = os.environ["PROBE_STOP_AT"]
@@ -41,6 +41,7 @@ class Shown(logging.Handler):
         if said.startswith("cashier screen shown"):
             print(json.dumps(sorted(sys.modules)), flush=True)
         if said.startswith("cashier screen ready"):
+            print("frozen", gc.get_freeze_count(), flush=True)
             print("ready", json.dumps(sorted(sys.modules)), flush=True)
         if said.startswith(f"cashier screen {STOP_AT}"):
             os.kill(os.getpid(), signal.SIGTERM)
@@ -163,6 +164,9 @@ def test_the_cashier_screen_shows_before_what_it_does_not_need_loads(lane: Any, 
     assert early == [], f"loaded before the cashier screen showed: {', '.join(early)}"
     never = loaded(at_ready, NOT_BY_READY)
     assert never == [], f"loaded by the time the screen was ready: {', '.join(never)}"
+    # what was loaded before the loop ran is out of the collector's way (app.py): tens of thousands of objects
+    frozen = int(next(line for line in said if line.startswith("frozen ")).split()[1])
+    assert frozen > 20_000, f"only {frozen} objects set aside from the collections"
 
 
 def test_a_stop_asked_for_while_the_first_screen_is_painted_closes_the_window_cleanly(
