@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 
 from pos_terminal.api.client import PosClient, _list_adapter
-from pos_terminal.api.models import CreateTransactionRequest, Transaction, TransactionRow
+from pos_terminal.api.models import CreateTransactionRequest, Transaction, TransactionRef, TransactionRow
 from pos_terminal.domain.check import Check, Item
 from pos_terminal.domain.lifecycle import TxState
 from tests.conftest import new_checked_in_customer
@@ -105,10 +105,14 @@ async def test_a_reports_listing_reads_the_same_rows_in_a_fraction_of_the_memory
         tuple(getattr(r, f) for f in fields + money) for r in records
     ]
     assert [r.customer.display_name for r in rows if r.customer] == ["Zoë Row"] * 3
+    refs = await pos_client.list_transaction_refs(*window)  # what the search for a lost charge reads
+    assert [(r.transaction_id, r.ref_id, r.created) for r in refs] == [
+        (r.transaction_id, r.ref_id, r.created) for r in records
+    ]
 
     day = json.dumps([r.model_dump(by_alias=True, mode="json") for r in records] * 700).encode()
     peaks = {}
-    for kind in (Transaction, TransactionRow):
+    for kind in (Transaction, TransactionRow, TransactionRef):
         adapter = _list_adapter(kind)
         adapter.validate_json(b"[]")
         gc.collect()
@@ -119,3 +123,4 @@ async def test_a_reports_listing_reads_the_same_rows_in_a_fraction_of_the_memory
         finally:
             tracemalloc.stop()
     assert peaks[TransactionRow] * 5 < peaks[Transaction], peaks
+    assert peaks[TransactionRef] * 2 < peaks[TransactionRow], peaks
