@@ -287,6 +287,7 @@ class ReportsView(QWidget):
         """Wait for the report ``making`` makes, then show its figures and its PDF."""
         self.waiting.start(asking)
         self.show_button.setEnabled(False)
+        self._let_go_of_the_report()
         try:
             report = await making
         except BaseException:
@@ -299,6 +300,16 @@ class ReportsView(QWidget):
         self.show_figures(report, terminal.money)
         await self._render(report, terminal.money)
         return report
+
+    def _let_go_of_the_report(self) -> None:
+        """The last report stays on the screen while the next one is made, but not in memory; saving and printing
+        wait for the next. A day's report (its transactions and audit entries) held while the next was built made
+        the window's highest passing peak of the day, which grew with the day and left its memory higher after
+        each (docs/memory.md)."""
+        self.report = None
+        self.paper = None
+        self.save_button.setEnabled(False)
+        self.print_button.setEnabled(False)
 
     def show_nothing(self) -> None:
         self.report = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from html import escape
@@ -14,7 +15,7 @@ from pos_terminal.app import AppHost
 from pos_terminal.domain.check import Check, Item
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.domain.report import ReportScope, TimeRange, TxRow, build_report
+from pos_terminal.domain.report import EndOfDayReport, ReportScope, TimeRange, TxRow, build_report
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.services.checkout import ChangeStatus, ChargeStatus
 from pos_terminal.ui.main_window import MainWindow, Tab
@@ -22,6 +23,7 @@ from pos_terminal.ui.reports_view import MISMATCH_STYLE, PREVIEW_PAGES, ReportsV
 from pos_terminal.ui.tasks import Messages
 from tests.conftest import new_checked_in_customer
 from tests.helpers.reports import busy_day_report
+from tests.helpers.services import arm
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
@@ -76,6 +78,33 @@ async def test_show_a_report_preview_and_save_it(
     assert saved[0].detail["layout"] == "a4" and saved[0].detail["reconciled"] is True
 
     screenshot(window, "reports", tmp_path)
+    await finish(window, host)
+
+
+async def test_the_next_report_is_made_with_the_last_one_on_the_screen_but_not_in_memory(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A day's report held while the next one was built made the window's highest peak of the day (docs/memory.md):
+    while the service is slow to answer, the last figures stay on the screen, the report itself is gone, and saving
+    or printing waits for the next one."""
+    window = await signed_in_window(host, make_window, client)
+    await complete_one(host, client)
+    window.show_tab(Tab.REPORTS)
+    view = window.workspace.reports
+    assert isinstance(view, ReportsView)
+    view.show_report()
+    await until(lambda: view.report is not None and view.save_button.isEnabled(), what="the first report")
+    money = host.terminal.money  # type: ignore[union-attr]
+    arm(client, "GET", "/v4/transactions", "delay", delayMs=1500)  # the next report's listing comes late
+
+    view.show_report()
+    await until(lambda: view.report is None, what="the last report let go of")
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, EndOfDayReport)], "nothing holds the last report"
+    assert view.model.figure(0, "total") == money.format(1_100), "its figures are still on the screen"
+    assert not view.save_button.isEnabled() and not view.print_button.isEnabled()
+    await until(lambda: view.report is not None and view.save_button.isEnabled(), what="the next report")
+    assert view.report is not None and view.report.reconciled and len(view.pages) >= 1
     await finish(window, host)
 
 
