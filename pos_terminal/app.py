@@ -298,7 +298,7 @@ def _open_window(paths: Paths, service_url: str | None, notice: str | None, earl
         return 0
 
     # What the window loaded to get this far (Qt, its modules, the window, pydantic, the settings) lives as long as the
-    # process: set aside, no collection walks it again. The loop's collector would walk all of it in its first full
-    # collection, on the way to ready, and again in every full collection of the day (docs/startup.md).
+    # process: set aside, no collection walks it again. Every full collection of the day walked all of it, a tenth of
+    # a second and more with a day's objects beside it (docs/event-loop.md).
     gc.freeze()
     return int(run(main(), app))
