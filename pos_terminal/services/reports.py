@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
@@ -53,15 +53,35 @@ class NoReceipt(UserError):
     hint = "Receipts exist for completed or refunded transactions."
 
 
-def tx_row(t: Transaction | TransactionRow) -> TxRow:
+class Repeated:
+    """One text object for each text a report repeats: terminal ids, customers' names, audit actions and actors.
+
+    Read from the service's answer or the journal, every row brings its own copy of each (some 55 bytes apiece),
+    so a day's report held thousands of copies of a few words: 600 sales and their audit entries held 970 KB, and
+    676 KB with each text once. The report is the largest thing the window holds at its highest peak of the day
+    (docs/memory.md)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    @overload
+    def __call__(self, text: str) -> str: ...
+    @overload
+    def __call__(self, text: None) -> None: ...
+    def __call__(self, text: str | None) -> str | None:
+        return text if text is None else self._seen.setdefault(text, text)
+
+
+def tx_row(t: Transaction | TransactionRow, same: Repeated | None = None) -> TxRow:
+    same = same or Repeated()
     return TxRow(
         transaction_id=t.transaction_id,
         state=t.state,
-        terminal_id=t.terminal_id,
+        terminal_id=same(t.terminal_id),
         created=t.created,
         completed=t.completed,
         updated=t.updated,
-        customer=t.customer.display_name if t.customer else "",
+        customer=same(t.customer.display_name) if t.customer else "",
         total=t.total,
         charge_amount=t.charge_amount,
         charged_amount=t.amount_charged,
@@ -100,9 +120,10 @@ def _detail(entry: AuditEntry, money: Callable[[int], str] | None) -> str:
     return ", ".join(parts)
 
 
-def audit_row(entry: AuditEntry, money: Callable[[int], str] | None = None) -> AuditRow:
+def audit_row(entry: AuditEntry, money: Callable[[int], str] | None = None, same: Repeated | None = None) -> AuditRow:
     """The entry as a report prints it; amounts in cents are written by ``money`` when given."""
-    return AuditRow(entry.at, entry.action, entry.actor, entry.terminal_id, _detail(entry, money))
+    same = same or Repeated()
+    return AuditRow(entry.at, same(entry.action), same(entry.actor), same(entry.terminal_id), _detail(entry, money))
 
 
 def cash_sale_row(sale: CashSale) -> CashSaleRow:
@@ -201,10 +222,12 @@ class Reports:
             )
             for c in records.cash_sales
         ]
+        same = Repeated()
         audit = [
             audit_row(
                 AuditEntry(a["at"], str(a["action"]), a["actor"], str(a["terminal_id"]), dict(a["detail"] or {})),
                 self.money,
+                same,
             )
             for a in records.audit
         ]
@@ -225,6 +248,7 @@ class Reports:
         audit = self.journal.audit.each_between(period.start, period.end)
         cash = self.journal.cash_sales.between(period.start, period.end) if scope.covers(self.terminal_id) else []
         details = self.details()
+        same = Repeated()
         report = build_report(
             terminal_id=self.terminal_id,
             scope=scope,
@@ -233,8 +257,8 @@ class Reports:
             period=period,
             generated_at=generated_at,
             reported=reported,
-            listed=[tx_row(t) for t in listed],
-            audit=[audit_row(e, self.money) for e in audit],
+            listed=[tx_row(t, same) for t in listed],
+            audit=[audit_row(e, self.money, same) for e in audit],
             merchant=self._merchant(details),
             lookback=self.lookback,
             cash_sales=[cash_sale_row(c) for c in cash if scope.covers(c.terminal_id)],

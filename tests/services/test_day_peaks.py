@@ -100,3 +100,8 @@ async def test_the_end_of_day_report_of_a_busy_day_holds_the_day_once(
     assert len(report.audit) >= 2 * BUSY_DAY, "a charge and a completion each"
     assert report.reconciled
     assert peak < REPORT_PEAK_LIMIT, f"the report held {peak:,} bytes at its peak"
+    # a text the day repeats is held once: the terminal's id, the customer's name, each action and actor
+    assert len({id(t.terminal_id) for t in report.transactions}) == 1
+    assert len({id(t.customer) for t in report.transactions}) == 1
+    assert len({id(a.action) for a in report.audit}) == len({a.action for a in report.audit})
+    assert len({id(a.actor) for a in report.audit}) == len({a.actor for a in report.audit})
