@@ -72,8 +72,7 @@ class Repeated:
         return text if text is None else self._seen.setdefault(text, text)
 
 
-def tx_row(t: Transaction | TransactionRow, same: Repeated | None = None) -> TxRow:
-    same = same or Repeated()
+def tx_row(t: Transaction | TransactionRow, same: Repeated) -> TxRow:
     return TxRow(
         transaction_id=t.transaction_id,
         state=t.state,
@@ -120,9 +119,8 @@ def _detail(entry: AuditEntry, money: Callable[[int], str] | None) -> str:
     return ", ".join(parts)
 
 
-def audit_row(entry: AuditEntry, money: Callable[[int], str] | None = None, same: Repeated | None = None) -> AuditRow:
+def audit_row(entry: AuditEntry, money: Callable[[int], str] | None, same: Repeated) -> AuditRow:
     """The entry as a report prints it; amounts in cents are written by ``money`` when given."""
-    same = same or Repeated()
     return AuditRow(entry.at, same(entry.action), same(entry.actor), same(entry.terminal_id), _detail(entry, money))
 
 
