@@ -223,10 +223,18 @@ class Checkout:
                 self.journal.intents.update(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
                 return await self._verify(ref_id)
             except ApiError as exc:
-                # an error answer that is not a 5xx (those are OutcomeUnknown), or a request that never left
-                self.journal.intents.update(
-                    ref_id, status=IntentStatus.FAILED, error=exc.text(), create_answer=CreateAnswer.REFUSED
-                )
+                # an error answer that is not a 5xx (those are OutcomeUnknown), or a request that never left; the
+                # audit log says so beside its "charge", which a reader would otherwise take for a hold
+                with self.journal.writing():
+                    self.journal.intents.update(
+                        ref_id, status=IntentStatus.FAILED, error=exc.text(), create_answer=CreateAnswer.REFUSED
+                    )
+                    self.journal.audit.record(
+                        "charge refused",
+                        actor=self.actor,
+                        terminal_id=self.terminal_id,
+                        detail={"refId": ref_id, "reason": exc.sentence},
+                    )
                 raise ChargeFailed(exc.sentence) from exc
             if result.transaction_id:
                 # journaled with its id before any further request: nothing that follows can lose it
