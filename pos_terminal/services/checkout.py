@@ -233,7 +233,7 @@ class Checkout:
                         "charge refused",
                         actor=self.actor,
                         terminal_id=self.terminal_id,
-                        detail={"refId": ref_id, "reason": exc.sentence},
+                        detail={"refId": ref_id, "why": exc.sentence},
                     )
                 raise ChargeFailed(exc.sentence) from exc
             if result.transaction_id:

@@ -87,7 +87,7 @@ async def test_refused_charge_is_failed_with_the_services_sentence(terminal: Ter
     # the audit log's "charge" is followed by why nothing was held
     charge, refused = [e for e in terminal.journal.audit.between(*_today()) if e.action.startswith("charge")]
     assert (charge.action, refused.action) == ("charge", "charge refused")
-    assert refused.detail["refId"] == charge.detail["refId"] and "declined" in refused.detail["reason"]
+    assert refused.detail["refId"] == charge.detail["refId"] and "declined" in refused.detail["why"]
 
 
 async def test_invalid_check_is_refused_before_anything_is_sent(terminal: Terminal, client: httpx.Client) -> None:
