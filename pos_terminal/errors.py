@@ -25,6 +25,18 @@ class UserError(Exception):
         """The sentence and the hint, as shown to the cashier."""
         return f"{self.sentence} {self.hint}" if self.hint else self.sentence
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled with its sentence and hint as they are: a report made in the child process raises its errors
+        into the window, and rebuilt from its text alone an error would say its hint twice."""
+        return (_restored, (type(self), dict(self.__dict__)))
+
+
+def _restored(kind: type[UserError], state: dict[str, object]) -> UserError:
+    error = kind.__new__(kind)
+    error.__dict__.update(state)
+    Exception.__init__(error, error.text())
+    return error
+
 
 class ConfigError(UserError):
     """A settings or data file cannot be read or is invalid."""
