@@ -101,6 +101,17 @@ def iso_utc(moment: datetime) -> str:
     return text + "Z"
 
 
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A listing of transactions as the service answered it: its bytes, one object, however long the day."""
+
+    content: bytes
+
+    def read(self, kind: type[Entry]) -> list[Entry]:
+        """Each readable entry as ``kind`` (a whole record, a row, a reference)."""
+        return read_entries(self.content, kind, "transactions")
+
+
 @dataclass(frozen=True)
 class CreateResult:
     state: TxState
@@ -159,14 +170,19 @@ class PosClient:
         """The same listing again, each entry read only as far as its id, ``refId`` and creation."""
         return await self._transactions(start, end, terminal_id, TransactionRef)
 
-    async def _transactions(
-        self, start: datetime, end: datetime, terminal_id: str | None, kind: type[Entry]
-    ) -> list[Entry]:
+    async def transaction_listing(self, start: datetime, end: datetime, terminal_id: str | None = None) -> Listing:
+        """The same listing as the service sent it, read later (and elsewhere: a report reads it in its child
+        process, so the day's rows are never built in the window)."""
         params = {"from": iso_utc(start), "to": iso_utc(end)}
         if terminal_id:
             params["terminalId"] = terminal_id
         response = await self._send("GET", self.routes.transactions, params=params, idempotent=True)
-        return self._list(response, kind, "transactions")
+        return Listing(response.content)
+
+    async def _transactions(
+        self, start: datetime, end: datetime, terminal_id: str | None, kind: type[Entry]
+    ) -> list[Entry]:
+        return (await self.transaction_listing(start, end, terminal_id)).read(kind)
 
     async def get_transaction(self, transaction_id: str) -> Transaction:
         response = await self._send("GET", self.routes.transaction_path(transaction_id), idempotent=True)
@@ -315,30 +331,7 @@ class PosClient:
             raise ResponseInvalid(detail=_first_error(exc)) from None
 
     def _list(self, response: httpx.Response, kind: type[Entry], what: str) -> list[Entry]:
-        """Each readable entry; an unreadable one is skipped and logged rather than hiding all the others.
-
-        A plain list whose entries are all readable (the usual answer) is read in one pass, straight from the
-        bytes; anything else (a wrapped list, an unreadable entry, a body that is not UTF-8, text that is not text)
-        is read entry by entry, which gives the same models.
-        """
-        if response.content.lstrip()[:1] == b"[" and not has_odd_text(response.content):
-            try:
-                return _list_adapter(kind).validate_json(response.content)
-            except ValidationError:
-                pass  # read entry by entry below: it keeps the readable ones and says which are not
-        data = self._json(response)
-        if isinstance(data, Mapping):  # some deployments wrap lists
-            data = next((v for k, v in data.items() if k in ("items", "data", "results", what)), data)
-        if not isinstance(data, list):
-            raise ResponseInvalid(detail=f"expected a list of {what}")
-        entries: list[Entry] = []
-        one = _entry_adapter(kind)
-        for index, entry in enumerate(data):
-            try:
-                entries.append(one.validate_python(entry))
-            except ValidationError as exc:
-                log.warning("skipping unreadable %s entry %d: %s", what, index, _first_error(exc))
-        return entries
+        return read_entries(response.content, kind, what)
 
     def _id_from_location(self, location: str | None) -> str | None:
         """The last path segment of ``Location``, when the segment before it is the transactions route's."""
@@ -355,6 +348,37 @@ class PosClient:
             log.warning("Location %s does not look like a transaction address", location)
             return None
         return segments[-1]
+
+
+def read_entries(content: bytes, kind: type[Entry], what: str) -> list[Entry]:
+    """Each readable entry of a listing's answer; an unreadable one is skipped and logged rather than hiding all the
+    others.
+
+    A plain list whose entries are all readable (the usual answer) is read in one pass, straight from the bytes;
+    anything else (a wrapped list, an unreadable entry, a body that is not UTF-8, text that is not text) is read
+    entry by entry, which gives the same models.
+    """
+    if content.lstrip()[:1] == b"[" and not has_odd_text(content):
+        try:
+            return _list_adapter(kind).validate_json(content)
+        except ValidationError:
+            pass  # read entry by entry below: it keeps the readable ones and says which are not
+    try:
+        data = read_json(content)
+    except ValueError:
+        raise ResponseInvalid(detail=f"not JSON: {content[:80].decode('utf-8', 'replace')!r}") from None
+    if isinstance(data, Mapping):  # some deployments wrap lists
+        data = next((v for k, v in data.items() if k in ("items", "data", "results", what)), data)
+    if not isinstance(data, list):
+        raise ResponseInvalid(detail=f"expected a list of {what}")
+    entries: list[Entry] = []
+    one = _entry_adapter(kind)
+    for index, entry in enumerate(data):
+        try:
+            entries.append(one.validate_python(entry))
+        except ValidationError as exc:
+            log.warning("skipping unreadable %s entry %d: %s", what, index, _first_error(exc))
+    return entries
 
 
 _LIST_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}

@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 from enum import StrEnum
 
 from pos_terminal.domain.lifecycle import TxState
-from pos_terminal.domain.report import EndOfDayReport, FigureRow, TxRow
+from pos_terminal.domain.report import EndOfDayReport, FigureRow, Layout, ReportScope, TimeRange, TxRow
 from pos_terminal.domain.shift import (
     EXPECTED_NOTE,
     PersonSales,
@@ -253,6 +253,39 @@ def report_document(
     counts and amounts but not their rows: what the screen shows beside the PDF, without a day's worth of words made
     and dropped at each report (the window's memory, docs/memory.md)."""
     return _Words(report, money, tz, listings=listings).document()
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFace:
+    """What the window keeps of a report made in its child process: the screen's words (the counts of the lists, not
+    their rows), and what a copy is named and filed under. The rows are the PDF's."""
+
+    scope: ReportScope
+    range: TimeRange
+    generated_at: datetime
+    title: str
+    reconciled: bool
+    shift: ShiftSection | None
+    open_authorized: tuple[str, ...]  # the ids of the transactions still only authorized
+    document: ReportDocument
+    names: tuple[tuple[Layout, str], ...]  # each layout's file name
+
+    @classmethod
+    def of(cls, report: EndOfDayReport, money: Money) -> ReportFace:
+        return cls(
+            scope=report.scope,
+            range=report.range,
+            generated_at=report.generated_at,
+            title=report.title,
+            reconciled=report.reconciled,
+            shift=report.shift,
+            open_authorized=tuple(t.transaction_id for t in report.open_authorized),
+            document=report_document(report, money, listings=False),
+            names=(("a4", report.filename("a4")), ("roll", report.filename("roll"))),
+        )
+
+    def filename(self, layout: Layout) -> str:
+        return dict(self.names)[layout]
 
 
 class _Words:

@@ -1,86 +1,120 @@
-"""Reports made in a child process, so the peak of making one never lands in the till's own memory.
+"""Reports made in a child process, so neither the day's rows nor the peak of rendering them land in the till's memory.
 
-A day's report builds a great many small Python objects (reportlab's story, tables and
-strings, pdfium's page wrappers). Made on a thread of the window's process, the few
-long-lived objects the window allocates meanwhile (the loop's callbacks, the journal's
-rows, the banner's text) land in the allocator's arenas of that peak, and each one keeps
-its arena from ever going back to the system: over a shift the resident memory rose with
-every report, while the objects alive stayed flat (the soak counted 21 of 29 new arenas in
-the rendering). A child process takes the whole peak and exits with it.
+A day's report builds a great many small Python objects: the day's listing read as rows, the audit entries, the
+reconciliation, then reportlab's story, tables and strings and pdfium's page wrappers. Made in the window's process,
+the few long-lived objects the window allocates meanwhile (the loop's callbacks, the journal's rows, the banner's text)
+land in the allocator's arenas of that peak, and each one keeps its arena from ever going back to the system: over a
+shift the resident memory rose with every report, while the objects alive stayed flat (docs/memory.md). A child process
+takes the whole peak and exits with it.
 
-The child is spawned, never forked (the window's process has Qt's threads), renders one
-report with its preview pages, and exits (``max_tasks_per_child=1``); the pool starts the
-next child at once, and its initializer loads reportlab, pdfium and the fonts while
-nobody waits, so a report waits for no imports. :meth:`ReportWorker.close` ends the child
-at once, even mid-report, so closing the window is never held up by a long report.
+The window hands the child an order (what the report is made of, as read: the listing's bytes, the audit entries
+packed as they were read), or a report already made. The child makes the report, sends back first what the screen
+shows of it (:class:`~pos_terminal.domain.report_document.ReportFace`, the figures without the rows), then, asked
+again, its PDF and preview pages; it keeps the report between the two and exits after its second task
+(``max_tasks_per_child=2``): a child asked in another order makes the report again, and still gets it right.
+
+The child is spawned, never forked (the window's process has Qt's threads); the pool starts the next child at once,
+and its initializer loads reportlab, pdfium, the fonts and the modules an order names while nobody waits, so a report
+waits for no imports. :meth:`ReportWorker.close` ends the child at once, even mid-report, so closing the window is
+never held up by a long report.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
+import hashlib
+import importlib
 import multiprocessing
-import pickle
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from datetime import tzinfo
+from typing import Any, Protocol, TypeVar
 
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.packing import packed, unpacked
 from pos_terminal.domain.report import EndOfDayReport, Layout
+from pos_terminal.domain.report_document import ReportFace
+from pos_terminal.domain.slip import Slip, report_slip
 from pos_terminal.errors import UserError
 from pos_terminal.reports.raster import PageImage
+
+Result = TypeVar("Result")
 
 
 class ReportNotMade(UserError):
     hint = "Show the report again."
 
 
+class Order(Protocol):
+    """What a report is made of, made into one in the child (``Reports.order``); it must pickle."""
+
+    def made(self) -> EndOfDayReport: ...
+
+
+Source = EndOfDayReport | Order
+
+
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """A report made in the child: the PDF, how many pages it has, and the first pages as images."""
+    """A report made in the child: the PDF, how many pages it has, the first pages as images, and for the 80 mm roll
+    the receipt printer's slip of it."""
 
     data: bytes
     page_count: int
     previews: tuple[PageImage, ...]
+    slip: Slip | None = None
 
 
-def _warm() -> None:
+def _warm(modules: tuple[str, ...]) -> None:
     """In each new child, before any report: everything a report needs, loaded while nobody waits."""
     from pos_terminal.reports import end_of_day, fonts, raster  # noqa: F401
 
     fonts.register()
+    for module in modules:
+        importlib.import_module(module)
 
 
-def packed(report: EndOfDayReport) -> bytes:
-    """``report`` as the child receives it: pickled without the pickler's memo.
-
-    The pool pickles what it sends with the memo, which keeps every row's state (a dict and a tuple for each
-    transaction and audit entry) until the whole report is written: a passing peak of small objects in the
-    window's process at every report, 1.1 MB at 600 sales, that grew with the day and raised the window's
-    memory for good (docs/memory.md). A report holds no cycles, so it is written without a memo (the pickler's
-    fast mode), each row's state dropped once written; a row two lists share arrives as two equal rows."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.fast = True
-    pickler.dump(report)
-    return buffer.getvalue()
+# In the child: the last report made, under its source's digest, kept for the second task (its PDF).
+_made: tuple[bytes, EndOfDayReport] | None = None
 
 
-def _end_of_day(report: bytes, layout: Layout, money: MoneyFormat, dpi: float, pages: int) -> Rendered:
-    """Runs in the child: the PDF of the report :func:`packed` packed, and its first ``pages`` pages at ``dpi``."""
+def _report(source: bytes) -> EndOfDayReport:
+    global _made
+    digest = hashlib.blake2b(source, digest_size=16).digest()
+    if _made is None or _made[0] != digest:
+        _made = None  # the last one goes before the next is made
+        value = unpacked(source)
+        _made = (digest, value if isinstance(value, EndOfDayReport) else value.made())
+    return _made[1]
+
+
+def _face(source: bytes, money: MoneyFormat) -> ReportFace:
+    """Runs in the child: what the screen shows of the report."""
+    return ReportFace.of(_report(source), money.format)
+
+
+def _end_of_day(
+    source: bytes, layout: Layout, money: MoneyFormat, dpi: float, pages: int, tz: tzinfo | None
+) -> Rendered:
+    """Runs in the child: the PDF of the report, its first ``pages`` pages at ``dpi``, and on the roll its slip."""
     from pos_terminal.reports import end_of_day, raster
 
-    data = end_of_day.render(pickle.loads(report), layout, money=money)  # noqa: S301 (the window's own report)
+    report = _report(source)
+    data = end_of_day.render(report, layout, money=money)
     count = len(raster.page_sizes(data))
-    return Rendered(data, count, tuple(raster.iter_pages(data, dpi=dpi, count=pages)))
+    slip = report_slip(report, money.format, tz) if layout == "roll" else None
+    return Rendered(data, count, tuple(raster.iter_pages(data, dpi=dpi, count=pages)), slip)
 
 
 class ReportWorker:
     """One child process at a time, started on the first report; :meth:`close` when the window closes."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, preload: tuple[str, ...] = ()) -> None:
+        """``preload``: the modules the orders it is handed come from, imported in each child before it is needed."""
         self._pool: ProcessPoolExecutor | None = None
+        self._preload = preload
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -88,16 +122,25 @@ class ReportWorker:
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm,
-                max_tasks_per_child=1,
+                initargs=(self._preload,),
+                max_tasks_per_child=2,
             )
         return self._pool
 
+    async def face(self, source: Source, *, money: MoneyFormat) -> ReportFace:
+        """What the screen shows of the report ``source`` makes, made in the child process."""
+        return await self._run(_face, await asyncio.to_thread(packed, source), money)
+
     async def end_of_day(
-        self, report: EndOfDayReport, layout: Layout, *, money: MoneyFormat, dpi: float, pages: int
+        self, source: Source, layout: Layout, *, money: MoneyFormat, dpi: float, pages: int, tz: tzinfo | None = None
     ) -> Rendered:
-        """The report's PDF and its first ``pages`` preview pages, made in the child process."""
-        payload = await asyncio.to_thread(packed, report)
-        future: Future[Rendered] = self._executor().submit(_end_of_day, payload, layout, money, dpi, pages)
+        """The report's PDF and its first ``pages`` preview pages (and on the roll, its slip in ``tz``), made in the
+        child process."""
+        payload = await asyncio.to_thread(packed, source)
+        return await self._run(_end_of_day, payload, layout, money, dpi, pages, tz)
+
+    async def _run(self, task: Callable[..., Result], *args: Any) -> Result:
+        future: Future[Result] = self._executor().submit(task, *args)
         try:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal, TypeVar, overload
+from functools import partial
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, overload
 
-from pos_terminal.api.client import PosClient
+from pos_terminal.api.client import Listing, PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import TxState
+from pos_terminal.domain.packing import packed_rows, unpacked_rows
 from pos_terminal.domain.report import (
     DEFAULT_LOOKBACK,
     AuditRow,
@@ -43,6 +45,7 @@ from pos_terminal.store.journal import AuditEntry, CashSale, Journal
 
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import StoreSync
+    from pos_terminal.store.database import StoreDayRecords
 
 Output = Literal["printed", "saved"]
 
@@ -128,6 +131,125 @@ def cash_sale_row(sale: CashSale) -> CashSaleRow:
     return CashSaleRow(sale.at, sale.terminal_id, sale.customer, sale.total, sale.paid, sale.change)
 
 
+Step = Callable[[EndOfDayReport], EndOfDayReport]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportOrder:
+    """Everything a report is made of, as read: the service's summary and listing, the journal's audit entries and
+    cash sales, and the steps that finish it (a shift's drawer, the store's day).
+
+    The window hands it to its report child, which makes the report there (:meth:`made`): the day's listing stays
+    the bytes the service sent and the audit entries are packed as they are read, so the day's rows are never built
+    in the window's process. A day's report built there was the highest passing peak of small objects the window
+    reached, and each new height kept the window's memory higher for the rest of the day (docs/memory.md).
+    Everything in it pickles: its steps are module functions or partials of them.
+    """
+
+    terminal_id: str
+    scope: ReportScope
+    region: str
+    production: bool
+    period: TimeRange
+    generated_at: datetime
+    reported: tuple[SummaryFigures, ...]
+    listing: Listing
+    audit: bytes  # the AuditRows, packed (packed_rows)
+    cash_sales: tuple[CashSaleRow, ...]
+    merchant: str | None
+    lookback: timedelta
+    logo: bytes | None = None
+    steps: tuple[Step, ...] = ()
+
+    def then(self, step: Step) -> ReportOrder:
+        """The same order, with ``step`` applied to its report once made."""
+        return replace(self, steps=(*self.steps, step))
+
+    def made(self) -> EndOfDayReport:
+        """The report: the listing read as rows one by one (each let go of once it is the report's), reconciled."""
+        same = Repeated()
+        listed = _drained(self.listing.read(TransactionRow))
+        report = build_report(
+            terminal_id=self.terminal_id,
+            scope=self.scope,
+            region=self.region,
+            production=self.production,
+            period=self.period,
+            generated_at=self.generated_at,
+            reported=self.reported,
+            listed=[tx_row(t, same) for t in listed],
+            audit=[_same_texts(row, same) for row in unpacked_rows(self.audit)],
+            merchant=self.merchant,
+            lookback=self.lookback,
+            cash_sales=self.cash_sales,
+        )
+        if self.logo is not None:
+            report = replace(report, logo=self.logo)
+        for step in self.steps:
+            report = step(report)
+        return report
+
+
+def _same_texts(row: AuditRow, same: Repeated) -> AuditRow:
+    """``row`` with the texts the day repeats held once (packed, each row arrives with copies of its own)."""
+    return AuditRow(row.at, same(row.action), same(row.actor), same(row.terminal_id), row.detail)
+
+
+class Filed(Protocol):
+    """What a copy of a report is filed under in the audit log: a report, or what the window keeps of one."""
+
+    @property
+    def scope(self) -> ReportScope: ...
+    @property
+    def range(self) -> TimeRange: ...
+    @property
+    def reconciled(self) -> bool: ...
+
+
+def _with_the_store_day(
+    records: StoreDayRecords, money: Callable[[int], str] | None, period: TimeRange, report: EndOfDayReport
+) -> EndOfDayReport:
+    """``report`` (the merged one) with the store's day from ``records``: every till's shifts and drawers, cash sales,
+    sales per person across the tills, and the store's audit log in place of this till's."""
+    shifts = [
+        TillShift(
+            terminal_id=str(s["terminal_id"]),
+            opened_at=s["opened_at"],
+            opened_by=str(s["opened_by"]),
+            opening_float=int(s["opening_float"]),
+            closed_at=s["closed_at"],
+            closed_by=s["closed_by"],
+            counted=s["counted_cash"],
+            expected=s["expected_cash"],
+        )
+        for s in records.shifts
+    ]
+    day = store_day(
+        info=records.info,
+        tills=[str(t["terminal_id"]) for t in records.tills],
+        shifts=shifts,
+        cash_sales=records.cash_sales,
+        audit=records.audit,
+        transactions=report.transactions,
+        start=period.start,
+        end=period.end,
+    )
+    cash = [
+        CashSaleRow(c["at"], str(c["terminal_id"]), c["customer"], int(c["total"]), int(c["paid"]), int(c["change"]))
+        for c in records.cash_sales
+    ]
+    same = Repeated()
+    audit = [
+        audit_row(
+            AuditEntry(a["at"], str(a["action"]), a["actor"], str(a["terminal_id"]), dict(a["detail"] or {})),
+            money,
+            same,
+        )
+        for a in records.audit
+    ]
+    return replace(report, store=day, cash_sales=tuple(cash), audit=tuple(audit), merchant=day.name or report.merchant)
+
+
 class Reports:
     """Reports for the merchant the client is signed in to, made on terminal ``terminal_id``.
 
@@ -186,68 +308,36 @@ class Reports:
     # --- the report -----------------------------------------------------------------------------------------
 
     async def store_day(self, period: TimeRange, store: StoreSync) -> EndOfDayReport:
+        """The store's day over ``period``, made here (see :meth:`store_order`)."""
+        return (await self.store_order(period, store)).made()
+
+    async def store_order(self, period: TimeRange, store: StoreSync) -> ReportOrder:
         """The store's day over ``period``: the service's merged summary reconciled against every transaction of the
         merchant, and from the store database every till's shifts and drawers, cash sales, and sales per person
         across the tills. The store database must be reached (a till's own copy holds only its own records)."""
-        report = await self.end_of_day(period, ReportScope.merged())
+        order = await self.order(period, ReportScope.merged())
         records = await store.day(period.start, period.end)
-        shifts = [
-            TillShift(
-                terminal_id=str(s["terminal_id"]),
-                opened_at=s["opened_at"],
-                opened_by=str(s["opened_by"]),
-                opening_float=int(s["opening_float"]),
-                closed_at=s["closed_at"],
-                closed_by=s["closed_by"],
-                counted=s["counted_cash"],
-                expected=s["expected_cash"],
-            )
-            for s in records.shifts
-        ]
-        day = store_day(
-            info=records.info,
-            tills=[str(t["terminal_id"]) for t in records.tills],
-            shifts=shifts,
-            cash_sales=records.cash_sales,
-            audit=records.audit,
-            transactions=report.transactions,
-            start=period.start,
-            end=period.end,
-        )
-        cash = [
-            CashSaleRow(
-                c["at"], str(c["terminal_id"]), c["customer"], int(c["total"]), int(c["paid"]), int(c["change"])
-            )
-            for c in records.cash_sales
-        ]
-        same = Repeated()
-        audit = [
-            audit_row(
-                AuditEntry(a["at"], str(a["action"]), a["actor"], str(a["terminal_id"]), dict(a["detail"] or {})),
-                self.money,
-                same,
-            )
-            for a in records.audit
-        ]
-        return replace(
-            report, store=day, cash_sales=tuple(cash), audit=tuple(audit), merchant=day.name or report.merchant
-        )
+        return order.then(partial(_with_the_store_day, records, self.money, period))
 
     async def end_of_day(self, period: TimeRange, scope: ReportScope | None = None) -> EndOfDayReport:
-        """The report of ``period`` for ``scope`` (this terminal by default)."""
+        """The report of ``period`` for ``scope`` (this terminal by default), made here (see :meth:`order`)."""
+        return (await self.order(period, scope)).made()
+
+    async def order(self, period: TimeRange, scope: ReportScope | None = None) -> ReportOrder:
+        """What the report of ``period`` for ``scope`` (this terminal by default) is made of, read now."""
         scope = scope or ReportScope.terminal(self.terminal_id)
         generated_at = self.now()
         summary = await self.client.summary(period.start, period.end, terminal_id=scope.terminal_id, merge=scope.merge)
-        reported = [figures(s) for s in (summary if isinstance(summary, list) else [summary])]
+        reported = tuple(figures(s) for s in (summary if isinstance(summary, list) else [summary]))
         start, end = period.listing_window(self.lookback)
-        # A day's worth, turned into the report's rows one by one as read, so the day is never held twice over:
-        # its passing peak raised the window's memory for good as the day grew (docs/memory.md).
-        listed = _drained(await self.client.list_transaction_rows(start, end, terminal_id=scope.terminal_id))
-        audit = self.journal.audit.each_between(period.start, period.end)
+        listing = await self.client.transaction_listing(start, end, terminal_id=scope.terminal_id)
+        same = Repeated()
+        audit = packed_rows(
+            audit_row(e, self.money, same) for e in self.journal.audit.each_between(period.start, period.end)
+        )
         cash = self.journal.cash_sales.between(period.start, period.end) if scope.covers(self.terminal_id) else []
         details = self.details()
-        same = Repeated()
-        report = build_report(
+        return ReportOrder(
             terminal_id=self.terminal_id,
             scope=scope,
             region=self.region,
@@ -255,13 +345,13 @@ class Reports:
             period=period,
             generated_at=generated_at,
             reported=reported,
-            listed=[tx_row(t, same) for t in listed],
-            audit=[audit_row(e, self.money, same) for e in audit],
+            listing=listing,
+            audit=audit,
+            cash_sales=tuple(cash_sale_row(c) for c in cash if scope.covers(c.terminal_id)),
             merchant=self._merchant(details),
             lookback=self.lookback,
-            cash_sales=[cash_sale_row(c) for c in cash if scope.covers(c.terminal_id)],
+            logo=details.logo if details is not None else None,
         )
-        return replace(report, logo=details.logo) if details is not None else report
 
     # --- receipts -------------------------------------------------------------------------------------------
 
@@ -324,7 +414,7 @@ class Reports:
 
     # --- the audit of copies --------------------------------------------------------------------------------
 
-    def record_report(self, report: EndOfDayReport, output: Output, *, where: str, layout: str) -> None:
+    def record_report(self, report: Filed, output: Output, *, where: str, layout: str) -> None:
         """Write "report printed" or "report saved" to the audit log (call it once the copy exists)."""
         self.journal.audit.record(
             f"report {output}",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -44,7 +45,7 @@ from pos_terminal.store.staff import ChangeRow, ShiftBook
 
 if TYPE_CHECKING:  # the reports load when one is made, not at the till's start
     from pos_terminal.domain.report import EndOfDayReport
-    from pos_terminal.services.reports import Reports
+    from pos_terminal.services.reports import ReportOrder, Reports
 
 APPROVAL = "approval"
 DRAWER_OPENED = "drawer opened"  # by the counter, with the reason ("no sale", "cash sale" ...)
@@ -242,15 +243,20 @@ class Shifts:
         )
 
     async def report(self, reports: Reports, shift: Shift) -> EndOfDayReport:
-        """The X (open) or Z (closed) report: the service's summary over exactly the shift's time, reconciled
-        against the listed transactions, with the shift's drawer, people, refunds, cancellations and approvals."""
+        """The X (open) or Z (closed) report, made here (see :meth:`order`)."""
+        return (await self.order(reports, shift)).made()
+
+    async def order(self, reports: Reports, shift: Shift) -> ReportOrder:
+        """What the X (open) or Z (closed) report is made of: the service's summary over exactly the shift's time,
+        reconciled against the listed transactions, with the shift's drawer, people, refunds, cancellations and
+        approvals."""
         from pos_terminal.domain.report import RangeKind, ReportScope, TimeRange
 
         end = shift.closed_at or reports.now()
         period = TimeRange(shift.opened_at, max(end, shift.opened_at + timedelta(microseconds=1)), RangeKind.SHIFT)
         scope = ReportScope.terminal(shift.terminal_id or reports.terminal_id)
-        report = await reports.end_of_day(period, scope)
-        return dataclasses.replace(report, shift=self.section(shift, until=period.end))
+        order = await reports.order(period, scope)
+        return order.then(partial(dataclasses.replace, shift=self.section(shift, until=period.end)))
 
 
 def _transaction(row: ChangeRow) -> Transaction | None:

@@ -1,10 +1,12 @@
 """Reports: the manager's end-of-day (or shift) report on screen, previewed as PDF, saved or printed.
 
-The figures come from :class:`~pos_terminal.services.reports.Reports`; the view only shows them, read from the
-one report model (:func:`~pos_terminal.domain.report_document.report_document`) that the PDF, the receipt
-printer's slip and the command line render too. A reconciliation that fails is shown in red with one sentence
-per difference, never hidden. The PDF is made by :mod:`pos_terminal.reports.end_of_day` off the loop's thread
-and previewed page by page (:mod:`pos_terminal.ui.report_preview`). The save dialog is opened with ``open()``,
+What a report is made of is read by :class:`~pos_terminal.services.reports.Reports` (an order: the service's
+answers and the journal's entries as read); the report itself is made in the report child
+(:mod:`pos_terminal.reports.worker`), which sends back what the screen shows of it (a
+:class:`~pos_terminal.domain.report_document.ReportFace`, worded by the one report model that the PDF, the receipt
+printer's slip and the command line render too), then its PDF, previewed page by page
+(:mod:`pos_terminal.ui.report_preview`). The day's rows never exist in the window. A reconciliation that fails is
+shown in red with one sentence per difference, never hidden. The save dialog is opened with ``open()``,
 never a nested ``exec()`` inside a coroutine.
 
 A shift's X or Z report (:meth:`ReportsView.show_shift`) is shown, saved and printed the same way, with the
@@ -20,26 +22,27 @@ from pathlib import Path
 from typing import Any
 
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.domain.report import EndOfDayReport, Layout, ReportScope, TimeRange
+from pos_terminal.domain.report import Layout, ReportScope, TimeRange
 from pos_terminal.domain.report_document import (
     Figures,
     Note,
     Pair,
     Pairs,
     ReportDocument,
+    ReportFace,
     SectionKey,
     Status,
     Table,
     Tone,
     Verdict,
-    report_document,
 )
 from pos_terminal.domain.shift import Shift
+from pos_terminal.domain.slip import Slip
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
-from pos_terminal.reports.worker import ReportWorker
-from pos_terminal.services.reports import Reports
+from pos_terminal.reports.worker import ReportWorker, Source
+from pos_terminal.services.reports import ReportOrder, Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
@@ -79,11 +82,12 @@ class NoReport(UserError):
 
 @dataclass(frozen=True, slots=True)
 class Paper:
-    """One rendering of a report: the PDF bytes and the layout it was made in."""
+    """One rendering of a report: what the screen shows of it, the layout, the PDF bytes, and on the roll its slip."""
 
-    report: EndOfDayReport
+    report: ReportFace
     layout: Layout
     data: bytes
+    slip: Slip | None = None
 
 
 class ReportsView(QWidget):
@@ -95,11 +99,13 @@ class ReportsView(QWidget):
         self.tasks = Tasks(messages, self)
         self.terminal: Terminal | None = None
         self.reports: Reports | None = None
-        self.report: EndOfDayReport | None = None
+        self.report: ReportFace | None = None  # what the screen shows of the report
+        self.source: Source | None = None  # what it is made of: each layout's PDF is made from it again
         self.paper: Paper | None = None
         self.model = FiguresModel(self)
         self.save_dialog: QFileDialog | None = None
-        self.worker = ReportWorker()  # its child process starts with the first report
+        # its child process starts with the first report, and loads what an order needs before it is handed one
+        self.worker = ReportWorker(preload=(ReportOrder.__module__,))
 
         # --- what to report on -------------------------------------------------------------------
         self.range = RangePicker("Report")
@@ -232,8 +238,8 @@ class ReportsView(QWidget):
             self.other.setFocus()
 
     def on_layout_changed(self, _: int) -> None:
-        if self.report is not None and self.terminal is not None:
-            self.tasks.run(self._render(self.report, self.terminal.money), key="render")
+        if self.source is not None and self.terminal is not None:
+            self.tasks.run(self._render(self.source, self.terminal.money), key="render")
 
     def selected_layout(self) -> Layout:
         return "roll" if self.layout_choice.currentData() == "roll" else "a4"
@@ -264,10 +270,10 @@ class ReportsView(QWidget):
         period = self.selected_range(reports)
         if self.scope.currentData() == "store":
             asking = "Asking the store database and the service for the store's day…"
-            await self._make(terminal, reports.store_day(period, terminal.store), asking)
+            await self._make(terminal, reports.store_order(period, terminal.store), asking)
             return
         scope = self.selected_scope(terminal)
-        await self._make(terminal, reports.end_of_day(period, scope), "Asking the service for the figures…")
+        await self._make(terminal, reports.order(period, scope), "Asking the service for the figures…")
 
     def show_shift(self, shift: Shift, *, print_when_ready: bool = False) -> None:
         """The shift's X report (open) or Z report (closed); printed once made when ``print_when_ready``."""
@@ -275,21 +281,21 @@ class ReportsView(QWidget):
             self.tasks.run(self._show_shift(self.terminal, self.reports, shift, print_when_ready), key="show")
 
     async def _show_shift(self, terminal: Terminal, reports: Reports, shift: Shift, print_when_ready: bool) -> None:
-        report = await self._make(
-            terminal, terminal.shifts.report(reports, shift), "Asking the service for the shift's figures…"
+        order = await self._make(
+            terminal, terminal.shifts.order(reports, shift), "Asking the service for the shift's figures…"
         )
-        if print_when_ready and report is self.report:
+        if print_when_ready and order is self.source:
             self.print_report()
 
-    async def _make(
-        self, terminal: Terminal, making: Coroutine[Any, Any, EndOfDayReport], asking: str
-    ) -> EndOfDayReport:
-        """Wait for the report ``making`` makes, then show its figures and its PDF."""
+    async def _make(self, terminal: Terminal, ordering: Coroutine[Any, Any, ReportOrder], asking: str) -> ReportOrder:
+        """Wait for what the report is made of (``ordering``), have it made, then show its figures and its PDF."""
         self.waiting.start(asking)
         self.show_button.setEnabled(False)
         self._let_go_of_the_report()
         try:
-            report = await making
+            order = await ordering
+            self.waiting.start("Reading the figures…")
+            face = await self.worker.face(order, money=terminal.money)
         except BaseException:
             self.waiting.stop()
             self.status.setText("No report: the service did not answer with one.")
@@ -297,9 +303,9 @@ class ReportsView(QWidget):
         finally:
             self.waiting.stop()
             self.show_button.setEnabled(True)
-        self.show_figures(report, terminal.money)
-        await self._render(report, terminal.money)
-        return report
+        self.show_figures(face, source=order)
+        await self._render(order, terminal.money)
+        return order
 
     def _let_go_of_the_report(self) -> None:
         """The last report stays on the screen while the next one is made, but not in memory; saving and printing
@@ -307,12 +313,14 @@ class ReportsView(QWidget):
         the window's highest passing peak of the day, which grew with the day and left its memory higher after
         each (docs/memory.md)."""
         self.report = None
+        self.source = None
         self.paper = None
         self.save_button.setEnabled(False)
         self.print_button.setEnabled(False)
 
     def show_nothing(self) -> None:
         self.report = None
+        self.source = None
         self.drawer.hide()
         self.paper = None
         self.model.set_figures(None)
@@ -326,12 +334,14 @@ class ReportsView(QWidget):
         self.save_button.setEnabled(False)
         self.print_button.setEnabled(False)
 
-    def show_figures(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+    def show_figures(self, report: ReportFace, *, source: Source | None) -> None:
         """The report's sections as the screen shows them: the title and range, the drawer (a shift's, or the
-        store's), the figures, the reconciliation and the counts of the lists; the PDF shows them all."""
+        store's), the figures, the reconciliation and the counts of the lists; the PDF (made from ``source``) shows
+        them all."""
         self.report = report
+        self.source = source
         self.paper = None
-        document = report_document(report, money.format, listings=False)  # the rows are the PDF's
+        document = report.document  # the rows are the PDF's
         self.model.set_figures(_figures(document))
         self.fit_table()
         self.title.setText(f"{document.title} — {document.scope}")
@@ -387,15 +397,18 @@ class ReportsView(QWidget):
             header + max(rows, self.table.verticalHeader().defaultSectionSize()) + 2 * self.table.frameWidth()
         )
 
-    async def _render(self, report: EndOfDayReport, money: MoneyFormat) -> None:
+    async def _render(self, source: Source, money: MoneyFormat) -> None:
         layout = self.selected_layout()
         self.status.setText("Making the PDF…")
         self.save_button.setEnabled(False)
         self.print_button.setEnabled(False)
-        rendered = await self.worker.end_of_day(report, layout, money=money, dpi=PREVIEW_DPI, pages=PREVIEW_PAGES)
-        if report is not self.report:
+        tz = self.terminal.counter.tz if self.terminal is not None else None
+        rendered = await self.worker.end_of_day(
+            source, layout, money=money, dpi=PREVIEW_DPI, pages=PREVIEW_PAGES, tz=tz
+        )
+        if source is not self.source or self.report is None:
             return  # a newer report replaced this one meanwhile
-        self.paper = Paper(report, layout, rendered.data)
+        self.paper = Paper(self.report, layout, rendered.data, rendered.slip)
         count = rendered.page_count
         self.set_pages([self.page_image(page) for page in rendered.previews])
         shown = f" (the first {PREVIEW_PAGES} shown)" if count > PREVIEW_PAGES else ""
@@ -461,8 +474,8 @@ class ReportsView(QWidget):
             assert self.terminal is not None
             assert self.reports is not None
             counter = self.terminal.counter
-            if paper.layout == "roll" and counter.printer is not None:
-                counter.queue_report(paper.report)
+            if paper.layout == "roll" and counter.printer is not None and paper.slip is not None:
+                counter.queue(paper.slip)
                 where = f"receipt printer {counter.printer.address}"
                 self.reports.record_report(paper.report, "printed", where=where, layout=paper.layout)
                 self.messages.show_info("The report went to the receipt printer.")

@@ -80,9 +80,11 @@ async def test_a_report_made_in_the_child_is_the_one_made_here(
 async def test_each_report_has_a_process_of_its_own_that_exits_with_it(
     worker: ReportWorker, big_report: EndOfDayReport
 ) -> None:
-    making = asyncio.ensure_future(worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1))
-    first = await started_child(worker)  # one worker: this child makes the first report
-    await making
+    facing = asyncio.ensure_future(worker.face(big_report, money=MONEY))
+    first = await started_child(worker)  # one worker: this child makes the first report, its figures then its PDF
+    face = await facing
+    assert face.generated_at == big_report.generated_at and face.reconciled == big_report.reconciled
+    await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
     await started_child(worker, other_than=frozenset(first))  # the next report's, started at once
     assert all([await gone(pid) for pid in first]), "the child that made a report exits with it"
     await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
@@ -116,7 +118,7 @@ def test_a_report_goes_to_the_child_without_a_day_of_small_objects_held_at_once(
     import pickle
     import tracemalloc
 
-    from pos_terminal.reports.worker import packed
+    from pos_terminal.domain.packing import packed
 
     packed(big_report)  # whatever a first call loads
     tracemalloc.start()
@@ -127,3 +129,36 @@ def test_a_report_goes_to_the_child_without_a_day_of_small_objects_held_at_once(
         tracemalloc.stop()
     assert pickle.loads(data) == big_report  # noqa: S301 (made just above)
     assert peak < 2.5 * len(data), f"packing {len(data):,} bytes held {peak:,} at its peak"
+
+
+async def test_an_order_the_child_cannot_read_raises_its_one_sentence_in_the_window(worker: ReportWorker) -> None:
+    """The listing is read in the child: an answer that is no listing raises there, and arrives in the window as the
+    same error with its sentence and hint once (rebuilt from its text, an error said its hint twice)."""
+    from datetime import UTC, datetime, timedelta
+
+    from pos_terminal.api.client import Listing
+    from pos_terminal.api.errors import ResponseInvalid
+    from pos_terminal.domain.report import ReportScope, TimeRange
+    from pos_terminal.services.reports import ReportOrder
+
+    end = datetime(2026, 11, 26, tzinfo=UTC)
+    order = ReportOrder(
+        terminal_id="LANE-1",
+        scope=ReportScope.terminal("LANE-1"),
+        region="sandbox",
+        production=False,
+        period=TimeRange.custom(end - timedelta(days=1), end),
+        generated_at=end,
+        reported=(),
+        listing=Listing(b"<html>Service busy</html>"),
+        audit=b"",
+        cash_sales=(),
+        merchant=None,
+        lookback=timedelta(hours=1),
+    )
+    with pytest.raises(ResponseInvalid) as raised:
+        await worker.face(order, money=MONEY)
+    here = ResponseInvalid(detail="not JSON: '<html>Service busy</html>'")
+    assert raised.value.text() == here.text() and str(raised.value) == str(here)
+    assert raised.value.text().count(here.hint or "") == 1
+    assert raised.value.detail == here.detail

@@ -1047,7 +1047,7 @@ class Shift:
         report = view.report
         assert report is not None, view.status.text()
         assert report.reconciled, view.reconciliation.text()
-        assert not report.open_authorized, [t.transaction_id for t in report.open_authorized]
+        assert not report.open_authorized, report.open_authorized
         # completed and not (yet) refunded: the refunds still queued are made at the next visit to History
         completed = self.records.ended(Ending.COMPLETE, Ending.LINGER) + len(self.to_refund)
         count = view.model.figure(0, "count")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import io
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from html import escape
@@ -10,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pypdf import PdfReader
 
+from pos_terminal.api.models import Transaction, TransactionRow
 from pos_terminal.app import AppHost
 from pos_terminal.domain.check import Check, Item
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.domain.report import EndOfDayReport, ReportScope, TimeRange, TxRow, build_report
+from pos_terminal.domain.report import AuditRow, EndOfDayReport, ReportScope, TimeRange, TxRow, build_report
+from pos_terminal.domain.report_document import ReportFace
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.services.checkout import ChangeStatus, ChargeStatus
 from pos_terminal.ui.main_window import MainWindow, Tab
@@ -108,6 +112,30 @@ async def test_the_next_report_is_made_with_the_last_one_on_the_screen_but_not_i
     await finish(window, host)
 
 
+async def test_the_day_s_rows_are_made_in_the_report_child_and_never_in_the_window(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """The window reads what a report is made of (the listing's bytes, the audit entries packed as read) and its
+    child makes the report: the day's rows were the largest passing peak of the window's day (docs/memory.md). The
+    screen has the figures and the counts; the PDF has every row; the window holds no row of either."""
+    window = await signed_in_window(host, make_window, client)
+    sold = [await complete_one(host, client) for _ in range(3)]
+    window.show_tab(Tab.REPORTS)
+    view = window.workspace.reports
+    assert isinstance(view, ReportsView)
+    view.show_report()
+    await until(lambda: view.paper is not None, what="the report and its PDF")
+    assert view.model.figure(0, "count") == "3" and view.report is not None and view.report.reconciled
+    gc.collect()
+    rows = (EndOfDayReport, TxRow, AuditRow, TransactionRow, Transaction)
+    assert not [type(o).__name__ for o in gc.get_objects() if isinstance(o, rows)], "the window holds the day's rows"
+    assert view.paper is not None
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(view.paper.data)).pages)
+    assert all(tx_id in text for tx_id in sold), "the PDF lists every transaction"
+    assert text.count("charge") >= 3, "and the audit entries"
+    await finish(window, host)
+
+
 async def test_the_roll_layout_and_a_missing_terminal_id(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
@@ -170,7 +198,7 @@ async def test_a_skewed_summary_shows_in_red_with_each_difference(qtbot: Any) ->
     qtbot.addWidget(view)
     view.show()
     money = MoneyFormat("en_AU", "AUD")
-    view.show_figures(report, money)
+    view.show_figures(ReportFace.of(report, money.format), source=report)
     assert view.reconciliation.isVisible()
     assert view.reconciliation.styleSheet() == MISMATCH_STYLE
     text = view.reconciliation.text()
@@ -202,7 +230,7 @@ async def test_the_preview_reuses_its_page_labels_from_report_to_report(qtbot: A
     made: list[int] = []
     try:
         for report in (busy, quiet, busy, quiet):
-            view.show_figures(report, money)
+            view.show_figures(ReportFace.of(report, money.format), source=report)
             await view._render(report, money)
             made.append(len(view.preview.box.findChildren(QLabel)))
             shown = [page for page in view.preview.labels if page.isVisibleTo(view)]

@@ -3,12 +3,15 @@ the till keeps selling while PostgreSQL is down, and catches up when it is back 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from pypdf import PdfReader
 
 from pos_terminal.app import AppHost
+from pos_terminal.domain.report_document import SectionKey
 from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import StoreTarget, new_checked_in_customer
@@ -113,12 +116,14 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
     assert isinstance(reports, ReportsView)
     reports.scope.setCurrentIndex(reports.scope.findData("store"))
     QTest.mouseClick(reports.show_button, Qt.MouseButton.LeftButton)
-    await until(lambda: reports.report is not None and reports.report.store is not None, what="the store's day")
-    await until(lambda: len(reports.pages) >= 1, what="its preview")
-    report = reports.report
-    assert report is not None and report.store is not None
-    assert report.store.tills == ("LANE-1",)
-    assert [(c.terminal_id, c.total) for c in report.cash_sales] == [("LANE-1", 400)]
+    await until(lambda: reports.paper is not None and len(reports.pages) >= 1, what="the store's day and its preview")
+    report, paper = reports.report, reports.paper
+    assert report is not None and report.document.section(SectionKey.STORE) is not None
+    assert paper is not None and paper.report is report
+    cash = report.document.section(SectionKey.CASH_SALES)
+    assert cash is not None and cash.count == 1
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(paper.data)).pages)
+    assert "LANE-1" in text and host.terminal is not None and host.terminal.money.format(400) in text
     assert reports.drawer.isVisible() and "tills LANE-1" in reports.drawer.text()
     assert "Cash sales at every till: 1" in reports.counts.text()
     for width, height in ((1024, 768), (1920, 1080)):
