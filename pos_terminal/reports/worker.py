@@ -10,13 +10,15 @@ takes the whole peak and exits with it.
 The window hands the child an order (what the report is made of, as read: the listing's bytes, the audit entries
 packed as they were read), or a report already made. The child makes the report, sends back first what the screen
 shows of it (:class:`~pos_terminal.domain.report_document.ReportFace`, the figures without the rows), then, asked
-again, its PDF and preview pages; it keeps the report between the two and exits after its second task
-(``max_tasks_per_child=2``): a child asked in another order makes the report again, and still gets it right.
+again, its PDF and preview pages; it keeps the report between the two (a child asked for a report it has not made
+makes it). Once the PDF is made, the child is let go and the next one started: each report's peak goes with its
+child.
 
-The child is spawned, never forked (the window's process has Qt's threads); the pool starts the next child at once,
-and its initializer loads reportlab, pdfium, the fonts and the modules an order names while nobody waits, so a report
-waits for no imports. :meth:`ReportWorker.close` ends the child at once, even mid-report, so closing the window is
-never held up by a long report.
+The child is spawned, never forked (the window's process has Qt's threads), and started before it is needed (when
+the manager opens Reports, when a report is asked for, when the last child is let go); its initializer loads
+reportlab, pdfium, the fonts and the modules an order names while nobody waits, so a report waits for no imports.
+:meth:`ReportWorker.close` ends the child at once, even mid-report, so closing the window is never held up by a long
+report.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ class Rendered:
     page_count: int
     previews: tuple[PageImage, ...]
     slip: Slip | None = None
+
+
+def _started() -> None:
+    """A first task that does nothing: the pool starts its child on the first task given it."""
 
 
 def _warm(modules: tuple[str, ...]) -> None:
@@ -116,6 +122,10 @@ class ReportWorker:
         self._pool: ProcessPoolExecutor | None = None
         self._preload = preload
 
+    def start(self) -> None:
+        """Have a child ready: started now, if none is, to load what a report needs before one is asked for."""
+        self._executor()
+
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
@@ -123,8 +133,8 @@ class ReportWorker:
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm,
                 initargs=(self._preload,),
-                max_tasks_per_child=2,
             )
+            self._pool.submit(_started)
         return self._pool
 
     async def face(self, source: Source, *, money: MoneyFormat) -> ReportFace:
@@ -137,7 +147,9 @@ class ReportWorker:
         """The report's PDF and its first ``pages`` preview pages (and on the roll, its slip in ``tz``), made in the
         child process."""
         payload = await asyncio.to_thread(packed, source)
-        return await self._run(_end_of_day, payload, layout, money, dpi, pages, tz)
+        rendered = await self._run(_end_of_day, payload, layout, money, dpi, pages, tz)
+        self._next_child()
+        return rendered
 
     async def _run(self, task: Callable[..., Result], *args: Any) -> Result:
         future: Future[Result] = self._executor().submit(task, *args)
@@ -150,6 +162,13 @@ class ReportWorker:
     def close(self) -> None:
         """End the child now, mid-report or idle; the worker can start again on the next report."""
         self._discard()
+
+    def _next_child(self) -> None:
+        """Let the child that made a report go (it is idle, and exits) and start the next one."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
+        self.start()
 
     def _discard(self) -> None:
         pool, self._pool = self._pool, None

@@ -1,11 +1,15 @@
 """Manager's reports: the end-of-day (or shift) report and receipts, and the audit of every copy made.
 
-:meth:`Reports.end_of_day` asks the summary route for the range, lists the
-transactions that could have been completed in it (``created`` from
-``start - lookback``, see :mod:`pos_terminal.domain.report`), recomputes the
-figures and returns one immutable :class:`~pos_terminal.domain.report.EndOfDayReport`;
-a disagreement is part of the report, never dropped. Turning it into PDF is the
-business of :mod:`pos_terminal.reports`; printing, of the window or the command line.
+:meth:`Reports.order` asks the summary route for the range, lists the transactions
+that could have been completed in it (``created`` from ``start - lookback``, see
+:mod:`pos_terminal.domain.report`) and reads the day's audit entries: a
+:class:`ReportOrder`, what the report is made of, as read. :meth:`ReportOrder.made`
+recomputes the figures and returns one immutable
+:class:`~pos_terminal.domain.report.EndOfDayReport`; a disagreement is part of the
+report, never dropped. The window has it made in its report child
+(:mod:`pos_terminal.reports.worker`), the command line here (:meth:`Reports.end_of_day`).
+Turning it into PDF is the business of :mod:`pos_terminal.reports`; printing, of the
+window or the command line.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, file_dialog, label
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -104,7 +104,7 @@ class ReportsView(QWidget):
         self.paper: Paper | None = None
         self.model = FiguresModel(self)
         self.save_dialog: QFileDialog | None = None
-        # its child process starts with the first report, and loads what an order needs before it is handed one
+        # its child process starts as Reports is shown (or a report asked for) and loads what an order needs
         self.worker = ReportWorker(preload=(ReportOrder.__module__,))
 
         # --- what to report on -------------------------------------------------------------------
@@ -223,6 +223,13 @@ class ReportsView(QWidget):
         self.reports = terminal.reports(actor=lambda: terminal.till.actor or terminal.actor)
         self.show_nothing()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """The report child is started as the manager comes in, to have loaded what a report needs when one is asked
+        for (a cashier's till that never shows Reports never starts it)."""
+        super().showEvent(event)
+        if self.terminal is not None:
+            self.worker.start()
+
     def detach(self) -> None:
         self.tasks.cancel_all()
         self.worker.close()
@@ -292,6 +299,7 @@ class ReportsView(QWidget):
         self.waiting.start(asking)
         self.show_button.setEnabled(False)
         self._let_go_of_the_report()
+        self.worker.start()  # loading while the service answers, if it is not already
         try:
             order = await ordering
             self.waiting.start("Reading the figures…")

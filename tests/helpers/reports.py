@@ -15,6 +15,7 @@ from pos_terminal.domain.report import (
     build_report,
 )
 from pos_terminal.domain.summary import SummaryFigures, recompute
+from pos_terminal.reports.worker import ReportWorker
 
 
 def cups_pdf_queue() -> str | None:
@@ -105,3 +106,9 @@ def _harbour_cafe(period: TimeRange, reported: list[SummaryFigures], rows: list[
         listed=rows,
         merchant="Harbour Café",
     )
+
+
+def child_pids(worker: ReportWorker) -> set[int]:
+    """The pids of the report worker's child processes (none before it is started)."""
+    pool = worker._pool
+    return {p.pid for p in (getattr(pool, "_processes", None) or {}).values()} if pool is not None else set()

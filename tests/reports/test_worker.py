@@ -15,7 +15,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import EndOfDayReport
 from pos_terminal.reports import end_of_day, raster
 from pos_terminal.reports.worker import ReportNotMade, ReportWorker
-from tests.helpers.reports import busy_day_report
+from tests.helpers.reports import busy_day_report, child_pids
 
 MONEY = MoneyFormat("en_AU", "AUD")
 
@@ -43,11 +43,6 @@ async def gone(pid: int, within: float = 5.0) -> bool:
             return True
         await asyncio.sleep(0.02)
     return False
-
-
-def child_pids(worker: ReportWorker) -> set[int]:
-    pool = worker._pool
-    return {p.pid for p in (getattr(pool, "_processes", None) or {}).values()} if pool is not None else set()
 
 
 async def started_child(

@@ -26,7 +26,7 @@ from pos_terminal.ui.main_window import MainWindow, Tab
 from pos_terminal.ui.reports_view import MISMATCH_STYLE, PREVIEW_PAGES, ReportsView
 from pos_terminal.ui.tasks import Messages
 from tests.conftest import new_checked_in_customer
-from tests.helpers.reports import busy_day_report
+from tests.helpers.reports import busy_day_report, child_pids
 from tests.helpers.services import arm
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
@@ -133,6 +133,27 @@ async def test_the_day_s_rows_are_made_in_the_report_child_and_never_in_the_wind
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(view.paper.data)).pages)
     assert all(tx_id in text for tx_id in sold), "the PDF lists every transaction"
     assert text.count("charge") >= 3, "and the audit entries"
+    await finish(window, host)
+
+
+async def test_the_report_child_is_started_when_the_manager_opens_reports(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """The report is made in the child, so the first report's figures would wait for it to start and load reportlab:
+    it starts as Reports is opened (never on a till whose Reports is never shown), and the next starts as soon as
+    a report's PDF is made."""
+    window = await signed_in_window(host, make_window, client)
+    await complete_one(host, client)
+    view = window.workspace.reports
+    assert isinstance(view, ReportsView)
+    assert not child_pids(view.worker), "the cashier's screen starts no report child"
+    window.show_tab(Tab.REPORTS)
+    await until(lambda: bool(child_pids(view.worker)), what="the report child started")
+    first = child_pids(view.worker)
+    view.show_report()
+    await until(lambda: view.paper is not None, what="the report and its PDF")
+    assert view.model.figure(0, "count") == "1"
+    await until(lambda: bool(child_pids(view.worker)) and not child_pids(view.worker) & first, what="the next child")
     await finish(window, host)
 
 
