@@ -293,3 +293,31 @@ async def test_a_complete_in_flight_at_quit_prints_its_receipt_once_after_the_re
         await finish(second, again, wait=False)
         [job] = fake.jobs()
         assert [q.data for q in job if isinstance(q, QrCode)] == [transaction_id], f"once, after restart {restart}"
+
+
+async def test_the_roll_report_goes_to_the_receipt_printer_as_its_slip_made_in_the_report_child(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """The window never holds the report itself: the roll layout's slip comes from the report child with its PDF,
+    and printing queues that slip for the receipt printer."""
+    from pos_terminal.ui.reports_view import ReportsView
+
+    host = printer_host
+    window, register, _ = await authorized_sale(host, make_window, client, "Rolf Roll", "Scone", "5.50")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    await until(lambda: len(fake.jobs()) == 1, what="the sale's receipt")
+    window.show_tab(Tab.REPORTS)
+    view = window.workspace.reports
+    assert isinstance(view, ReportsView)
+    view.layout_choice.setCurrentIndex(view.layout_choice.findData("roll"))
+    view.show_report()
+    await until(lambda: view.paper is not None and view.paper.layout == "roll", what="the roll report")
+    assert view.paper is not None and view.paper.slip is not None
+    where = view.print_report()
+    assert where is not None and where.startswith("receipt printer")
+    await until(lambda: len(fake.jobs()) == 2, what="the report's slip printed")
+    slip = text_of(fake.jobs()[-1])
+    assert "End-of-day report (so far today)" in slip and "Reconciled" in slip
+    assert "$5.50" in slip and "complete (Maria Manager)" in slip, "its figures and its audit log"
+    await finish(window, host)

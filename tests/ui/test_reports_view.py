@@ -113,7 +113,7 @@ async def test_the_next_report_is_made_with_the_last_one_on_the_screen_but_not_i
 
 
 async def test_the_day_s_rows_are_made_in_the_report_child_and_never_in_the_window(
-    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
     """The window reads what a report is made of (the listing's bytes, the audit entries packed as read) and its
     child makes the report: the day's rows were the largest passing peak of the window's day (docs/memory.md). The
@@ -133,6 +133,9 @@ async def test_the_day_s_rows_are_made_in_the_report_child_and_never_in_the_wind
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(view.paper.data)).pages)
     assert all(tx_id in text for tx_id in sold), "the PDF lists every transaction"
     assert text.count("charge") >= 3, "and the audit entries"
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        screenshot(window, f"reports-from-the-child-{width}x{height}", tmp_path)
     await finish(window, host)
 
 
