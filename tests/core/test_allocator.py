@@ -44,3 +44,51 @@ def mapped_after_a_large_free(mode: str) -> bool:
 def test_a_large_block_gets_its_own_mapping_even_after_a_larger_one_was_freed() -> None:
     assert not mapped_after_a_large_free("untuned"), "glibc no longer moves its threshold: the tuning can go"
     assert mapped_after_a_large_free("tuned")
+
+
+HEAPS_PROBE = textwrap.dedent(
+    """
+    import ctypes, os, re, sys, tempfile, threading
+    from pos_terminal.allocator import keep_large_blocks_out_of_the_heap
+
+    if sys.argv[1] == "tuned":
+        assert keep_large_blocks_out_of_the_heap()
+    libc = ctypes.CDLL(None)
+    libc.fdopen.restype = ctypes.c_void_p
+    libc.fdopen.argtypes = (ctypes.c_int, ctypes.c_char_p)
+    libc.fclose.argtypes = (ctypes.c_void_p,)
+    libc.malloc_info.argtypes = (ctypes.c_int, ctypes.c_void_p)
+    busy = threading.Barrier(6)
+
+    def work():
+        kept = [bytearray(2000) for _ in range(200)]  # C heap blocks, allocated on this thread's heap
+        busy.wait()  # all at once: a thread never finds its neighbour's heap free
+        del kept
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with tempfile.TemporaryFile() as out:
+        stream = libc.fdopen(os.dup(out.fileno()), b"w")
+        libc.malloc_info(0, stream)
+        libc.fclose(stream)
+        out.seek(0)
+        print(len(re.findall(rb'<heap nr="', out.read())))
+    """
+)
+
+
+def heaps_after_six_threads(mode: str) -> int:
+    run = subprocess.run(
+        [sys.executable, "-c", HEAPS_PROBE, mode], capture_output=True, text=True, timeout=60, check=True
+    )
+    return int(run.stdout.strip())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's heaps per thread are Linux's")
+def test_every_thread_allocates_from_the_one_heap() -> None:
+    """Threads that come and go all day each left a heap of their own a little larger (docs/memory.md)."""
+    assert heaps_after_six_threads("untuned") > 1, "glibc no longer gives threads heaps of their own"
+    assert heaps_after_six_threads("tuned") == 1
