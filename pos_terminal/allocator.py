@@ -31,7 +31,7 @@ LARGE_BLOCK = 128 * 1024  # glibc's own starting value
 HEAPS = 1  # every thread allocates from the main heap
 
 
-def keep_large_blocks_out_of_the_heap() -> bool:
+def hand_memory_back() -> bool:
     """Fix glibc's mmap threshold at :data:`LARGE_BLOCK` and its heaps at :data:`HEAPS`; True when both were set
     (glibc on Linux). Called before the window starts its threads."""
     if not sys.platform.startswith("linux"):

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from pos_terminal.allocator import keep_large_blocks_out_of_the_heap
+from pos_terminal.allocator import hand_memory_back
 from pos_terminal.errors import UserError
 from pos_terminal.logs import CrashReports, configure_logging
 from pos_terminal.paths import Paths
@@ -176,7 +176,7 @@ def run_gui(paths: Paths, *, service_url: str | None = None) -> int:
     if (problem := display_problem()) is not None:
         print(problem, file=sys.stderr)
         return 1
-    keep_large_blocks_out_of_the_heap()  # a shift's reports must not ratchet the resident memory up
+    hand_memory_back()  # a shift's reports must not ratchet the resident memory up
     try:
         paths = paths.ensure()
         configure_logging(paths.log_file, "pos-terminal window")

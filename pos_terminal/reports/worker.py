@@ -115,7 +115,8 @@ def _end_of_day(
 
 
 class ReportWorker:
-    """One child process at a time, started on the first report; :meth:`close` when the window closes."""
+    """One child process at a time, started before it is needed (:meth:`start`) and let go after each report's PDF;
+    :meth:`close` when the window closes."""
 
     def __init__(self, *, preload: tuple[str, ...] = ()) -> None:
         """``preload``: the modules the orders it is handed come from, imported in each child before it is needed."""

@@ -15,7 +15,7 @@ import pytest
 PROBE = textwrap.dedent(
     """
     import ctypes, ctypes.util, sys
-    from pos_terminal.allocator import keep_large_blocks_out_of_the_heap
+    from pos_terminal.allocator import hand_memory_back
 
     class MallInfo2(ctypes.Structure):
         _fields_ = [(name, ctypes.c_size_t) for name in
@@ -25,7 +25,7 @@ PROBE = textwrap.dedent(
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     libc.mallinfo2.restype = MallInfo2
     if sys.argv[1] == "tuned":
-        assert keep_large_blocks_out_of_the_heap()
+        assert hand_memory_back()
     preview = bytearray(8 * 1024 * 1024)  # a report's page images, freed: glibc raises its threshold to 8 MiB
     del preview
     before = libc.mallinfo2().hblkhd
@@ -49,10 +49,10 @@ def test_a_large_block_gets_its_own_mapping_even_after_a_larger_one_was_freed() 
 HEAPS_PROBE = textwrap.dedent(
     """
     import ctypes, os, re, sys, tempfile, threading
-    from pos_terminal.allocator import keep_large_blocks_out_of_the_heap
+    from pos_terminal.allocator import hand_memory_back
 
     if sys.argv[1] == "tuned":
-        assert keep_large_blocks_out_of_the_heap()
+        assert hand_memory_back()
     libc = ctypes.CDLL(None)
     libc.fdopen.restype = ctypes.c_void_p
     libc.fdopen.argtypes = (ctypes.c_int, ctypes.c_char_p)

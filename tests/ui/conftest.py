@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pos_terminal.allocator import keep_large_blocks_out_of_the_heap
+from pos_terminal.allocator import hand_memory_back
 from pos_terminal.app import AppHost, close_down
 from pos_terminal.config import Settings, save_settings
 from pos_terminal.paths import Paths
@@ -41,7 +41,7 @@ MANAGER, MANAGER_PIN = "Maria Manager", "908172635401"
 
 
 def _application() -> QApplication:
-    keep_large_blocks_out_of_the_heap()  # as the application's start does (pos_terminal.app.run_gui)
+    hand_memory_back()  # as the application's start does (pos_terminal.app.run_gui)
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     apply_theme(app, Scheme.LIGHT)  # every test starts light, whatever a test before it chose
