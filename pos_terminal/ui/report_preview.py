@@ -1,7 +1,13 @@
 """The report's preview: the PDF's pages one under the other, as images, scaled down to fit.
 
 The pages come from :mod:`pos_terminal.reports.raster` (pypdfium2: QtPdf is not in the PySide6 wheels); the
-labels that show them are made once and reused from report to report.
+widgets that show them are made once and reused from report to report.
+
+A page is painted from its ``QImage``, never set as a ``QPixmap`` on a ``QLabel``. Since Qt 6.9 a label keeps its
+pixmap as a ``QIcon``, and the icon's engine puts every pixmap it draws into the application's ``QPixmapCache``
+(10 MB by default). Each report's pages then stayed alive after the next report replaced them, until newer
+entries pushed them out: up to 10 MB of an earlier day's pixels, held by no widget. Painting the image also keeps
+one copy of each page's pixels instead of two (the image and its pixmap).
 """
 
 from __future__ import annotations
@@ -9,11 +15,39 @@ from __future__ import annotations
 from pos_terminal.ui.widgets import label
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage, QPixmap, QResizeEvent
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
 PREVIEW_PAGES = 20  # a 10,000-transaction report has hundreds of pages; the PDF keeps them all
-PAGE_STYLE = "background: white; border: 1px solid #9aa5b1;"
+PAGE_BORDER = QColor("#9aa5b1")
+
+
+class PageView(QWidget):
+    """One page: its image in a one-pixel border, drawn as it is or scaled down to the width it is given."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.image = QImage()  # what is drawn: the page itself, or a copy scaled down to fit
+
+    def show_image(self, image: QImage, width: int) -> None:
+        """Draw ``image``, scaled down (never up) to ``width`` pixels when it is wider."""
+        if width < image.width():
+            image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+        self.image = image
+        self.setFixedSize(image.width() + 2, image.height() + 2)
+        self.update()
+
+    def clear(self) -> None:
+        """Let the page's pixels go."""
+        self.image = QImage()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        painter = QPainter(self)
+        painter.setPen(PAGE_BORDER)
+        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        if not self.image.isNull():
+            painter.drawImage(1, 1, self.image)
+        painter.end()
 
 
 class Preview(QScrollArea):
@@ -22,8 +56,8 @@ class Preview(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.images: list[QImage] = []
-        self.labels: list[QLabel] = []  # every page label made so far (at most PREVIEW_PAGES)
-        self.pages: list[QLabel] = []  # those showing a page now
+        self.sheets: list[PageView] = []  # every page made so far (at most PREVIEW_PAGES)
+        self.pages: list[PageView] = []  # those showing a page now
         self.box = QWidget()
         self.box.setObjectName("pages")
         self.box.setStyleSheet("QWidget#pages { background: #e4e7eb; }")
@@ -37,27 +71,26 @@ class Preview(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._make_labels(PREVIEW_PAGES)  # all of them now: a longer report later makes no widget
+        self._make_sheets(PREVIEW_PAGES)  # all of them now: a longer report later makes no widget
 
-    def _make_labels(self, count: int) -> None:
-        while len(self.labels) < count:
-            page = QLabel()
-            page.setStyleSheet(PAGE_STYLE)
-            page.setAccessibleName(f"Page {len(self.labels) + 1} of the report")
+    def _make_sheets(self, count: int) -> None:
+        while len(self.sheets) < count:
+            page = PageView()
+            page.setAccessibleName(f"Page {len(self.sheets) + 1} of the report")
             page.hide()
             self.column.addWidget(page)
-            self.labels.append(page)
+            self.sheets.append(page)
 
     def set_images(self, images: list[QImage]) -> None:
-        """Show ``images``, one label a page. Labels are kept and reused, never deleted and made anew: a day of
-        reports would otherwise leave pages (and their pixmaps) waiting for a deferred deletion."""
+        """Show ``images``, one page widget each. The widgets are kept and reused, never deleted and made anew: a
+        day of reports would otherwise leave pages (and their pixels) waiting for a deferred deletion."""
         self.images = images
         self.empty.setVisible(not images)
-        self._make_labels(len(images))
-        for unused in self.labels[len(images) :]:
-            unused.clear()  # its pixmap goes now
+        self._make_sheets(len(images))
+        for unused in self.sheets[len(images) :]:
+            unused.clear()  # its pixels go now
             unused.hide()
-        self.pages = self.labels[: len(images)]
+        self.pages = self.sheets[: len(images)]
         for page in self.pages:
             page.show()
         self.fit()
@@ -68,12 +101,7 @@ class Preview(QScrollArea):
             self.viewport().width() - margins.left() - margins.right() - 2 - self.verticalScrollBar().sizeHint().width()
         )
         for page, image in zip(self.pages, self.images, strict=True):
-            width = max(100, min(image.width(), room))
-            pixmap = QPixmap.fromImage(image)
-            if width < image.width():
-                pixmap = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
-            page.setPixmap(pixmap)
-            page.setFixedSize(pixmap.width() + 2, pixmap.height() + 2)
+            page.show_image(image, max(100, room))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

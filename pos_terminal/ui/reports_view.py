@@ -47,7 +47,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.report_figures import FiguresModel
-from pos_terminal.ui.report_preview import PREVIEW_PAGES, Preview
+from pos_terminal.ui.report_preview import PREVIEW_PAGES, PageView, Preview
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, file_dialog, label
 
@@ -427,13 +427,15 @@ class ReportsView(QWidget):
     @staticmethod
     def page_image(page: raster.PageImage) -> QImage:
         image = QImage(page.data, page.width, page.height, page.stride, QImage.Format.Format_RGBA8888)
-        return image.copy()  # owns its pixels once ``page.data`` is gone
+        # a copy that owns its pixels once ``page.data`` is gone, in the format the screen is painted in (pages are
+        # opaque), so drawing it is a plain copy of its lines
+        return image.convertToFormat(QImage.Format.Format_RGB32)
 
     def set_pages(self, images: list[QImage]) -> None:
         self.preview.set_images(images)
 
     @property
-    def pages(self) -> list[QLabel]:
+    def pages(self) -> list[PageView]:
         return self.preview.pages
 
     # --- copies ----------------------------------------------------------------------------------

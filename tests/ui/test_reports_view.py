@@ -32,7 +32,7 @@ from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QWidget
 
 
 async def complete_one(host: AppHost, client: httpx.Client) -> str:
@@ -70,7 +70,7 @@ async def test_show_a_report_preview_and_save_it(
     assert "Open authorized: 0" in view.counts.text()
     assert view.save_button.isEnabled() and view.print_button.isEnabled()
     assert view.preview.images[0].width() > 800  # A4 at 100 dpi is 827 pixels wide
-    assert view.pages[0].pixmap().width() <= view.preview.viewport().width()  # scaled to fit, no sideways scrolling
+    assert view.pages[0].image.width() <= view.preview.viewport().width()  # scaled to fit, no sideways scrolling
 
     target = tmp_path / "out" / "end-of-day.pdf"
     assert view.save(target) == target
@@ -233,8 +233,8 @@ async def test_a_skewed_summary_shows_in_red_with_each_difference(qtbot: Any) ->
     assert view.model.data(view.model.index(0, 6)).startswith("differs: count, total")
 
 
-async def test_the_preview_reuses_its_page_labels_from_report_to_report(qtbot: Any) -> None:
-    """A day of reports makes no widgets: the page labels are kept, and a page not shown lets its pixmap go."""
+async def test_the_preview_reuses_its_page_widgets_from_report_to_report(qtbot: Any) -> None:
+    """A day of reports makes no widgets: the page widgets are kept, and a page not shown lets its pixels go."""
     start = datetime(2026, 11, 23, tzinfo=UTC)
     busy = busy_day_report()
     quiet = build_report(
@@ -256,10 +256,10 @@ async def test_the_preview_reuses_its_page_labels_from_report_to_report(qtbot: A
         for report in (busy, quiet, busy, quiet):
             view.show_figures(ReportFace.of(report, money.format), source=report)
             await view._render(report, money)
-            made.append(len(view.preview.box.findChildren(QLabel)))
-            shown = [page for page in view.preview.labels if page.isVisibleTo(view)]
+            made.append(len(view.preview.box.findChildren(QWidget)))
+            shown = [page for page in view.preview.sheets if page.isVisibleTo(view)]
             assert shown == view.pages and len(shown) == (PREVIEW_PAGES if report is busy else 1)
-            assert all(page.pixmap().isNull() for page in view.preview.labels if page not in shown)
+            assert all(page.image.isNull() for page in view.preview.sheets if page not in shown)
     finally:
         view.worker.close()
     assert made == [PREVIEW_PAGES + 1] * 4, made  # the pages and the "appear here" hint, made once
