@@ -13,7 +13,7 @@ from pos_terminal.ui.actions import DISMISS_MESSAGE
 from pos_terminal.ui.cashier_presenter import waited
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QStyle,
     QTableView,
     QWidget,
 )
@@ -322,13 +323,31 @@ class Banner(QFrame):
         self.dismissed.emit()
 
 
+_warning_sign: QPixmap | None = None
+
+
+def warning_sign(box: QMessageBox) -> QPixmap:
+    """The style's warning sign at a message box's size, made once for the whole day.
+
+    ``QMessageBox.setIcon`` loads the sign anew for every box, and the icon engine files each new copy in the
+    application's ``QPixmapCache`` under that copy's own key: a day of confirmations filled the cache towards
+    its 10 MB with the same sign. One pixmap has one key, so the cache holds it once."""
+    global _warning_sign
+    if _warning_sign is None:
+        style = box.style()
+        side = style.pixelMetric(QStyle.PixelMetric.PM_MessageBoxIconSize, None, box)
+        icon = style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning, None, box)
+        _warning_sign = icon.pixmap(QSize(side, side), box.devicePixelRatio())
+    return _warning_sign
+
+
 def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Callable[[], None]) -> QMessageBox:
     """Ask before something that cannot be undone; "No" is the default and Escape. Opened with ``open()``,
     never a nested ``exec()``, so the window's coroutines go on while it is up. Deleted once answered: a day
     of refunds otherwise keeps every box it asked, hidden, as a child of ``parent``."""
     box = QMessageBox(parent)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    box.setIcon(QMessageBox.Icon.Warning)
+    box.setIconPixmap(warning_sign(box))
     box.setWindowTitle(title)
     box.setText(question)
     box.setInformativeText(detail)

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-import ctypes
 from typing import Any
 
 from pos_terminal.ui.report_preview import Preview
+from tests.helpers.memory import c_heap_in_use
 
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
 ROLL_PAGE = (315, 1575)  # an 80 mm roll page at the preview's 100 dpi: 2 MB of pixels
-
-
-class MallInfo2(ctypes.Structure):
-    _fields_ = [
-        (name, ctypes.c_size_t)
-        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks")
-    ] + [("keepcost", ctypes.c_size_t)]
-
-
-def c_heap_in_use() -> int:
-    """Bytes the C allocator has handed out and not had back, from its heaps and as blocks mapped on their own."""
-    libc = ctypes.CDLL(None)
-    libc.mallinfo2.restype = MallInfo2
-    info = libc.mallinfo2()
-    return int(info.uordblks + info.hblkhd)
 
 
 def pages(count: int, shade: int, size: tuple[int, int] = ROLL_PAGE) -> list[QImage]:
