@@ -21,7 +21,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-$(DEPS)
 TEST_STAMP    := $(VENV)/.test-$(DEPS)
 DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
-TEST_WORKERS  ?= 2
+TEST_WORKERS  ?= 4
 
 .PHONY: run test bench test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools
 
