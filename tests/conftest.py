@@ -63,13 +63,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(line)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests first, each group in the order the run shuffled it. The workers take tests in this order:
-    a long test started last kept the run going for its whole length while the other workers sat idle."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The run's end has its time limit here, in the process that ends the run. A worker of pytest-xdist is not
     timed: it finishes when its own tests do and then waits, rightly, until the last worker is done and the

@@ -32,8 +32,6 @@ from tests.bench.bench_store import (
 from tests.bench.conftest import Bench
 from tests.store.postgres import StoreTarget
 
-pytestmark = pytest.mark.slow  # long: it starts first (tests/conftest.py)
-
 MEASURING_SECONDS = 60.0  # make bench; POS_BENCH_STORE_SECONDS=120 for the figures of docs/store.md
 SALE_P99_TARGET = 1.5
 SALE_P99_CI_BOUND = 10.0  # the till waiting on the store, not a busy machine

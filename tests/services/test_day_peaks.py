@@ -34,8 +34,6 @@ from tests.helpers.sandbox_process import SandboxProcess, sandbox_process
 from tests.helpers.services import arm, customer_model
 from tests.services.test_checkout import coffee_check
 
-pytestmark = pytest.mark.slow  # long: it starts first (tests/conftest.py)
-
 Done = TypeVar("Done")
 
 BUSY_HOUR = 400  # sales of this terminal in the hour before the lost charge

@@ -40,8 +40,6 @@ from tests.soak.shift import (
 )
 from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window
 
-pytestmark = pytest.mark.slow  # long: it starts first (tests/conftest.py)
-
 CHARGES = int(os.environ.get("POS_SOAK_CHARGES", "60"))
 SEED = int(os.environ.get("POS_SOAK_SEED", "20250611"))
 REPORT = os.environ.get("POS_SOAK_REPORT")
