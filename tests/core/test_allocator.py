@@ -9,34 +9,33 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]  # the probes import tests.helpers
+
 PROBE = textwrap.dedent(
     """
-    import ctypes, ctypes.util, sys
+    import sys
     from pos_terminal.allocator import hand_memory_back
+    from tests.helpers.memory import mapped_blocks
 
-    class MallInfo2(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_size_t) for name in
-                    ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
-                     "keepcost")]
-
-    libc = ctypes.CDLL(ctypes.util.find_library("c"))
-    libc.mallinfo2.restype = MallInfo2
     if sys.argv[1] == "tuned":
         assert hand_memory_back()
     preview = bytearray(8 * 1024 * 1024)  # a report's page images, freed: glibc raises its threshold to 8 MiB
     del preview
-    before = libc.mallinfo2().hblkhd
+    before = mapped_blocks()
     page = bytearray(1024 * 1024)  # the next page image
-    print(libc.mallinfo2().hblkhd - before >= len(page))
+    print(mapped_blocks() - before >= len(page))
     """
 )
 
 
 def mapped_after_a_large_free(mode: str) -> bool:
-    run = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, timeout=60, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, timeout=60, check=True, cwd=ROOT
+    )
     return run.stdout.strip() == "True"
 
 

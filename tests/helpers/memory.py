@@ -23,9 +23,19 @@ class MallInfo2(ctypes.Structure):
     ]
 
 
-def c_heap_in_use() -> int:
-    """Bytes glibc has handed out and not had back, from its heaps and as blocks mapped on their own."""
+def mallinfo2() -> MallInfo2:
     libc = ctypes.CDLL(None)
     libc.mallinfo2.restype = MallInfo2
-    info = libc.mallinfo2()
+    info: MallInfo2 = libc.mallinfo2()
+    return info
+
+
+def c_heap_in_use() -> int:
+    """Bytes glibc has handed out and not had back, from its heaps and as blocks mapped on their own."""
+    info = mallinfo2()
     return int(info.uordblks + info.hblkhd)
+
+
+def mapped_blocks() -> int:
+    """Bytes glibc has handed out as blocks mapped on their own (outside its heaps)."""
+    return int(mallinfo2().hblkhd)
