@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState
+from pos_terminal.domain.packing import packed, unpacked
 from pos_terminal.domain.report import CashReceipt, EndOfDayReport, Receipt
 from pos_terminal.domain.report_document import (
     FIGURE_NAMES,
@@ -137,6 +138,29 @@ class Slip:
             raise ValueError("unknown block on a slip")
 
         return cls(SlipKind(data["kind"]), str(data["title"]), tuple(block(b) for b in data["blocks"]))
+
+
+@dataclass(frozen=True, slots=True)
+class PackedSlip:
+    """A slip held as one bytes object until it is printed.
+
+    A day's report on the roll is a slip of a line for every refund, cancellation and audit entry: thousands of small
+    objects that the window would unpack with every roll report it shows, and keep for printing until the next one.
+    Each such report raised the interpreter's high-water mark with the day, and a few long-lived objects made in the
+    meantime kept each new arena for good (docs/memory.md). Held packed, it is one block of memory, unpacked only
+    when the manager prints it on the receipt printer."""
+
+    data: bytes
+
+    @classmethod
+    def of(cls, slip: Slip) -> PackedSlip:
+        return cls(packed(slip))
+
+    def unpacked(self) -> Slip:
+        slip = unpacked(self.data)
+        if not isinstance(slip, Slip):
+            raise TypeError("a packed slip holds a slip")
+        return slip
 
 
 def _local(moment: datetime | None, tz: tzinfo | None, pattern: str = "%Y-%m-%d %H:%M") -> str:

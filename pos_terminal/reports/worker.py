@@ -38,7 +38,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.packing import packed, unpacked
 from pos_terminal.domain.report import EndOfDayReport, Layout
 from pos_terminal.domain.report_document import ReportFace
-from pos_terminal.domain.slip import Slip, report_slip
+from pos_terminal.domain.slip import PackedSlip, report_slip
 from pos_terminal.errors import UserError
 from pos_terminal.reports.raster import PageImage
 
@@ -61,12 +61,12 @@ Source = EndOfDayReport | Order
 @dataclass(frozen=True, slots=True)
 class Rendered:
     """A report made in the child: the PDF, how many pages it has, the first pages as images, and for the 80 mm roll
-    the receipt printer's slip of it."""
+    the receipt printer's slip of it, packed (the window unpacks it only to print it)."""
 
     data: bytes
     page_count: int
     previews: tuple[PageImage, ...]
-    slip: Slip | None = None
+    slip: PackedSlip | None = None
 
 
 def _started() -> None:
@@ -110,7 +110,7 @@ def _end_of_day(
     report = _report(source)
     data = end_of_day.render(report, layout, money=money)
     count = len(raster.page_sizes(data))
-    slip = report_slip(report, money.format, tz) if layout == "roll" else None
+    slip = PackedSlip.of(report_slip(report, money.format, tz)) if layout == "roll" else None
     return Rendered(data, count, tuple(raster.iter_pages(data, dpi=dpi, count=pages)), slip)
 
 

@@ -37,7 +37,7 @@ from pos_terminal.domain.report_document import (
     Verdict,
 )
 from pos_terminal.domain.shift import Shift
-from pos_terminal.domain.slip import Slip
+from pos_terminal.domain.slip import PackedSlip
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.reports import raster
@@ -82,12 +82,13 @@ class NoReport(UserError):
 
 @dataclass(frozen=True, slots=True)
 class Paper:
-    """One rendering of a report: what the screen shows of it, the layout, the PDF bytes, and on the roll its slip."""
+    """One rendering of a report: what the screen shows of it, the layout, the PDF bytes, and on the roll its slip
+    (packed until it is printed)."""
 
     report: ReportFace
     layout: Layout
     data: bytes
-    slip: Slip | None = None
+    slip: PackedSlip | None = None
 
 
 class ReportsView(QWidget):
@@ -485,7 +486,7 @@ class ReportsView(QWidget):
             assert self.reports is not None
             counter = self.terminal.counter
             if paper.layout == "roll" and counter.printer is not None and paper.slip is not None:
-                counter.queue(paper.slip)
+                counter.queue(paper.slip.unpacked())
                 where = f"receipt printer {counter.printer.address}"
                 self.reports.record_report(paper.report, "printed", where=where, layout=paper.layout)
                 self.messages.show_info("The report went to the receipt printer.")

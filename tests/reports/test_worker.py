@@ -4,9 +4,11 @@ stops (closed mid-report, or killed) never leaves the window waiting."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 from collections.abc import AsyncIterator
+from types import ModuleType
 
 import pytest
 from pypdf import PdfReader
@@ -70,6 +72,34 @@ async def test_a_report_made_in_the_child_is_the_one_made_here(
     first = next(raster.iter_pages(here, dpi=72.0, count=1))
     assert (rendered.previews[0].width, rendered.previews[0].height) == (first.width, first.height)
     assert rendered.previews[0].data == first.data  # the same pixels: the same PDF, rendered the same way
+
+
+def objects_in(value: object) -> int:
+    """How many objects ``value`` holds, itself included (classes and modules aside)."""
+    seen: set[int] = set()
+    todo = [value]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, type | ModuleType):
+            continue
+        seen.add(id(obj))
+        todo.extend(gc.get_referents(obj))
+    return len(seen)
+
+
+async def test_a_roll_report_reaches_the_window_as_a_few_objects_however_long_the_day(
+    worker: ReportWorker, big_report: EndOfDayReport
+) -> None:
+    """The roll's slip is a line for every refund, cancellation and audit entry of the day. Unpacked in the window
+    with every roll report shown, it raised the interpreter's high-water mark with the day, and the soak's arenas
+    with it (docs/memory.md); it stays packed until it is printed."""
+    rendered = await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
+    assert rendered.slip is not None
+    slip = rendered.slip.unpacked()
+    assert len(slip.blocks) > 1_000, "a long day's slip"
+    assert "Audit log" in slip.text
+    held = objects_in(rendered)
+    assert held < 40, f"the window holds {held:,} objects of a roll report"
 
 
 async def test_each_report_has_a_process_of_its_own_that_exits_with_it(
