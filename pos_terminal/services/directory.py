@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from pos_terminal.api.client import PosClient
+from pos_terminal.api.client import Listing, PosClient
 from pos_terminal.api.models import Customer, Summary, Transaction, TransactionRow
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal
@@ -38,6 +38,7 @@ class Customers:
 
 
 Listed = TypeVar("Listed", Transaction, TransactionRow)
+Read = TypeVar("Read")  # what a listing is read as: whole records, or the listing as sent
 
 
 class History:
@@ -61,17 +62,26 @@ class History:
     async def rows(self, start: datetime, end: datetime, terminal_id: str | None) -> builtins.list[TransactionRow]:
         """The same listing, each entry read only as far as a list shows it (a tenth of a whole record in
         memory: a day of records kept on screen no longer costs a day's worth of models)."""
-        rows = await self._listing(self.client.list_transaction_rows, start, end, terminal_id)
+        return self.rows_of(await self.listing(start, end, terminal_id))
+
+    async def listing(self, start: datetime, end: datetime, terminal_id: str | None) -> Listing:
+        """The listing as the service sent it, one object however long the day: read by :meth:`rows_of` once the
+        rows it replaces on a screen are let go of (a day's rows twice at once, at every visit, raised the window's
+        memory with the day: docs/memory.md)."""
+        return await self._listing(self.client.transaction_listing, start, end, terminal_id)
+
+    def rows_of(self, listing: Listing) -> builtins.list[TransactionRow]:
+        rows = listing.read(TransactionRow)
         self._learn_states(rows)
         return rows
 
     async def _listing(
         self,
-        read: Callable[..., Awaitable[builtins.list[Listed]]],
+        read: Callable[..., Awaitable[Read]],
         start: datetime,
         end: datetime,
         terminal_id: str | None,
-    ) -> builtins.list[Listed]:
+    ) -> Read:
         """The range by the service's clock; read again when its answer showed that clock further off than the
         range asked for allowed (the first request of a process learns it)."""
         asked = self._by_service_clock(start, end)

@@ -1,0 +1,53 @@
+"""History holds one day of rows at a time: the rows on screen go before the next listing is read.
+
+Each visit reads the whole day again. With the rows on screen still held while the new ones were read, a visit's
+peak was the day twice over, and it grew with the day; the arena probe of the soak (docs/memory.md) saw the window's
+memory rise for good at those reads. The old rows are now let go of in the same turn of the loop as the new ones
+are read and shown, so the table is never painted empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from pos_terminal.api.client import Listing
+from pos_terminal.api.models import TransactionRow
+from pos_terminal.app import AppHost
+from pos_terminal.ui.history_view import HistoryView
+from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.ui.conftest import finish, signed_in_window, until
+from tests.ui.test_reports_view import complete_one
+
+
+async def test_a_visit_lets_the_rows_on_screen_go_before_it_reads_the_day_again(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    for _ in range(3):
+        await complete_one(host, client)
+    window.show_tab(Tab.HISTORY)
+    history = window.workspace.history
+    assert isinstance(history, HistoryView)
+    await until(lambda: history.model.rowCount() == 3, what="the three sales listed")
+
+    terminal = host.terminal
+    assert terminal is not None
+    read = terminal.history.rows_of
+    on_screen_at_each_read: list[int] = []
+
+    def rows_of(listing: Listing) -> list[TransactionRow]:
+        on_screen_at_each_read.append(history.model.rowCount())
+        return read(listing)
+
+    monkeypatch.setattr(terminal.history, "rows_of", rows_of)
+    sold = await complete_one(host, client)
+    history.load()
+    await until(lambda: history.model.rowCount() == 4, what="the fourth sale listed")
+
+    assert on_screen_at_each_read == [0], "the rows on screen are let go of before the day is read again"
+    assert history.model.find(sold) is not None
+    assert history.current() is not None, "the newest row is chosen, as after every load"
+    await finish(window, host)
