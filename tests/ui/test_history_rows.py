@@ -9,6 +9,7 @@ are read and shown, so the table is never painted empty.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -18,12 +19,16 @@ from pos_terminal.api.models import TransactionRow
 from pos_terminal.app import AppHost
 from pos_terminal.ui.history_view import HistoryView
 from pos_terminal.ui.main_window import MainWindow, Tab
-from tests.ui.conftest import finish, signed_in_window, until
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
 from tests.ui.test_reports_view import complete_one
 
 
 async def test_a_visit_lets_the_rows_on_screen_go_before_it_reads_the_day_again(
-    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     window = await signed_in_window(host, make_window, client)
     for _ in range(3):
@@ -50,4 +55,7 @@ async def test_a_visit_lets_the_rows_on_screen_go_before_it_reads_the_day_again(
     assert on_screen_at_each_read == [0], "the rows on screen are let go of before the day is read again"
     assert history.model.find(sold) is not None
     assert history.current() is not None, "the newest row is chosen, as after every load"
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        screenshot(window, f"history-reloaded-{width}x{height}", tmp_path)
     await finish(window, host)
