@@ -37,7 +37,6 @@ from pos_terminal.api.models import (
     Summary,
     Transaction,
     TransactionRef,
-    TransactionRow,
 )
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
@@ -156,13 +155,6 @@ class PosClient:
         self, start: datetime, end: datetime, terminal_id: str | None = None
     ) -> list[Transaction]:
         return await self._transactions(start, end, terminal_id, Transaction)
-
-    async def list_transaction_rows(
-        self, start: datetime, end: datetime, terminal_id: str | None = None
-    ) -> list[TransactionRow]:
-        """The same listing as :meth:`list_transactions`, each entry read only as far as a report's row needs:
-        a day of full records is some 6 to 10 KB of small objects each, a row some 700 bytes."""
-        return await self._transactions(start, end, terminal_id, TransactionRow)
 
     async def list_transaction_refs(
         self, start: datetime, end: datetime, terminal_id: str | None = None

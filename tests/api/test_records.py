@@ -98,7 +98,7 @@ async def test_a_reports_listing_reads_the_same_rows_in_a_fraction_of_the_memory
     now = datetime.now(UTC)
     window = (now - timedelta(hours=1), now + timedelta(hours=1), "LANE-1")
     records = await pos_client.list_transactions(*window)
-    rows = await pos_client.list_transaction_rows(*window)
+    rows = (await pos_client.transaction_listing(*window)).read(TransactionRow)  # what History reads
     fields = ("transaction_id", "state", "ref_id", "terminal_id", "created", "updated", "completed", "total")
     money = ("charge_amount", "amount_charged", "tip_amount", "fee_amount")
     assert [tuple(getattr(r, f) for f in fields + money) for r in rows] == [
