@@ -410,8 +410,9 @@ def _close(device: Escpos) -> None:
 
 # --- a line as a picture ----------------------------------------------------------------------------------------
 
-_FONT_FILES = ("DejaVuSans.ttf", "DroidSansFallbackFull.ttf")
-_BOLD_FILES = ("DejaVuSans-Bold.ttf", "DroidSansFallbackFull.ttf")
+# Latin, Greek and Cyrillic; then Chinese and Japanese; then Korean (resources/fonts/README.md)
+_FONT_FILES = ("DejaVuSans.ttf", "DroidSansFallbackFull.ttf", "NanumSquareR.ttf")
+_BOLD_FILES = ("DejaVuSans-Bold.ttf", "DroidSansFallbackFull.ttf", "NanumSquareR.ttf")
 
 
 @cache
@@ -434,7 +435,7 @@ def _has_glyph(font: Any, ch: str) -> bool:
 def _font_for(fonts: tuple[Any, ...], ch: str) -> Any:
     if ch.isascii() or ch.isspace():
         return fonts[0]
-    return next((font for font in fonts if _has_glyph(font, ch)), fonts[-1])
+    return next((font for font in fonts if _has_glyph(font, ch)), fonts[0])
 
 
 def line_image(row: str, width: int, line: Line, scale: int = 1) -> Image.Image:

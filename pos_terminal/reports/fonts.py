@@ -1,9 +1,10 @@
-"""The fonts the PDFs embed, and how text that DejaVu cannot draw falls back to Droid Sans Fallback.
+"""The fonts the PDFs embed, and how text that DejaVu cannot draw falls back to Droid Sans Fallback and NanumSquare.
 
 reportlab's base-14 fonts are Latin-1 only and reportlab does not fall back
 from one font to another by itself, so text is split into runs: each run of
-characters DejaVu Sans lacks (Chinese, Japanese, Korean names) is drawn in the
-fallback font.
+characters DejaVu Sans lacks is drawn in the first fallback that has them,
+Droid Sans Fallback for Chinese and Japanese, NanumSquare for Korean (Droid
+has three of Hangul's 11,172 syllables).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from pos_terminal import assets
 REGULAR = "PosSans"
 BOLD = "PosSans-Bold"
 FALLBACK = "PosSansFallback"
-_FILES = {REGULAR: "DejaVuSans.ttf", BOLD: "DejaVuSans-Bold.ttf", FALLBACK: "DroidSansFallbackFull.ttf"}
+HANGUL = "PosSansHangul"
+FALLBACKS = (FALLBACK, HANGUL)  # in the order a character DejaVu lacks looks for its glyph
+_FILES = {
+    REGULAR: "DejaVuSans.ttf",
+    BOLD: "DejaVuSans-Bold.ttf",
+    FALLBACK: "DroidSansFallbackFull.ttf",
+    HANGUL: "NanumSquareR.ttf",
+}
 _lock = threading.Lock()
 _registered = False
 
@@ -38,10 +46,9 @@ def register() -> None:
         addMapping(REGULAR, 1, 0, BOLD)
         addMapping(REGULAR, 0, 1, REGULAR)
         addMapping(REGULAR, 1, 1, BOLD)
-        addMapping(FALLBACK, 0, 0, FALLBACK)
-        addMapping(FALLBACK, 1, 0, FALLBACK)
-        addMapping(FALLBACK, 0, 1, FALLBACK)
-        addMapping(FALLBACK, 1, 1, FALLBACK)
+        for fallback in FALLBACKS:
+            for bold, italic in ((0, 0), (1, 0), (0, 1), (1, 1)):
+                addMapping(fallback, bold, italic, fallback)
         _registered = True
 
 
@@ -60,14 +67,19 @@ def covered(text: str) -> bool:
     return all(ord(ch) in cmap or ch.isspace() for ch in text)
 
 
+def _fallback_for(code: int) -> str:
+    """The first fallback with a glyph for ``code``; the first one when none has (its box is drawn)."""
+    return next((font for font in FALLBACKS if code in _cmap(font)), FALLBACK)
+
+
 def runs(text: str, font: str) -> list[tuple[str, str]]:
-    """``(font, piece)`` pairs: ``font`` where DejaVu has the glyph, the fallback where it has not."""
+    """``(font, piece)`` pairs: ``font`` where DejaVu has the glyph, a fallback where it has not."""
     if covered(text):
         return [(font, text)]
     cmap = _cmap(REGULAR)
     pieces: list[tuple[str, str]] = []
     for ch in text:
-        use = font if ord(ch) in cmap or ch.isspace() else FALLBACK
+        use = font if ord(ch) in cmap or ch.isspace() else _fallback_for(ord(ch))
         if pieces and pieces[-1][0] == use:
             pieces[-1] = (use, pieces[-1][1] + ch)
         else:
@@ -80,7 +92,7 @@ def markup(text: str) -> str:
     if covered(text):
         return escape(text)
     return "".join(
-        escape(piece) if font != FALLBACK else f'<font face="{FALLBACK}">{escape(piece)}</font>'
+        escape(piece) if font not in FALLBACKS else f'<font face="{font}">{escape(piece)}</font>'
         for font, piece in runs(text, REGULAR)
     )
 

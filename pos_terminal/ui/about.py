@@ -19,6 +19,7 @@ LICENCES = (
     ("DejaVu Sans (PDF reports)", ("fonts", "LICENSE-DejaVu.txt")),
     ("Droid Sans Fallback (PDF reports)", ("fonts", "LICENSE-DroidSansFallback.txt")),
     ("Apache License 2.0", ("fonts", "LICENSE-Apache-2.0.txt")),
+    ("NanumSquare (Korean in PDF reports)", ("fonts", "LICENSE-Nanum.txt")),
 )
 
 

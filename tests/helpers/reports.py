@@ -32,7 +32,7 @@ def cups_pdf_queue() -> str | None:
     return None
 
 
-def long_report(count: int) -> EndOfDayReport:
+def long_report(count: int, names: tuple[str, ...] = ("Zoë Ångström", "雷 李", "Ava Nguyen")) -> EndOfDayReport:
     start = datetime(2026, 11, 22, 13, 0, tzinfo=UTC)
     rows = [
         TxRow(
@@ -42,7 +42,7 @@ def long_report(count: int) -> EndOfDayReport:
             created=start + timedelta(seconds=4 * n),
             completed=start + timedelta(seconds=4 * n + 2),
             updated=start + timedelta(seconds=4 * n + 2),
-            customer=("Zoë Ångström", "雷 李", "Ava Nguyen")[n % 3],
+            customer=names[n % len(names)],
             total=500 + n % 900,
             charge_amount=500 + n % 900,
             charged_amount=500 + n % 900,
