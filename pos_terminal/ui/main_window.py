@@ -29,6 +29,7 @@ from pos_terminal.ui.idle_lock import IdleLock
 from pos_terminal.ui.key_bindings import bind_keys
 from pos_terminal.ui.outbox_work import OutboxWork
 from pos_terminal.ui.pages import Page, Tab
+from pos_terminal.ui.script_fonts import add_fallback_fonts
 from pos_terminal.ui.settings_flow import SettingsFlow
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.store_link import StoreLink
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from pos_terminal.ui.signin_view import SignInView
     from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -373,6 +374,7 @@ class MainWindow(QMainWindow):
         if restored:
             self.messages.show_info(restored)
         self.workspace_ready.emit()
+        QTimer.singleShot(0, add_fallback_fonts)  # names in scripts the system has no font for; not before ready
         self.outbox.resume(terminal)
         self.store_link.start(terminal)
 
