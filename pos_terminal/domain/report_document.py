@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from enum import StrEnum
 
 from pos_terminal.domain.lifecycle import TxState
@@ -296,12 +296,14 @@ class _Words:
         self.money = money
         self.tz = tz
         self.listings = listings
-        # Times of one day print as HH:MM; a range over several days adds the date.
-        start, end = report.range.start, report.range.end
-        days = {local(m, tz, "%Y-%m-%d") for m in (start, end)} | {
+        # Times of one day print as HH:MM; a range over several days adds the date. The range's end is not in it:
+        # a day from midnight to midnight is one day.
+        start, last = report.range.start, max(report.range.start, report.range.end - timedelta(microseconds=1))
+        days = {local(m, tz, "%Y-%m-%d") for m in (start, last)} | {
             local(t.created, tz, "%Y-%m-%d") for t in report.transactions if t.created
         }
         self.pattern = "%H:%M" if len(days) == 1 else "%m-%d %H:%M"
+        self.dated = len(days) > 1
 
     def time(self, moment: datetime | None) -> str:
         return local(moment, self.tz, self.pattern)
@@ -662,7 +664,10 @@ class _Words:
         table = Table(
             ("Time", "Terminal", "Customer", "State", "Total", "Charged", "Tip", "Fee", "Transaction"),
             rows,
-            (0.075, 0.09, 0.17, 0.08, 0.085, 0.085, 0.065, 0.065, 0.285),
+            # a dated time ("11-22 13:05") needs the room of eleven characters; it was cut to "11-22…"
+            (0.105, 0.08, 0.16, 0.08, 0.085, 0.085, 0.065, 0.065, 0.275)
+            if self.dated
+            else (0.075, 0.09, 0.17, 0.08, 0.085, 0.085, 0.065, 0.065, 0.285),
             right=(4, 5, 6, 7),
             ids=(8,),
             empty="No transactions in the range.",

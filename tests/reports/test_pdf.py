@@ -201,3 +201,13 @@ async def test_the_store_s_logo_heads_the_receipt_and_both_layouts_of_the_report
 
     folder = Path(os.environ.get("POS_TERMINAL_SCREENSHOTS") or tmp_path)
     (folder / "receipt-logo.pdf").write_bytes(data)
+
+
+def test_a_report_over_two_days_prints_each_transaction_s_date_and_time_whole(
+    pdf_text: Callable[[bytes], list[str]],
+) -> None:
+    report = long_report(6)  # 13:00 to 12:00 the next day, in UTC
+    text = flat(pdf_text(render(report, "a4", money=MONEY, tz=ZoneInfo("UTC"))))
+    assert "11-22…" not in text, "the time column held only the date"
+    assert text.count("11-22 13:00 LANE-") == 6
+    assert "00000005-0000-4000-8000-000000000000" in text, "the transaction id stays whole beside it"

@@ -10,11 +10,14 @@ minus sign, the PDF wraps lines), and the words are what must be there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.report import TimeRange
 from pos_terminal.domain.report_document import (
     Figures,
     Note,
@@ -30,6 +33,7 @@ from pos_terminal.domain.report_document import (
 from pos_terminal.domain.report_text import render_text
 from pos_terminal.domain.slip import report_slip
 from pos_terminal.reports.end_of_day import render
+from tests.helpers.reports import long_report
 from tests.reports.full_report import full_report
 
 MONEY = MoneyFormat("en_AU", "AUD")
@@ -150,3 +154,18 @@ def test_the_screens_document_counts_the_lists_without_their_rows(document: Repo
         document.scope,
         document.period,
     )
+
+
+def test_a_day_from_midnight_to_midnight_prints_times_without_the_date() -> None:
+    midnight = datetime(2026, 11, 22, tzinfo=UTC)
+    one_day = replace(long_report(3), range=TimeRange.custom(midnight, midnight + timedelta(days=1)))
+    two_days = replace(one_day, range=TimeRange.custom(midnight, midnight + timedelta(days=1, minutes=1)))
+    times = [row[0] for row in _transactions(report_document(one_day, MONEY.format, ZoneInfo("UTC")))]
+    assert times == ["13:00", "13:00", "13:00"], "the end is not in the range: one day"
+    times = [row[0] for row in _transactions(report_document(two_days, MONEY.format, ZoneInfo("UTC")))]
+    assert times == ["11-22 13:00"] * 3
+
+
+def _transactions(document: ReportDocument) -> tuple[tuple[str, ...], ...]:
+    section = next(s for s in document.sections if s.key is SectionKey.TRANSACTIONS)
+    return next(block for block in section.blocks if isinstance(block, Table)).rows
