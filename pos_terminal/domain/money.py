@@ -151,6 +151,16 @@ class MoneyFormat:
             return None
         return layout
 
+    @property
+    def decimal_mark(self) -> str:
+        """What the locale writes between units and cents: ``"."`` in en_AU, ``","`` in de_DE."""
+        return self._decimal
+
+    def example(self, cents: int) -> str:
+        """An amount as a cashier types it in this locale: ``1250`` → ``"12.50"``, or ``"12,50"`` in de_DE."""
+        units, fraction = divmod(abs(cents), 100)
+        return f"{'-' if cents < 0 else ''}{units}{self._decimal}{fraction:02d}"
+
     def parse(self, text: str, *, allow_negative: bool = False) -> int:
         """Cents from what a person typed: ``"12"``, ``"12.5"``, ``"$1,234.50"``, ``"1.234,50"`` (de_DE).
 
@@ -161,35 +171,36 @@ class MoneyFormat:
         body = text.strip()
         for symbol in self._symbols:
             body = body.replace(symbol, "")
-        negative, units, fraction = self._split(body, text)
+        hint = f"Type it again, for example {self.example(1250)}."
+        negative, units, fraction = self._split(body, text, hint)
         if len(fraction) > 2:
-            raise AmountInputError(f"“{text.strip()}” has more than 2 decimals.")
+            raise AmountInputError(f"“{text.strip()}” has more than 2 decimals.", hint=hint)
         cents = int(units or "0") * 100 + int(fraction.ljust(2, "0"))
         if negative and cents:
             if not allow_negative:
-                raise AmountInputError(f"“{text.strip()}” is negative; an amount here must not be.")
+                raise AmountInputError(f"“{text.strip()}” is negative; an amount here must not be.", hint=hint)
             cents = -cents
         if not in_int32(cents):
-            raise AmountInputError(f"“{text.strip()}” is too large an amount.")
+            raise AmountInputError(f"“{text.strip()}” is too large an amount.", hint=hint)
         return cents
 
     def parse_percent(self, text: str) -> int:
         """Basis points from a percent: ``"10"`` → 1000, ``"12.5%"`` → 1250; more than 0 and at most 100 %."""
-        negative, units, fraction = self._split(text.strip().removesuffix("%"), text)
+        hint = f"Type a percent like 12{self._decimal}5."
+        negative, units, fraction = self._split(text.strip().removesuffix("%"), text, hint)
         if len(fraction) > 2:
-            raise AmountInputError(f"“{text.strip()}” has more than 2 decimals.", hint="Type a percent like 12.5.")
+            raise AmountInputError(f"“{text.strip()}” has more than 2 decimals.", hint=hint)
         points = int(units or "0") * 100 + int(fraction.ljust(2, "0"))
         if negative or not 0 < points <= 10000:
-            raise AmountInputError(
-                f"“{text.strip()}” is not a percent between 0 and 100.", hint="Type a percent like 12.5."
-            )
+            raise AmountInputError(f"“{text.strip()}” is not a percent between 0 and 100.", hint=hint)
         return points
 
-    def _split(self, body: str, original: str) -> tuple[bool, str, str]:
-        """(negative, integer digits, fraction digits) of a number written in this locale."""
+    def _split(self, body: str, original: str, hint: str) -> tuple[bool, str, str]:
+        """(negative, integer digits, fraction digits) of a number written in this locale; ``hint`` says what to
+        type instead."""
         body = "".join(ch for ch in body if not ch.isspace())
         if not body:
-            raise AmountInputError("No amount was typed.")
+            raise AmountInputError("No amount was typed.", hint=hint)
         negative = False
         if body.startswith(_MINUS_SIGNS):
             negative, body = True, body[1:]
@@ -204,7 +215,7 @@ class MoneyFormat:
         if group and not group.isspace() and group in units:
             parts = units.split(group)
             if not (1 <= len(parts[0]) <= 3 and all(len(p) == 3 for p in parts[1:])):
-                raise AmountInputError(f"“{original.strip()}” is not an amount.")
+                raise AmountInputError(f"“{original.strip()}” is not an amount.", hint=hint)
             units = "".join(parts)
         valid = (
             (units or fraction)
@@ -214,6 +225,6 @@ class MoneyFormat:
         )
         if not valid:
             if units.isdigit() and len(units) > _MAX_DIGITS:
-                raise AmountInputError(f"“{original.strip()}” is too large an amount.")
-            raise AmountInputError(f"“{original.strip()}” is not an amount.")
+                raise AmountInputError(f"“{original.strip()}” is too large an amount.", hint=hint)
+            raise AmountInputError(f"“{original.strip()}” is not an amount.", hint=hint)
         return negative, units, fraction

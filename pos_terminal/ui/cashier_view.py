@@ -190,6 +190,7 @@ class CashierView(QWidget):
     def attach(self, terminal: Terminal) -> str | None:
         """Show this terminal's open check (restored from the journal); returns what to tell the cashier."""
         self.terminal = terminal
+        self.keypad_page.use_money(terminal.money)
         self.load_catalog()
         restored = terminal.register.restore()
         terminal.register.on_change(self._on_register_changed)

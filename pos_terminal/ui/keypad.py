@@ -70,6 +70,15 @@ class Keypad(QWidget):
         if isinstance(app, QApplication):
             app.focusChanged.connect(self.on_focus_changed)
 
+    def use_decimal_mark(self, mark: str) -> None:
+        """The decimal key says and types the locale's mark ("," in de_DE), as a keyboard's numeric keypad does."""
+        decimal = self.keys["."]
+        decimal.setText(mark)
+        decimal.clicked.disconnect()
+        decimal.clicked.connect(
+            lambda _=False: self.press(Qt.Key.Key_Comma if mark == "," else Qt.Key.Key_Period, mark)
+        )
+
     def serve(self, *fields: QWidget) -> None:
         """The fields the keys type into (line edits and spin boxes)."""
         self.fields = list(fields)

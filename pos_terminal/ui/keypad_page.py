@@ -63,7 +63,7 @@ class KeypadPage(QWidget):
         self.item_tax.setToolTip("Tax rate in percent, included in the price (leave empty for no tax)")
         self.add_item_button = button("Add", name="Add item")
         self.discount_input = QLineEdit()
-        self.discount_input.setPlaceholderText(f"5.00 or 10% ({key(Act.DISCOUNT)})")
+        self.discount_input.setPlaceholderText(self._discount_example("5.00", "10"))
         self.discount_input.setAccessibleName("Discount")
         self.discount_input.setToolTip("A discount on the check: an amount, or a percent of the items")
         self.add_discount_button = button("Add", name="Add discount")
@@ -149,6 +149,16 @@ class KeypadPage(QWidget):
         self.typing_into.setText(f"The numpad types into: {name}" if name else "")
 
     # --- what was typed ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _discount_example(amount: str, percent: str) -> str:
+        return f"{amount} or {percent}% ({key(Act.DISCOUNT)})"
+
+    def use_money(self, money: MoneyFormat) -> None:
+        """Examples and the numpad's decimal key as the locale writes amounts ("0,00" and "," in de_DE)."""
+        self.item_price.setPlaceholderText(money.example(0))
+        self.discount_input.setPlaceholderText(self._discount_example(money.example(500), "10"))
+        self.keypad.use_decimal_mark(money.decimal_mark)
 
     def typed_item(self, money: MoneyFormat) -> Item:
         from pos_terminal.domain.check import Item

@@ -270,6 +270,7 @@ class TillView(QWidget):
     def _show_shift_step(self, terminal: Terminal) -> None:
         who = terminal.till.actor or "nobody"
         self.shift_heading.setText(f"Open the shift, {who}")
+        self.opening_float.setPlaceholderText(f"Float, e.g. {terminal.money.example(20000)}")
         empty(self.opening_float)
         self._show(TillMode.OPEN_SHIFT)
         self.opening_float.setFocus()

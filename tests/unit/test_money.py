@@ -90,6 +90,21 @@ def test_more_than_two_decimals_is_named() -> None:
         DE.parse("1,234")
 
 
+@pytest.mark.parametrize(("money", "amount", "percent"), [(US, "12.50", "12.5"), (DE, "12,50", "12,5")])
+def test_what_to_type_instead_is_written_as_the_locale_writes_amounts(
+    money: MoneyFormat, amount: str, percent: str
+) -> None:
+    for text in ("abc", "", "1.2.3.4", "12,345,6"):
+        with pytest.raises(AmountInputError) as caught:
+            money.parse(text)
+        assert caught.value.hint == f"Type it again, for example {amount}."
+    for text in ("abc", "150", "1,005"):
+        with pytest.raises(AmountInputError) as caught:
+            money.parse_percent(text)
+        assert caught.value.hint == f"Type a percent like {percent}."
+    assert money.example(-20000) == f"-200{money.decimal_mark}00"
+
+
 def test_negatives_only_when_allowed() -> None:
     with pytest.raises(AmountInputError, match="negative"):
         US.parse("-3")
