@@ -54,6 +54,7 @@ class Keypad(QWidget):
         self.fields: list[QWidget] = []
         self.target: QWidget | None = None
         self.keys: dict[str, QPushButton] = {}
+        self.decimal_mark = "."
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(6)
@@ -72,12 +73,8 @@ class Keypad(QWidget):
 
     def use_decimal_mark(self, mark: str) -> None:
         """The decimal key says and types the locale's mark ("," in de_DE), as a keyboard's numeric keypad does."""
-        decimal = self.keys["."]
-        decimal.setText(mark)
-        decimal.clicked.disconnect()
-        decimal.clicked.connect(
-            lambda _=False: self.press(Qt.Key.Key_Comma if mark == "," else Qt.Key.Key_Period, mark)
-        )
+        self.decimal_mark = mark
+        self.keys["."].setText(mark)
 
     def serve(self, *fields: QWidget) -> None:
         """The fields the keys type into (line edits and spin boxes)."""
@@ -103,6 +100,8 @@ class Keypad(QWidget):
             elif isinstance(target, QAbstractSpinBox):
                 target.clear()
             return
+        if key == Qt.Key.Key_Period:
+            key, text = (Qt.Key.Key_Comma if self.decimal_mark == "," else key), self.decimal_mark
         for _ in range(2 if text == "00" else 1):
             for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
                 QCoreApplication.sendEvent(target, QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, text[:1]))
