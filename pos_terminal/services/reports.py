@@ -111,15 +111,39 @@ def figures(s: Summary) -> SummaryFigures:
     return SummaryFigures(s.terminal_id, count=s.count, total=s.total, fees=s.fees, payout=s.payout, tips=s.tips)
 
 
-# Keys of audit details that hold cents, and how each reads on a report.
-_AMOUNTS = {"chargeAmount": "charge amount", "total": "total", "paid": "cash taken", "change": "change"}
+# Keys of audit details that hold cents, and how each reads on a report. A catalog edit keeps [old, new]. Without
+# its key here an amount prints as the cents kept: a shift's float read "openingFloat: 20000".
+_AMOUNTS = {
+    "chargeAmount": "charge amount",
+    "total": "total",
+    "paid": "cash taken",
+    "change": "change",
+    "openingFloat": "opening float",
+    "countedCash": "cash counted",
+    "expectedCash": "cash expected",
+    "overShort": "over or short",
+    "price": "price",
+}
+def _cents(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _written(value: object, write: Callable[[int], str]) -> str | None:
+    """``value`` (a number, or a catalog edit's [old, new] with None for none) written by ``write``; None when it
+    is not one of those."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return write(value)
+    if isinstance(value, list) and len(value) == 2 and all(v is None or _cents(v) for v in value):
+        return " → ".join("none" if v is None else write(v) for v in value)
+    return None
 
 
 def _detail(entry: AuditEntry, money: Callable[[int], str] | None) -> str:
     parts = []
     for key, value in sorted(entry.detail.items()):
-        if key in _AMOUNTS and money is not None and isinstance(value, int) and not isinstance(value, bool):
-            parts.append(f"{_AMOUNTS[key]}: {money(value)}")
+        written = _written(value, money) if key in _AMOUNTS and money is not None else None
+        if written is not None:
+            parts.append(f"{_AMOUNTS[key]}: {written}")
             continue
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         parts.append(f"{key}: {text}")
