@@ -124,6 +124,8 @@ _AMOUNTS = {
     "overShort": "over or short",
     "price": "price",
 }
+
+
 def _cents(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
