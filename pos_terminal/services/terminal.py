@@ -17,7 +17,7 @@ import getpass
 import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -149,19 +149,13 @@ def _earlier_sign_in_key(journal: Journal, service: ServiceAddress, terminal_id:
     may take it: its journal says it signed in as this terminal and did not disconnect since. A new
     profile never takes another's sign-in."""
     until = journal.now() + timedelta(days=1)
-
-    def last(action: str) -> datetime | None:
-        return max(
-            (e.at for e in journal.audit.between(_EPOCH, until, action=action, terminal_id=terminal_id)), default=None
-        )
-
-    signed_in, disconnected = last("sign-in"), last("disconnect")
-    if signed_in is None or (disconnected is not None and disconnected >= signed_in):
+    signed_in = journal.audit.last("sign-in", terminal_id=terminal_id, before=until)
+    disconnected = journal.audit.last("disconnect", terminal_id=terminal_id, before=until)
+    if signed_in is None or (disconnected is not None and disconnected.at >= signed_in.at):
         return None
     return f"{service.account}|{terminal_id}"
 
 
-_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 DEMO_MERCHANT_ID = "mer-cafe"  # the sandbox's demo merchant (Harbour Café)
 
 
@@ -231,7 +225,7 @@ class Terminal:
         self.keychain = Keychain(paths.keychain_file)
         account = sign_in_key(paths, service, settings.terminal_id)
 
-        def tokens_in(backend: Backend, earlier_account: str | None = None) -> TokenStore:
+        def tokens_in(backend: Backend, earlier_account: Callable[[], str | None] | None = None) -> TokenStore:
             return open_token_store(
                 account=account,
                 file_path=paths.insecure_token_file,
@@ -246,7 +240,8 @@ class Terminal:
             return tokens_in(found) if found is not None else None
 
         store = tokens_in(
-            self.keychain.backend, earlier_account=_earlier_sign_in_key(self.journal, service, settings.terminal_id)
+            self.keychain.backend,
+            earlier_account=lambda: _earlier_sign_in_key(self.journal, service, settings.terminal_id),
         )
         sign_in = settings.auth_for(service.region)
         endpoints = EndpointChoice(

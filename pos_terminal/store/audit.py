@@ -101,6 +101,16 @@ class AuditBook:
         for row in self.journal._rows(sql + " ORDER BY at, id", tuple(params)):
             yield self._audit(row)
 
+    def last(self, action: str, *, terminal_id: str, before: datetime) -> AuditEntry | None:
+        """The newest entry of ``action`` by ``terminal_id`` before ``before``: read from the index of actions, not
+        by a walk through the whole log (what :meth:`between` from the first day would do; a start of a till with a
+        year of entries spent 200 ms on it)."""
+        rows = self.journal._read(
+            "SELECT * FROM audit WHERE action = ? AND terminal_id = ? AND at < ? ORDER BY at DESC, id DESC LIMIT 1",
+            (action, terminal_id, iso_time(before)),
+        )
+        return self._audit(rows[0]) if rows else None
+
     def _audit(self, row: sqlite3.Row) -> AuditEntry:
         cells = Cells(row, self.journal.path, f"audit entry {row['id']}")
         return AuditEntry(

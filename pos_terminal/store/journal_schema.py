@@ -218,6 +218,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE store_details ADD COLUMN logo TEXT;
     """,
+    # 9: a terminal's last entry of an action (its last sign-in and disconnect, read at every start) found by an
+    # index rather than by reading the whole log, which a busy till fills with 700,000 entries in a year.
+    """
+    CREATE INDEX audit_action ON audit (action, terminal_id, at);
+    """,
 ]
 
 TABLES = (

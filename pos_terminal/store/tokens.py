@@ -304,38 +304,38 @@ def open_token_store(
     account: str,
     file_path: Path,
     allow_insecure_file: bool,
-    earlier_account: str | None = None,
+    earlier_account: Callable[[], str | None] | None = None,
     backend: KeyringBackend | None = None,
 ) -> TokenStore:
     """The keychain when there is one; else the file if the user opted in; else a store that keeps nothing.
 
-    ``earlier_account``: the key an earlier release kept this sign-in under. When given and nothing is
-    stored under ``account`` yet, what is stored there moves to ``account`` (and leaves the earlier key,
-    so no second profile can take it too). ``backend``: the keychain to use, keyring's active one when not given.
+    ``earlier_account``: the key an earlier release kept this sign-in under (None: none this profile may take),
+    asked only when nothing is stored under ``account``. What is stored there then moves to ``account`` (and
+    leaves the earlier key, so no second profile can take it too). ``backend``: the keychain to use, keyring's
+    active one when not given.
     """
-    store: TokenStore
-    earlier: TokenStore | None = None
+
+    def opened(key: str) -> TokenStore:
+        try:
+            return KeyringTokenStore(SERVICE, key, backend)
+        except NoKeychain:
+            if not allow_insecure_file:
+                raise
+            return FileTokenStore(file_path, account=key)
+
     try:
-        store = KeyringTokenStore(SERVICE, account, backend)
-        if earlier_account is not None:
-            earlier = KeyringTokenStore(SERVICE, earlier_account, backend)
+        store = opened(account)
     except NoKeychain:
-        if allow_insecure_file:
-            log.warning("no keychain: the sign-in is kept in an unencrypted file, as the settings allow")
-            store = FileTokenStore(file_path, account=account)
-            if earlier_account is not None:
-                earlier = FileTokenStore(file_path, account=earlier_account)
-        else:
-            log.warning("no keychain and no opt-in to a file: the sign-in will not be kept")
-            return NoTokenStore()
-    if earlier is not None:
-        _move_earlier_sign_in(earlier, store)
+        log.warning("no keychain and no opt-in to a file: the sign-in will not be kept")
+        return NoTokenStore()
+    if isinstance(store, FileTokenStore):
+        log.warning("no keychain: the sign-in is kept in an unencrypted file, as the settings allow")
+    if earlier_account is not None and store.load() is None and (key := earlier_account()) is not None:
+        _move_earlier_sign_in(opened(key), store)
     return store
 
 
 def _move_earlier_sign_in(earlier: TokenStore, store: TokenStore) -> None:
-    if store.load() is not None:
-        return
     data = earlier.load()
     if data is None:
         return

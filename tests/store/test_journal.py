@@ -166,6 +166,26 @@ def test_audit(journal: Journal, clock: Clock) -> None:
     ]
 
 
+def test_the_last_entry_of_an_action_is_found_by_the_index(journal: Journal, clock: Clock) -> None:
+    for terminal in ("LANE-1", "LANE-2", "LANE-1"):
+        journal.audit.record("sign-in", terminal_id=terminal, detail={"n": clock.at.second})
+        clock.advance(1)
+    last = journal.audit.last("sign-in", terminal_id="LANE-1", before=clock.at)
+    assert last is not None and last.at == clock.at - timedelta(seconds=1)
+    earlier = journal.audit.last("sign-in", terminal_id="LANE-1", before=last.at)  # before: excluded
+    assert earlier is not None and earlier.at == clock.at - timedelta(seconds=3)
+    assert journal.audit.last("disconnect", terminal_id="LANE-1", before=clock.at) is None
+    plan = " ".join(
+        str(row[-1])
+        for row in journal.conn.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM audit WHERE action = ? AND terminal_id = ? AND at < ? "
+            "ORDER BY at DESC, id DESC LIMIT 1",
+            ("sign-in", "LANE-1", "2100"),
+        )
+    )
+    assert "USING INDEX audit_action" in plan, plan
+
+
 def test_naive_times_are_refused(journal: Journal) -> None:
     with pytest.raises(ValueError, match="timezone"):
         journal.intents.failed(since=datetime(2026, 1, 1))

@@ -162,6 +162,25 @@ def test_open_token_store_prefers_the_keychain(memory: MemoryKeyring, tmp_path: 
     assert isinstance(store, KeyringTokenStore)
 
 
+def test_an_earlier_release_s_key_is_asked_for_only_when_nothing_is_stored(
+    memory: MemoryKeyring, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def earlier() -> str:
+        asked.append("asked")
+        return "old-shared-key"
+
+    KeyringTokenStore(SERVICE, "old-shared-key").save(TOKENS)
+    moved = open_token_store(
+        account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False, earlier_account=earlier
+    )
+    assert moved.load() == TOKENS and asked == ["asked"]
+    assert KeyringTokenStore(SERVICE, "old-shared-key").load() is None, "the shared key is let go of"
+    open_token_store(account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False, earlier_account=earlier)
+    assert asked == ["asked"], "a start with its sign-in stored never reads the journal for an earlier one"
+
+
 def test_open_token_store_uses_the_file_only_when_allowed(use_keyring: Any, tmp_path: Path) -> None:
     use_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
     allowed = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
