@@ -160,10 +160,10 @@ class IntentBook:
         """The transactions this terminal's charges created that it last knew as authorized (neither completed
         nor canceled yet), oldest charge first."""
         rows = self.journal._read(
-            "SELECT i.transaction_id FROM charge_intent i JOIN known_transaction k"
-            " ON k.transaction_id = i.transaction_id WHERE i.status = ? AND k.state = ?"
+            "SELECT i.transaction_id FROM known_transaction k CROSS JOIN charge_intent i"
+            " ON i.transaction_id = k.transaction_id WHERE k.state = ? AND i.status = ?"
             " ORDER BY i.created_at, i.ref_id",
-            (IntentStatus.CREATED, str(TxState.AUTHORIZED)),
+            (str(TxState.AUTHORIZED), IntentStatus.CREATED),
         )
         return [str(row[0]) for row in rows]
 

@@ -14,6 +14,7 @@ import pytest
 
 from pos_terminal.store.journal import MIGRATIONS, IntentStatus, Journal
 from pos_terminal.store.sqlite import DatabaseTooNew, StorageError
+from pos_terminal.store.staff import ShiftBook
 
 
 class Clock:
@@ -379,3 +380,32 @@ def test_writes_kept_together_are_rolled_back_together(journal: Journal) -> None
     assert journal.audit.all() == []
     record(journal, "ref-kept")  # the journal writes on as before
     assert journal.intents.get("ref-kept") is not None
+
+
+def test_what_a_shift_reads_means_the_same_found_by_its_indexes(journal: Journal, clock: Clock) -> None:
+    """A check completes when its first complete is confirmed (a repeat confirmed later counts in no later shift);
+    the open charges are those last known as authorized; the changes not confirmed at a moment are those queued
+    before it and finished after it, or not yet."""
+    shifts, start = ShiftBook(journal), clock.at
+    for ref, tx in (("ref-a", "tx-a"), ("ref-b", "tx-b"), ("ref-c", "tx-c")):
+        record(journal, ref)
+        journal.intents.update(ref, status=IntentStatus.CREATED, transaction_id=tx)
+        journal.transactions.remember(tx, ref_id=ref, state="authorized")
+    first = journal.outbox.enqueue("tx-a", "complete")
+    clock.advance(60)
+    journal.outbox.confirm(first.id, "complete")
+    journal.transactions.remember("tx-a", ref_id="ref-a", state="complete")
+    clock.advance(30)
+    middle = clock.at
+    clock.advance(30)
+    again = journal.outbox.enqueue("tx-a", "complete")  # sent again after a restart: confirmed a second time
+    journal.outbox.confirm(again.id, "complete")
+    waiting = journal.outbox.enqueue("tx-b", "complete")
+    clock.advance(60)
+
+    assert [r.transaction_id for r in shifts.completed_checks(start, middle)] == ["tx-a"]
+    assert shifts.completed_checks(middle, clock.at) == [], "a repeat completes nothing a second time"
+    assert journal.intents.authorized_charges() == ["tx-b", "tx-c"]
+    assert shifts.unconfirmed_at(middle) == 0
+    assert shifts.unconfirmed_at(clock.at) == 1 and journal.outbox.is_pending(waiting.id)
+    assert shifts.unconfirmed_at(start + timedelta(seconds=30)) == 1, "the first complete, not yet confirmed then"
