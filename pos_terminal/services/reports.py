@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Literal, Protocol, TypeGuard, TypeVar, overload
 
 from pos_terminal.api.client import Listing, PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
@@ -126,14 +126,14 @@ _AMOUNTS = {
 }
 
 
-def _cents(value: object) -> bool:
+def _cents(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _written(value: object, write: Callable[[int], str]) -> str | None:
     """``value`` (a number, or a catalog edit's [old, new] with None for none) written by ``write``; None when it
     is not one of those."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if _cents(value):
         return write(value)
     if isinstance(value, list) and len(value) == 2 and all(v is None or _cents(v) for v in value):
         return " → ".join("none" if v is None else write(v) for v in value)
