@@ -159,7 +159,7 @@ class IntentBook:
     def authorized_charges(self) -> list[str]:
         """The transactions this terminal's charges created that it last knew as authorized (neither completed
         nor canceled yet), oldest charge first."""
-        rows = self.journal._read(
+        rows = self.journal._read(  # from the few known as authorized (CROSS JOIN keeps that order), not every charge
             "SELECT i.transaction_id FROM known_transaction k CROSS JOIN charge_intent i"
             " ON i.transaction_id = k.transaction_id WHERE k.state = ? AND i.status = ?"
             " ORDER BY i.created_at, i.ref_id",
