@@ -35,3 +35,13 @@ def path(*parts: str) -> Path:
 
 def read_text(*parts: str) -> str:
     return path(*parts).read_text(encoding="utf-8")
+
+
+# The bundled fonts, in resources/fonts (its README gives their licences): DejaVu Sans for Latin, Greek and
+# Cyrillic, then for what it lacks Droid Sans Fallback (Chinese, Japanese) and NanumSquare (Korean: Droid Sans
+# Fallback has 3 of Hangul's 11,172 syllables). The PDFs, the receipt printer's pictures and the window use these.
+FONT_SANS = "DejaVuSans.ttf"
+FONT_SANS_BOLD = "DejaVuSans-Bold.ttf"
+FONT_CJK = "DroidSansFallbackFull.ttf"
+FONT_HANGUL = "NanumSquareR.ttf"
+FALLBACK_FONTS = (FONT_CJK, FONT_HANGUL)  # in the order a character the first lacks looks for its glyph

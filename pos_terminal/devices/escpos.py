@@ -410,9 +410,8 @@ def _close(device: Escpos) -> None:
 
 # --- a line as a picture ----------------------------------------------------------------------------------------
 
-# Latin, Greek and Cyrillic; then Chinese and Japanese; then Korean (resources/fonts/README.md)
-_FONT_FILES = ("DejaVuSans.ttf", "DroidSansFallbackFull.ttf", "NanumSquareR.ttf")
-_BOLD_FILES = ("DejaVuSans-Bold.ttf", "DroidSansFallbackFull.ttf", "NanumSquareR.ttf")
+_FONT_FILES = (assets.FONT_SANS, *assets.FALLBACK_FONTS)
+_BOLD_FILES = (assets.FONT_SANS_BOLD, *assets.FALLBACK_FONTS)
 
 
 @cache

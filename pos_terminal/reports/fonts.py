@@ -25,10 +25,10 @@ FALLBACK = "PosSansFallback"
 HANGUL = "PosSansHangul"
 FALLBACKS = (FALLBACK, HANGUL)  # in the order a character DejaVu lacks looks for its glyph
 _FILES = {
-    REGULAR: "DejaVuSans.ttf",
-    BOLD: "DejaVuSans-Bold.ttf",
-    FALLBACK: "DroidSansFallbackFull.ttf",
-    HANGUL: "NanumSquareR.ttf",
+    REGULAR: assets.FONT_SANS,
+    BOLD: assets.FONT_SANS_BOLD,
+    FALLBACK: assets.FONT_CJK,
+    HANGUL: assets.FONT_HANGUL,
 }
 _lock = threading.Lock()
 _registered = False

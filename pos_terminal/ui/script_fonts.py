@@ -21,12 +21,11 @@ from PySide6.QtGui import QFontDatabase
 log = logging.getLogger(__name__)
 
 WritingSystem = QFontDatabase.WritingSystem
-# the bundled font for each writing system (resources/fonts/README.md)
-FALLBACKS = {
-    WritingSystem.SimplifiedChinese: "DroidSansFallbackFull.ttf",
-    WritingSystem.TraditionalChinese: "DroidSansFallbackFull.ttf",
-    WritingSystem.Japanese: "DroidSansFallbackFull.ttf",
-    WritingSystem.Korean: "NanumSquareR.ttf",  # Droid Sans Fallback has 3 of Hangul's 11,172 syllables
+FALLBACKS = {  # the bundled font for each writing system
+    WritingSystem.SimplifiedChinese: assets.FONT_CJK,
+    WritingSystem.TraditionalChinese: assets.FONT_CJK,
+    WritingSystem.Japanese: assets.FONT_CJK,
+    WritingSystem.Korean: assets.FONT_HANGUL,
 }
 
 
