@@ -63,11 +63,15 @@ class Session:
         actor: str | None = None,
         lock: ProfileLock,
         better_store: Callable[[], TokenStore | None] | None = None,
+        earlier: Callable[[], bool] | None = None,
     ) -> None:
         """``better_store``: asked once, before the first sign-in, for a store to keep it in instead of ``store``
-        (the terminal's: a keychain set up since "no keychain" was remembered); None keeps ``store``."""
+        (the terminal's: a keychain set up since "no keychain" was remembered); None keeps ``store``.
+        ``earlier``: asked when :meth:`restore` finds no sign-in, to move one an earlier release kept elsewhere into
+        ``store``; True when it did. A start with its sign-in stored reads the store once."""
         self.auth = auth
         self._better_store = better_store
+        self._earlier = earlier
         self.actor = actor
         self.store = store
         self.journal = journal
@@ -110,6 +114,8 @@ class Session:
     def restore(self) -> bool:
         """Pick up a sign-in stored earlier; True when there is one."""
         data = self.store.load()
+        if not data and self._earlier is not None and self._earlier():
+            data = self.store.load()
         if not data:
             self._set_state(SessionState.SIGNED_OUT)
             return False

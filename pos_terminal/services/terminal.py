@@ -50,7 +50,7 @@ from pos_terminal.store.journal import Journal
 from pos_terminal.store.keychain import Backend, Keychain
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.money_memory import money_format
-from pos_terminal.store.tokens import TokenStore, open_token_store
+from pos_terminal.store.tokens import TokenStore, move_earlier_sign_in, open_token_store
 
 if TYPE_CHECKING:
     from pos_terminal.services.reports import Reports
@@ -225,12 +225,11 @@ class Terminal:
         self.keychain = Keychain(paths.keychain_file)
         account = sign_in_key(paths, service, settings.terminal_id)
 
-        def tokens_in(backend: Backend, earlier_account: Callable[[], str | None] | None = None) -> TokenStore:
+        def tokens_in(backend: Backend) -> TokenStore:
             return open_token_store(
                 account=account,
                 file_path=paths.insecure_token_file,
                 allow_insecure_file=settings.allow_insecure_token_file,
-                earlier_account=earlier_account,
                 backend=backend,
             )
 
@@ -239,10 +238,19 @@ class Terminal:
             found = self.keychain.look_again()
             return tokens_in(found) if found is not None else None
 
-        store = tokens_in(
-            self.keychain.backend,
-            earlier_account=lambda: _earlier_sign_in_key(self.journal, service, settings.terminal_id),
-        )
+        store = tokens_in(self.keychain.backend)
+
+        def earlier_sign_in() -> bool:
+            """No sign-in stored: one a release before 0.2 kept, when this profile may take it, moves here."""
+            key = _earlier_sign_in_key(self.journal, service, settings.terminal_id)
+            return key is not None and move_earlier_sign_in(
+                store,
+                key,
+                file_path=paths.insecure_token_file,
+                allow_insecure_file=settings.allow_insecure_token_file,
+                backend=self.keychain.backend,
+            )
+
         sign_in = settings.auth_for(service.region)
         endpoints = EndpointChoice(
             sign_in.token_endpoint, sign_in.device_authorization_endpoint, discovery=sign_in.discovery
@@ -259,6 +267,7 @@ class Terminal:
             actor=self.actor,
             lock=lock,
             better_store=keychain_set_up_since,
+            earlier=earlier_sign_in,
         )
         self.session.restore()
         self.client = PosClient(

@@ -304,42 +304,51 @@ def open_token_store(
     account: str,
     file_path: Path,
     allow_insecure_file: bool,
-    earlier_account: Callable[[], str | None] | None = None,
     backend: KeyringBackend | None = None,
 ) -> TokenStore:
     """The keychain when there is one; else the file if the user opted in; else a store that keeps nothing.
-
-    ``earlier_account``: the key an earlier release kept this sign-in under (None: none this profile may take),
-    asked only when nothing is stored under ``account``. What is stored there then moves to ``account`` (and
-    leaves the earlier key, so no second profile can take it too). ``backend``: the keychain to use, keyring's
-    active one when not given.
-    """
-
-    def opened(key: str) -> TokenStore:
-        try:
-            return KeyringTokenStore(SERVICE, key, backend)
-        except NoKeychain:
-            if not allow_insecure_file:
-                raise
-            return FileTokenStore(file_path, account=key)
-
+    ``backend``: the keychain to use, keyring's active one when not given."""
     try:
-        store = opened(account)
+        store = _opened(account, file_path, allow_insecure_file, backend)
     except NoKeychain:
         log.warning("no keychain and no opt-in to a file: the sign-in will not be kept")
         return NoTokenStore()
     if isinstance(store, FileTokenStore):
         log.warning("no keychain: the sign-in is kept in an unencrypted file, as the settings allow")
-    if earlier_account is not None and store.load() is None and (key := earlier_account()) is not None:
-        _move_earlier_sign_in(opened(key), store)
     return store
 
 
-def _move_earlier_sign_in(earlier: TokenStore, store: TokenStore) -> None:
+def move_earlier_sign_in(
+    store: TokenStore,
+    earlier_account: str,
+    *,
+    file_path: Path,
+    allow_insecure_file: bool,
+    backend: KeyringBackend | None = None,
+) -> bool:
+    """Move the sign-in an earlier release kept under ``earlier_account`` (where ``store``'s kind of store keeps it)
+    into ``store``, which holds none; the earlier key is let go of, so no second profile can take it too. True when
+    there was one to move."""
+    if isinstance(store, NoTokenStore):
+        return False
+    try:
+        earlier = _opened(earlier_account, file_path, allow_insecure_file, backend)
+    except NoKeychain:
+        return False
     data = earlier.load()
     if data is None:
-        return
+        return False
     store.save(data)
     if not (isinstance(earlier, FileTokenStore) and isinstance(store, FileTokenStore)):
         earlier.clear()  # the file is the profile's own and was just rewritten under the new key
     log.info("the sign-in kept under an earlier release's key now belongs to this profile")
+    return True
+
+
+def _opened(account: str, file_path: Path, allow_insecure_file: bool, backend: KeyringBackend | None) -> TokenStore:
+    try:
+        return KeyringTokenStore(SERVICE, account, backend)
+    except NoKeychain:
+        if not allow_insecure_file:
+            raise
+        return FileTokenStore(file_path, account=account)

@@ -21,6 +21,7 @@ from pos_terminal.store.tokens import (
     KeyringTokenStore,
     NoKeychain,
     NoTokenStore,
+    move_earlier_sign_in,
     open_token_store,
 )
 from tests.keyrings import MemoryKeyring
@@ -162,23 +163,13 @@ def test_open_token_store_prefers_the_keychain(memory: MemoryKeyring, tmp_path: 
     assert isinstance(store, KeyringTokenStore)
 
 
-def test_an_earlier_release_s_key_is_asked_for_only_when_nothing_is_stored(
-    memory: MemoryKeyring, tmp_path: Path
-) -> None:
-    asked: list[str] = []
-
-    def earlier() -> str:
-        asked.append("asked")
-        return "old-shared-key"
-
+def test_a_sign_in_kept_under_an_earlier_key_moves_and_leaves_it(memory: MemoryKeyring, tmp_path: Path) -> None:
+    store = open_token_store(account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False)
+    assert not move_earlier_sign_in(store, "old-shared-key", file_path=tmp_path / "t.json", allow_insecure_file=False)
     KeyringTokenStore(SERVICE, "old-shared-key").save(TOKENS)
-    moved = open_token_store(
-        account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False, earlier_account=earlier
-    )
-    assert moved.load() == TOKENS and asked == ["asked"]
+    assert move_earlier_sign_in(store, "old-shared-key", file_path=tmp_path / "t.json", allow_insecure_file=False)
+    assert store.load() == TOKENS
     assert KeyringTokenStore(SERVICE, "old-shared-key").load() is None, "the shared key is let go of"
-    open_token_store(account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False, earlier_account=earlier)
-    assert asked == ["asked"], "a start with its sign-in stored never reads the journal for an earlier one"
 
 
 def test_open_token_store_uses_the_file_only_when_allowed(use_keyring: Any, tmp_path: Path) -> None:
