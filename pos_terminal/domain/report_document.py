@@ -302,8 +302,8 @@ class _Words:
         days = {local(m, tz, "%Y-%m-%d") for m in (start, last)} | {
             local(t.created, tz, "%Y-%m-%d") for t in report.transactions if t.created
         }
-        self.pattern = "%H:%M" if len(days) == 1 else "%m-%d %H:%M"
         self.dated = len(days) > 1
+        self.pattern = "%m-%d %H:%M" if self.dated else "%H:%M"
 
     def time(self, moment: datetime | None) -> str:
         return local(moment, self.tz, self.pattern)
