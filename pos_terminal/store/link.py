@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject
+from pos_terminal.store.journal import FORGET_BATCH, Journal
+from pos_terminal.store.rows import Cells, JsonObject, iso_time
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,16 @@ class LinkBook:
                 "UPDATE store_outbox SET sent_at = ?, attempts = attempts + 1 WHERE id = ?",
                 [(stamp, entry_id) for entry_id in entry_ids],
             )
+
+    def forget_sent(self, before: datetime, limit: int = FORGET_BATCH) -> int:
+        """Delete up to ``limit`` records the store took before ``before``, oldest first; returns how many. The store
+        holds them, and nothing here reads a sent record again. What waits and what was refused stay."""
+        cursor = self.journal._write(
+            "DELETE FROM store_outbox WHERE id IN (SELECT id FROM store_outbox INDEXED BY store_outbox_sent"
+            " WHERE sent_at IS NOT NULL AND refused IS NULL AND sent_at < ? ORDER BY sent_at LIMIT ?)",
+            (iso_time(before), limit),
+        )
+        return cursor.rowcount
 
     def refuse(self, entry_id: int, reason: str) -> None:
         self.journal._write(

@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.store.rows import Cells, JsonObject, dump_json
+from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time
 
 if TYPE_CHECKING:
     from pos_terminal.store.journal import Journal
@@ -80,6 +80,16 @@ class PrintBook:
             (PrintStatus(status), self.journal._stamp(), job_id, PrintStatus.QUEUED),
         )
         return cursor.rowcount == 1
+
+    def forget_finished(self, before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` slips printed or canceled before ``before``, oldest first; returns how many. Nothing
+        reads a finished slip again; a queued one stays."""
+        cursor = self.journal._write(
+            "DELETE FROM print_job WHERE id IN (SELECT id FROM print_job INDEXED BY print_job_finished"
+            " WHERE status != 'queued' AND finished_at < ? ORDER BY finished_at LIMIT ?)",
+            (iso_time(before), limit),
+        )
+        return cursor.rowcount
 
     def _print_job(self, row: sqlite3.Row) -> PrintJob:
         cells = Cells(row, self.journal.path, f"print job {row['id']}")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pos_terminal.store.journal import MIGRATIONS, IntentStatus, Journal
+from pos_terminal.store.journal import MIGRATIONS, IntentStatus, Journal, PrintStatus
+from pos_terminal.store.link import LinkBook
 from pos_terminal.store.sqlite import DatabaseTooNew, StorageError
 from pos_terminal.store.staff import ShiftBook
 
@@ -409,3 +410,36 @@ def test_what_a_shift_reads_means_the_same_found_by_its_indexes(journal: Journal
     assert shifts.unconfirmed_at(middle) == 0
     assert shifts.unconfirmed_at(clock.at) == 1 and journal.outbox.is_pending(waiting.id)
     assert shifts.unconfirmed_at(start + timedelta(seconds=30)) == 1, "the first complete, not yet confirmed then"
+
+
+def test_copies_sent_or_printed_a_month_ago_are_let_go_and_nothing_else(journal: Journal, clock: Clock) -> None:
+    """What the store took and the slips printed or canceled before the cutoff go; what waits, what the store
+    refused, a slip still queued and everything done since stay, whatever their age."""
+    link = LinkBook(journal)
+    link.join("postgresql://till@store/shop", "LANE-1", [("audit", f"old-{n}", {"n": n}) for n in range(5)])
+    old = link.waiting()
+    link.sent_many([entry.id for entry in old[:3]])
+    link.refuse(old[3].id, "Another till took that name first.")
+    printed, canceled, stuck = (journal.prints.queue(kind="receipt", title=f"old {n}", body={}) for n in range(3))
+    journal.prints.finish(printed.id, PrintStatus.PRINTED)
+    journal.prints.finish(canceled.id, PrintStatus.CANCELED)
+    cutoff = clock() + timedelta(seconds=1)
+    clock.advance(2)
+    with journal.writing():
+        journal._share("audit", "new", {"n": 9})
+    link.sent_many([entry.id for entry in link.waiting() if entry.key == "new"])
+    recent = journal.prints.queue(kind="receipt", title="new", body={})
+    journal.prints.finish(recent.id, PrintStatus.PRINTED)
+
+    assert link.forget_sent(cutoff, limit=2) == 2  # a batch at a time, oldest first
+    assert link.forget_sent(cutoff, limit=2) == 1
+    assert link.forget_sent(cutoff, limit=2) == 0
+    assert journal.prints.forget_finished(cutoff, limit=10) == 2
+    assert journal.prints.forget_finished(cutoff, limit=10) == 0
+
+    kept = {row["key"] for row in journal._read("SELECT key FROM store_outbox")}
+    assert kept == {"old-3", "old-4", "new"}  # refused, still waiting, sent after the cutoff
+    assert [entry.key for entry in link.waiting()] == ["old-4"]
+    assert [r.key for r in link.refused()] == ["old-3"]
+    assert {row["title"] for row in journal._read("SELECT title FROM print_job")} == {"old 2", "new"}
+    assert [job.id for job in journal.prints.queued()] == [stuck.id]
