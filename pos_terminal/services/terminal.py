@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import ipaddress
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -46,7 +47,7 @@ from pos_terminal.services.staff import Staff
 from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_password
 from pos_terminal.services.till import Till
 from pos_terminal.store.catalog import CatalogBook
-from pos_terminal.store.journal import Journal
+from pos_terminal.store.journal import FORGET_BATCH, Journal
 from pos_terminal.store.keychain import Backend, Keychain
 from pos_terminal.store.locks import ProfileLock
 from pos_terminal.store.money_memory import money_format
@@ -54,6 +55,11 @@ from pos_terminal.store.tokens import TokenStore, move_earlier_sign_in, open_tok
 
 if TYPE_CHECKING:
     from pos_terminal.services.reports import Reports
+
+
+DONE_KEPT = timedelta(days=31)  # how long the journal keeps what it sent to the store and the slips it printed
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -394,6 +400,23 @@ class Terminal:
         if self.service.production:
             raise UserError("Only a sandbox can approve a sign-in from the terminal.", hint="Sign in in a browser.")
         await SandboxControl(self.http, self.service.auth_url).approve_device(user_code, merchant_id)
+
+    def forget_done(self, limit: int = FORGET_BATCH) -> int:
+        """Let the journal go of up to ``limit`` copies nobody reads again: records the store database took, and
+        slips printed or canceled, more than :data:`DONE_KEPT` ago (oldest first, one transaction). Returns how many;
+        0 when none is left. The sales, the audit log and the service's records are kept for good."""
+        before = self.journal.now() - DONE_KEPT
+        return self.store.link.forget_sent(before, limit) or self.journal.prints.forget_finished(before, limit)
+
+    async def forget_all_done(self) -> int:
+        """:meth:`forget_done` until nothing is left, a batch at a time on a thread (a sale writes in between);
+        returns how many rows went. The window calls it when it is ready, then every day."""
+        forgotten = 0
+        while batch := await asyncio.to_thread(self.forget_done):
+            forgotten += batch
+        if forgotten:
+            log.info("the journal let go of %d copies done more than %d days ago", forgotten, DONE_KEPT.days)
+        return forgotten
 
     def pending_changes(self) -> int:
         """State changes (complete, cancel, refund) waiting in the outbox for the service to confirm."""

@@ -66,6 +66,8 @@ from PySide6.QtWidgets import (
 
 log = logging.getLogger(__name__)
 
+FORGET_EVERY_MS = 24 * 3600 * 1000  # how often a running till lets go of old copies (MainWindow.forget_done)
+
 SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
 
 
@@ -121,6 +123,9 @@ class MainWindow(QMainWindow):
         self.approvals = Approvals(self, self.messages, self.tasks, lambda: self.terminal)
         self.till_flow = TillFlow(self)
         self.idle = IdleLock(self.till_flow.on_idle, self)
+        self._forget_timer = QTimer(self)
+        self._forget_timer.setInterval(FORGET_EVERY_MS)
+        self._forget_timer.timeout.connect(self.forget_done)
         self.page_widgets: dict[Page, QWidget] = {Page.CONNECTING: self.connecting, Page.WORKSPACE: self.tabs}
         for widget in self.page_widgets.values():
             self.pages.addWidget(widget)
@@ -142,6 +147,14 @@ class MainWindow(QMainWindow):
         self.confirmation: QMessageBox | None = None
         self._make_actions()
         self._connect_signals()
+
+    def forget_done(self) -> None:
+        """The journal lets go of the copies done more than a month ago (the store's, the slips), behind the sale:
+        once the cashier screen is ready, then every day."""
+        if (terminal := self.terminal) is not None:
+            self.tasks.run(
+                terminal.forget_all_done(), key="forget", on_error=lambda e: log.info("letting go: %s", e.text())
+            )
 
     def on_people_changed(self) -> None:
         """Who is at the till, and who may sign in, as the back office left them."""
@@ -377,11 +390,14 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, add_fallback_fonts)  # names in scripts the system has no font for; not before ready
         self.outbox.resume(terminal)
         self.store_link.start(terminal)
+        self.forget_done()
+        self._forget_timer.start()
 
     def _detach(self) -> None:
         self.tasks.cancel("resend")
         self.tasks.cancel("late landings")
         self.tasks.cancel("store")
+        self._forget_timer.stop()
         self.stop_sign_in()
         self.detach_views()
         if self.workspace.built_reports is not None:
@@ -505,6 +521,7 @@ class MainWindow(QMainWindow):
         A charge canceled here stays in the journal as it stood (its intent, its outbox), and the next
         start resumes it; ``timeout`` bounds the wait for work that ignores its cancellation.
         """
+        self._forget_timer.stop()
         running = self.background_work()
         for task in running:
             task.cancel()
