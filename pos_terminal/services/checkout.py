@@ -219,7 +219,10 @@ class Checkout:
             try:
                 result = await self.client.create_transaction(request)
             except OutcomeUnknown as exc:
-                log.warning("create for %s has an unknown outcome: %s", ref_id, exc.sentence)
+                # what the transport said (a timeout, a connection closed, a 5xx), for whoever reads the log
+                log.warning(
+                    "create for %s has an unknown outcome: %s (%s)", ref_id, exc.sentence, exc.detail or exc.status
+                )
                 self.journal.intents.update(ref_id, status=IntentStatus.VERIFYING, error=exc.text())
                 return await self._verify(ref_id)
             except ApiError as exc:
