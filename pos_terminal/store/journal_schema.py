@@ -237,7 +237,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX store_outbox_refused ON store_outbox (id) WHERE refused IS NOT NULL;
     """,
     # 11: the copies the journal lets go of after a month (Terminal.forget_done), the records the store took and the
-    # slips printed or canceled, found by when they were done: a busy till's year of them is about a gigabyte that
+    # slips printed or canceled, found by when they were done: a busy till's year of them is about 600 MB that
     # nothing reads again. Each batch reads the index, never the bodies of what stays.
     """
     CREATE INDEX store_outbox_sent ON store_outbox (sent_at) WHERE sent_at IS NOT NULL AND refused IS NULL;

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pos_terminal.store.journal import FORGET_BATCH, Journal
+from pos_terminal.store.journal import Journal
 from pos_terminal.store.rows import Cells, JsonObject, iso_time
 
 
@@ -141,7 +141,7 @@ class LinkBook:
                 [(stamp, entry_id) for entry_id in entry_ids],
             )
 
-    def forget_sent(self, before: datetime, limit: int = FORGET_BATCH) -> int:
+    def forget_sent(self, before: datetime, limit: int) -> int:
         """Delete up to ``limit`` records the store took before ``before``, oldest first; returns how many. The store
         holds them, and nothing here reads a sent record again. What waits and what was refused stay."""
         cursor = self.journal._write(
