@@ -8,6 +8,7 @@ file the figures are written to as JSON. The figures are printed as well (``pyte
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import time
@@ -73,6 +74,12 @@ async def test_a_whole_shift_compressed(
         tracemalloc.start()
     control = Control(client, pos)
     customers = make_customers(control)
+    # What the process holds before the window (pytest, the modules of every test this worker ran) is set aside from
+    # collections, as the terminal sets aside what it loaded before its loop (pos_terminal.app): each sample's four
+    # full collections then walk the window and its day, not the whole test session (0.15-0.4 s each alone, more
+    # in a worker under a full run's load).
+    gc.collect()
+    gc.freeze()
     window = await signed_in_window(host, make_window, client, listing=customers[-1])
     shift = Shift(
         window,
@@ -113,6 +120,7 @@ async def test_a_whole_shift_compressed(
         if shift.figures.reverted:
             failures.append(f"finished charges shown authorized again: {shift.figures.reverted}")
     finally:
+        gc.unfreeze()
         if not finished:
             with contextlib.suppress(Exception):  # the failure that stopped the day is the one to read
                 await finish(window, host, wait=False)
