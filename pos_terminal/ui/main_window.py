@@ -397,6 +397,7 @@ class MainWindow(QMainWindow):
         self.tasks.cancel("resend")
         self.tasks.cancel("late landings")
         self.tasks.cancel("store")
+        self.tasks.cancel("forget")  # its next batch would meet the terminal's journal closed
         self._forget_timer.stop()
         self.stop_sign_in()
         self.detach_views()

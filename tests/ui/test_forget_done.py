@@ -3,14 +3,16 @@ every day, behind the sale (docs/design.md, the journal)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 
 from pos_terminal.app import AppHost
 from pos_terminal.services.terminal import DONE_KEPT
-from pos_terminal.store.journal import Journal, PrintStatus
+from pos_terminal.store.journal import FORGET_BATCH, Journal, PrintStatus
 from pos_terminal.ui.main_window import FORGET_EVERY_MS, MainWindow
 from tests.ui.conftest import finish, signed_in_window, until
 
@@ -40,3 +42,34 @@ async def test_slips_printed_a_month_ago_go_when_the_till_is_ready_and_the_day_a
     await until(lambda: titles() == {f"{DONE_KEPT.days - 1} days ago"}, what="the next day's look")
     await finish(window, host)
     assert not timer.isActive(), "a closed window looks no more"
+
+
+async def test_a_new_connection_stops_the_letting_go_before_the_old_journal_closes(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, monkeypatch: Any
+) -> None:
+    """The settings saved while a year of copies is being let go of, and the new address refused: the old terminal's
+    journal closes and no new look starts, so the next batch met the journal closed, an unexpected error on the
+    cashier's screen."""
+    window = await signed_in_window(host, make_window, client)
+    await until(lambda: not window.tasks.is_running("forget"), what="the look at ready done")
+    old = window.terminal
+    assert old is not None
+    long_ago = (datetime.now(UTC) - timedelta(days=DONE_KEPT.days + 30)).isoformat()
+    with old.journal.writing() as conn:
+        conn.executemany(
+            "INSERT INTO print_job (kind, title, body, status, created_at, finished_at)"
+            " VALUES ('receipt', 'old', '{}', 'printed', ?, ?)",
+            [(long_ago, long_ago)] * (200 * FORGET_BATCH),
+        )
+    unexpected: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: unexpected.append(value))
+    window.forget_done()
+    await until(lambda: old.journal._read("SELECT count(*) FROM print_job")[0][0] < 200 * FORGET_BATCH, what="a batch")
+    assert window.tasks.is_running("forget")
+    host.service_url = "ftp://nowhere"
+    window.connect_terminal()
+    await until(lambda: not window.tasks.is_running("connect"), what="the connection refused")
+    await until(lambda: not window.tasks.is_running("forget"), what="the look ended")
+    assert window.terminal is None and host.terminal is None
+    assert not unexpected, unexpected
+    await finish(window, host)
