@@ -136,3 +136,43 @@ def test_the_bundle_runs_the_report_worker_it_spawns(bundle: Path) -> None:
     os.close(read_end)
     assert "usage: pos-terminal" not in child.stderr
     assert "EOFError" in child.stderr, child.stderr
+
+
+# How multiprocessing starts its fork server: the program, the interpreter's flags, then -c and this import. In the
+# bundle these are the flags PyInstaller's bootloader runs Python with (isolated, no site, no bytecode), and its hook
+# runs the command only after exactly those.
+FORK_SERVER = "from multiprocessing.forkserver import main"
+BUNDLE_FLAGS = ("-I", "-S", "-B")
+FORKED_REPORT_CHILD = """
+import asyncio
+
+
+async def ask() -> None:  # run by exec() inside a function of the hook: what it uses, it imports itself
+    import asyncio
+
+    from pos_terminal.reports.worker import ReportWorker
+
+    loaded = "'pos_terminal.reports.warm' in __import__('sys').modules and __import__('pos_terminal.reports.fonts')"
+    worker = ReportWorker()
+    try:
+        ready = await asyncio.wrap_future(worker._executor().submit(eval, loaded + ".reports.fonts._registered"))
+        print("child ready:", ready, flush=True)
+    finally:
+        worker.close()
+
+
+asyncio.run(ask())
+"""
+
+
+def test_the_bundle_forks_report_children_from_its_fork_server(bundle: Path) -> None:
+    """The Reports tab's children come from multiprocessing's fork server (pos_terminal.reports.worker), which the
+    bundle starts as itself with the server's command: it must run the server there, load the report modules and the
+    fonts from the bundle, and fork a child that has them. Run here as the bundle runs it, from a bundled process."""
+    done = subprocess.run(
+        [str(bundle), *BUNDLE_FLAGS, "-c", FORK_SERVER + "\n" + FORKED_REPORT_CHILD],
+        capture_output=True, text=True, timeout=120, env=ENV,
+    )  # fmt: skip
+    assert "usage: pos-terminal" not in done.stderr, "the bundle's flags are not these: " + done.stderr[-2000:]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "child ready: True" in done.stdout, done.stdout + done.stderr[-2000:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import multiprocessing
 import os
 import signal
 from collections.abc import AsyncIterator
@@ -113,6 +114,37 @@ async def test_each_report_has_a_process_of_its_own_that_exits_with_it(
     await started_child(worker, other_than=frozenset(first))  # the next report's, started at once
     assert all([await gone(pid) for pid in first]), "the child that made a report exits with it"
     await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
+
+
+def stat_of(pid: int) -> list[str]:
+    """The fields of ``/proc/<pid>/stat`` after the command's name: state, parent, ..."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()
+
+
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods() or not os.path.exists("/proc/self/task"),
+    reason="no fork server on this system (each child is spawned there), or no /proc to look at processes",
+)
+async def test_children_are_forked_from_a_server_of_one_thread_that_has_loaded_the_fonts(
+    worker: ReportWorker, big_report: EndOfDayReport
+) -> None:
+    """Each child comes from the fork server, never from this process (which has threads, as the window's has Qt's),
+    and the server forks with a single thread: a thread's locks would be copied held into every child. The child
+    starts with what the server loaded: the report modules, and the fonts registered."""
+    worker.start()
+    child = (await started_child(worker)).pop()
+    loaded = "'pos_terminal.reports.warm' in __import__('sys').modules and __import__('pos_terminal.reports.fonts')"
+    assert await asyncio.wrap_future(worker._executor().submit(eval, loaded + ".reports.fonts._registered"))
+    server = int(stat_of(child)[1])
+    assert server != os.getpid(), "a report child forked from the window's process"
+    with open(f"/proc/{server}/cmdline", "rb") as cmdline:
+        assert b"forkserver" in cmdline.read()
+    assert len(os.listdir(f"/proc/{server}/task")) == 1, "the fork server has threads of its own"
+    await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
+    following = (await started_child(worker, other_than=frozenset({child}))).pop()
+    assert int(stat_of(following)[1]) == server, "the next child comes from the same server"
+    assert len(os.listdir(f"/proc/{server}/task")) == 1
 
 
 async def test_closing_mid_report_ends_the_child_at_once(worker: ReportWorker, big_report: EndOfDayReport) -> None:
