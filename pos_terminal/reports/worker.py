@@ -31,6 +31,9 @@ import asyncio
 import hashlib
 import importlib
 import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -78,12 +81,29 @@ def _started() -> None:
 
 
 def _warm(modules: tuple[str, ...]) -> None:
-    """In each new child, before any report: everything a report needs, loaded while nobody waits."""
+    """In each new child, before any report: everything a report needs, loaded while nobody waits; and the child leaves
+    with the window."""
+    _leave_with_the_window()
     from pos_terminal.reports import end_of_day, fonts, raster  # noqa: F401
 
     fonts.register()
     for module in modules:
         importlib.import_module(module)
+
+
+def _leave_with_the_window() -> None:
+    """Exit when the window's process is gone. The pool tells its child nothing when the window is killed or crashes: an
+    idle child would wait for its next report for ever (and a fork server, for its children), one more at each crash.
+    The end of the pipe the window keeps open to the child says it, on a thread of the child's own."""
+    window = multiprocessing.parent_process()
+    if window is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([window.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="leaves with the window", daemon=True).start()
 
 
 # In the child: the last report made, under its source's digest, kept for the second task (its PDF).
@@ -167,8 +187,9 @@ class ReportWorker:
         return rendered
 
     async def _run(self, task: Callable[..., Result], *args: Any) -> Result:
-        future: Future[Result] = self._executor().submit(task, *args)
         try:
+            # a child that died while idle breaks the pool at once: submit says so
+            future: Future[Result] = self._executor().submit(task, *args)
             return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             self._discard()  # a child that died (killed, out of memory) leaves the pool unusable: start anew

@@ -8,7 +8,10 @@ import gc
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -21,6 +24,7 @@ from pos_terminal.reports.worker import ReportNotMade, ReportWorker
 from tests.helpers.reports import busy_day_report, child_pids
 
 MONEY = MoneyFormat("en_AU", "AUD")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +171,62 @@ async def test_a_child_that_is_killed_gives_one_sentence_and_the_next_report_is_
         await asyncio.wait_for(making, 10)
     again = await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
     assert again.page_count >= 1
+
+
+async def test_a_child_that_died_while_idle_gives_one_sentence_and_the_next_report_is_made(
+    worker: ReportWorker, big_report: EndOfDayReport
+) -> None:
+    """Killed (or out of memory) while waiting for its report: the pool is broken before the report is handed over, and
+    says so when it is; that was an unexpected error on the manager's screen."""
+    worker.start()
+    pids = await started_child(worker)
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    assert all([await gone(pid) for pid in pids])
+    for _ in range(500):  # the pool's own thread sees the child gone, and marks the pool broken
+        if getattr(worker._pool, "_broken", False):
+            break
+        await asyncio.sleep(0.01)
+    assert getattr(worker._pool, "_broken", False), "the pool never saw its child go"
+    with pytest.raises(ReportNotMade, match="the process making it stopped"):
+        await asyncio.wait_for(worker.face(big_report, money=MONEY), 10)
+    again = await worker.end_of_day(big_report, "roll", money=MONEY, dpi=50.0, pages=1)
+    assert again.page_count >= 1
+
+
+KILLED_WINDOW = """
+import asyncio
+import os
+import signal
+
+from pos_terminal.reports.worker import ReportWorker
+
+
+async def main() -> None:
+    worker = ReportWorker()
+    await asyncio.wrap_future(worker._executor().submit(eval, "1"))  # the child started, and idle
+    child = next(iter(worker._pool._processes.values())).pid
+    with open(f"/proc/{child}/stat") as stat:
+        print(child, stat.read().rsplit(")", 1)[1].split()[1], flush=True)  # the child, and its parent
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="no /proc to look at processes")
+async def test_a_killed_window_leaves_no_report_process_behind(tmp_path: Path) -> None:
+    """A window that is killed or crashes tells its report child nothing: the child (and on a fork server, the server)
+    waited for a next report for ever, some 80 MB each, one more at every crash of the day."""
+    script = tmp_path / "killed_window.py"
+    script.write_text(KILLED_WINDOW)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    child, parent = (int(pid) for pid in done.stdout.split())
+    assert await gone(child), "the report child outlived the window"
+    assert await gone(parent), "the fork server outlived the window"  # where it was spawned: the window, gone too
 
 
 def test_a_report_goes_to_the_child_without_a_day_of_small_objects_held_at_once(big_report: EndOfDayReport) -> None:
