@@ -1,5 +1,6 @@
 """Every command of the command line against every way a service can misbehave: an exit code, one sentence,
-no traceback, and no command running past its deadline plus a second.
+no traceback, and no command running past its deadline plus a second (and its local work, as slow as the machine is
+at that moment: :func:`local_work`).
 
 The deadline is the profile's request timeout (half a second here): a whole answer must arrive within it, and a command
 stops at the first exchange that fails, so even a trickle or an endless body ends the command in time.
@@ -35,6 +36,21 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "receipt": ("receipt", "tx-1"),
 }
+ATTEMPTS = 3  # the client's tries at one request: its local work is done up to this many times
+
+
+def local_work(cli: CLI, url: str) -> float:
+    """Seconds a command takes that asks the service nothing (``status``: the settings, the journal, the keychain), now.
+
+    Alone it is some 0.05 s. In a full run the suite keeps both cores busy from start to end, and a worker's command
+    waits for the processor: ``customers`` against a reset connection, 0.68-0.74 s alone (three attempts, up to
+    0.75 s of back-off between them by design), ran 1.9 s there. The bound grows with what the same run shows the
+    machine's load to cost; a command past its deadline (3 s against 0.5) still fails it, with 0.03 s of local work."""
+    started = time.monotonic()
+    cli("status", service=url)
+    return time.monotonic() - started
+
+
 KEPT = "The change is kept and will be sent again."  # a state change the service did not confirm stays in the outbox
 
 
@@ -54,10 +70,11 @@ def test_every_command_against_every_misbehaving_service(
             assert cli("login", "--token=t", service=server.url).code == 0
         else:
             cli("status", service=server.url)
+        local = local_work(cli, server.url)
         started = time.monotonic()
         run = cli(*argv, service=server.url)
         took = time.monotonic() - started
-    assert took < DEADLINE + SLACK, f"{command} against {mode} ran {took:.1f} s"
+    assert took < DEADLINE + SLACK + ATTEMPTS * local, f"{command} against {mode} ran {took:.1f} s, local {local:.2f} s"
     assert run.code != 0, f"{command} against {mode} succeeded: {run.out}"
     assert "Traceback" not in run.err and "Error:" not in run.err, run.err
     last = run.err_lines[-1] if run.err_lines else ""
