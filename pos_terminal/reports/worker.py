@@ -84,10 +84,7 @@ def _warm(modules: tuple[str, ...]) -> None:
     """In each new child, before any report: everything a report needs, loaded while nobody waits; and the child leaves
     with the window."""
     _leave_with_the_window()
-    from pos_terminal.reports import end_of_day, fonts, raster  # noqa: F401
-
-    fonts.register()
-    for module in modules:
+    for module in ("pos_terminal.reports.warm", *modules):  # loaded already in a child of the fork server
         importlib.import_module(module)
 
 
