@@ -55,10 +55,11 @@ run: $(RUNTIME_STAMP)
 	$(BIN)/pos-terminal
 
 # One pytest run, GUI tests included, in random order, in TEST_WORKERS processes (pytest-xdist; 0: in this
-# one); every test has a time limit (pyproject.toml).
+# one), handed one test at a time with the slow ones first (tests/conftest.py); every test has a time limit
+# (pyproject.toml).
 test: $(TEST_STAMP)
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test-services test-warm
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk=1 $(PYTEST_ARGS)
 
 # What the suite's servers need, installed while lint runs.
 test-services:

@@ -24,6 +24,7 @@ OVER_FLOOR_TARGET = 1.5  # our window, modules and work: at most half again what
 OVER_FLOOR_CI_BOUND = 4.0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_start_up_against_a_bare_window(bench: Bench) -> None:
     runs = bench.rounds(measuring=7, smoke=2)

@@ -37,6 +37,7 @@ SALE_P99_TARGET = 1.5
 SALE_P99_CI_BOUND = 10.0  # the till waiting on the store, not a busy machine
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(int(max(seconds_from_environment(), MEASURING_SECONDS)) + 420)
 def test_a_store_of_twenty_tills(
     postgres_target: StoreTarget, tmp_path: Path, record_property: Callable[[str, object], None], bench: Bench

@@ -34,6 +34,8 @@ from tests.cli.conftest import Run, write_config
 from tests.conftest import ledger_kinds, mint_token, new_checked_in_customer, transactions_of
 from tests.keyrings import MemoryKeyring
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 1.5  # the profile's request deadline, seconds
 FAULT_TIMES = 3  # the client's attempts at one request
 MODES = ("error_before", "error_after", "drop_before", "drop_after", "delay", "rate_limit")

@@ -23,6 +23,8 @@ from pos_terminal.reports import end_of_day, raster
 from pos_terminal.reports.worker import ReportNotMade, ReportWorker
 from tests.helpers.reports import busy_day_report, child_pids
 
+pytestmark = pytest.mark.slow
+
 MONEY = MoneyFormat("en_AU", "AUD")
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -121,6 +121,7 @@ REPORT_PEAK_LIMIT = 1_700_000  # bytes: about 0.86 MB read a row at a time, 2.1 
 ORDER_BLOCKS_LIMIT = 2_000
 
 
+@pytest.mark.slow
 async def test_the_end_of_day_report_of_a_busy_day_holds_the_day_once(
     served: SandboxProcess, open_terminal: Callable[..., Any]
 ) -> None:

@@ -41,6 +41,8 @@ from tests.soak.shift import (
 )
 from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window
 
+pytestmark = pytest.mark.slow
+
 CHARGES = int(os.environ.get("POS_SOAK_CHARGES", "60"))
 SEED = int(os.environ.get("POS_SOAK_SEED", "20250611"))
 REPORT = os.environ.get("POS_SOAK_REPORT")

@@ -54,6 +54,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QMessageBox
 from shiboken6 import isValid
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 1.5  # the profile's request deadline, seconds
 FAULT_TIMES = 3  # the client's attempts at one request
 DELAY_MS = int((TIMEOUT + 0.5) * 1000)  # a delay past the request's deadline

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import keyring
+import pytest
 from keyring.backends import fail
 
 from pos_terminal.app import AppHost
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 SMALL, LARGE = (1024, 768), (1920, 1080)
 
 
+@pytest.mark.slow
 async def test_history_reports_settings_and_help_fit_and_line_up(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:

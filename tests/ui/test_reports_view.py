@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from pypdf import PdfReader
 
 from pos_terminal.api.models import Transaction, TransactionRow
@@ -233,6 +234,7 @@ async def test_a_skewed_summary_shows_in_red_with_each_difference(qtbot: Any) ->
     assert view.model.data(view.model.index(0, 6)).startswith("differs: count, total")
 
 
+@pytest.mark.slow
 async def test_the_preview_reuses_its_page_widgets_from_report_to_report(qtbot: Any) -> None:
     """A day of reports makes no widgets: the page widgets are kept, and a page not shown lets its pixels go."""
     start = datetime(2026, 11, 23, tzinfo=UTC)
