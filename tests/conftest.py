@@ -13,6 +13,7 @@ import httpx
 import keyring
 import pytest
 
+from pos_terminal.domain import pins
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from tests.api.fake_service import FakeService
 from tests.helpers.bench import RATIO_PROPERTY, Ratio, table
@@ -79,6 +80,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     controller ends them all (and kills one that does not end)."""
     if not hasattr(config, "workerinput"):
         faulthandler.dump_traceback_later(EXIT_LIMIT_SECONDS, exit=True, file=sys.__stderr__)
+
+
+# scrypt's N for the PINs a test sets: 2**10 (1 MiB, a few milliseconds) instead of the terminal's 2**15 (32 MiB,
+# 0.1-0.15 s of a core), which the suite's 360-odd PINs spent a minute and a half of its workers on. A stored
+# hash names its N and checking reads it from there, so every path is the one a till takes with the hash of an
+# earlier, cheaper release. tests/unit/test_people_and_drawer.py checks the terminal's own cost.
+TEST_PIN_LOG2_N = 10
+
+
+@pytest.fixture(autouse=True)
+def quick_pin_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("real_pin_cost") is None:
+        monkeypatch.setattr(pins, "LOG2_N", TEST_PIN_LOG2_N)
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ from pos_terminal.errors import UserError
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
 
 
+@pytest.mark.real_pin_cost
 def test_a_pin_is_kept_as_a_salted_scrypt_hash_that_names_its_parameters() -> None:
     first, second = hash_pin("4821"), hash_pin("4821")
     assert first != second, "a salt of its own each time"
