@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,21 @@ def cli(
         return Run(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def log_put_back() -> Iterator[None]:
+    """A command run here configures its process's log: the root logger at INFO, and a file in the test's profile.
+    Afterwards the worker's log is put back as it was; otherwise every later test in this worker logged at INFO
+    into that file, long deleted, and into pytest's capture of the test."""
+    root = logging.getLogger()
+    level, handlers = root.level, set(root.handlers)
+    yield
+    for handler in root.handlers[:]:
+        if isinstance(handler, RotatingFileHandler) and handler not in handlers:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
 
 
 @pytest.fixture
