@@ -50,8 +50,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests first, each group still in pytest-randomly's order (its shuffle runs before this).
 
     ``make test`` hands the workers one test at a time (``--maxschedchunk=1``), so the longest start at once,
-    beside each other and beside the short ones, instead of whichever fell last in the shuffle running alone on
-    a core while the others idle: the short soak (80 s in a full run) had ended runs 50 s after the rest.
+    beside each other and beside the short ones, instead of whichever fell last in the shuffle (the short soak
+    takes 80 s of a full run) running alone on one core at the end while the other has nothing left to do.
     """
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
