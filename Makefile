@@ -73,7 +73,7 @@ test-services:
 # the TEST_WORKERS processes rewrote every test module (9 of its 20 s of collection here), and every terminal a
 # test started compiled the package again. Its failures are the suite's own, and the suite reports them.
 test-warm: $(TEST_STAMP)
-	@$(BIN)/python -m compileall -q pos_terminal tests >/dev/null || true
+	@$(BIN)/python -m compileall -q pos_terminal >/dev/null || true
 	@PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --collect-only -q -p no:randomly \
 		>/dev/null 2>&1 || true
 
