@@ -17,6 +17,7 @@ from pos_terminal.domain import pins
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from tests.api.fake_service import FakeService
 from tests.helpers.bench import RATIO_PROPERTY, Ratio, table
+from tests.helpers.http import http_client
 from tests.keyrings import MemoryKeyring
 from tests.store.postgres import BACKENDS, PostgresServer, StoreTarget, find_binaries, missing
 
@@ -131,7 +132,7 @@ def sandbox(make_sandbox: Callable[..., SandboxServer]) -> SandboxServer:
 @pytest.fixture
 def client(sandbox: SandboxServer) -> Iterator[httpx.Client]:
     """Unauthenticated client at the sandbox's root (auth service, /sandbox control)."""
-    with httpx.Client(base_url=sandbox.url, timeout=10) as http:
+    with http_client(base_url=sandbox.url, timeout=10) as http:
         yield http
 
 
@@ -145,7 +146,7 @@ def mint_token(http: httpx.Client, merchant_id: str = DEMO_MERCHANT, **extra: An
 def pos(sandbox: SandboxServer, client: httpx.Client) -> Iterator[httpx.Client]:
     """Client at the POS API base (``/v4``) with a ``posapi`` bearer token of the demo merchant."""
     token = mint_token(client)
-    with httpx.Client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
+    with http_client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}, timeout=10) as http:
         yield http
 
 

@@ -14,6 +14,7 @@ from pos_terminal.api.client import PosClient, make_http_client
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import mint_token
+from tests.helpers.http import async_http_client
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def control(sandbox: SandboxServer) -> AsyncIterator[httpx.AsyncClient]:
     """The sandbox's root: control surface under /sandbox, auth service at /v1."""
-    async with httpx.AsyncClient(base_url=sandbox.url, timeout=10) as client:
+    async with async_http_client(base_url=sandbox.url, timeout=10) as client:
         yield client
 
 

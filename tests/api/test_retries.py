@@ -28,6 +28,7 @@ from pos_terminal.sandbox import SandboxServer
 from tests.api.conftest import RecordingRetry, arm, faults_left
 from tests.api.fake_service import Answer, FakeService
 from tests.conftest import check_body, new_checked_in_customer
+from tests.helpers.http import async_http_client
 
 NOW = datetime.now(UTC)
 
@@ -185,7 +186,7 @@ async def test_method_override_sends_post_with_the_header_and_the_sandbox_applie
     async def note(request: httpx.Request) -> None:
         sent.append((request.method, request.headers.get("x-http-method-override")))
 
-    async with httpx.AsyncClient(event_hooks={"request": [note]}) as http:
+    async with async_http_client(event_hooks={"request": [note]}) as http:
         pos = PosClient(http, f"{sandbox.url}/v4", StaticCredentials(token), method_override=True)
         customer = new_checked_in_customer(client)
         created = await pos.create_transaction(request_for(customer, "override"))

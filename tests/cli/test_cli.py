@@ -25,6 +25,7 @@ from tests.api.fake_service import Answer, FakeService
 from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
 from tests.helpers.cli import CHECK, write_check
+from tests.helpers.http import http_client
 from tests.keyrings import MemoryKeyring
 
 
@@ -418,7 +419,7 @@ def test_tx_list_finds_what_a_service_with_its_clock_hours_ahead_made_just_now(
     ahead = int((midnight - now).total_seconds()) + 3600
     client.post("/sandbox/clock", json={"advanceSeconds": ahead}).raise_for_status()
     who = new_checked_in_customer(client)
-    with httpx.Client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
+    with http_client(base_url=f"{sandbox.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
         made = create_transaction(pos, check_body(who, terminalId="LANE-CLI", refId="ahead-1"))
     listed = cli("tx", "list", json=True)
     assert listed.code == 0, listed.err

@@ -32,6 +32,7 @@ from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from pos_terminal.store.journal import Journal
 from tests.cli.conftest import Run, write_config
 from tests.conftest import ledger_kinds, mint_token, new_checked_in_customer, transactions_of
+from tests.helpers.http import http_client
 from tests.keyrings import MemoryKeyring
 
 pytestmark = pytest.mark.slow
@@ -98,7 +99,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SandboxS
     keyring.set_keyring(MemoryKeyring())
     server = SandboxServer(SandboxSettings(db_path=str(tmp_path_factory.mktemp("matrix") / "sandbox.sqlite3")))
     server.start()
-    with httpx.Client(base_url=server.url, timeout=10) as http:
+    with http_client(base_url=server.url, timeout=10) as http:
         yield server, http
     server.stop()
     keyring.set_keyring(previous)

@@ -15,6 +15,7 @@ import pytest
 from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import new_checked_in_customer
 from tests.helpers.cli import MANAGER, MANAGER_PIN, pin_fd
+from tests.helpers.http import http_client
 
 CASHIER, CASHIER_PIN = "Ana Cashier", "551029384756"
 
@@ -22,7 +23,7 @@ CASHIER, CASHIER_PIN = "Ana Cashier", "551029384756"
 def signed_in(cli: CLI) -> None:
     from tests.conftest import mint_token
 
-    with httpx.Client(base_url=cli("status", json=True).data["authUrl"]) as http:
+    with http_client(base_url=cli("status", json=True).data["authUrl"]) as http:
         token = mint_token(http, expiresIn=0)
     assert cli("login", "--token", token).code == 0
 

@@ -17,6 +17,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import mint_token, new_checked_in_customer
+from tests.helpers.http import http_client
 
 CHECK = {
     "items": [{"name": "Flat white", "quantity": 2, "unitPrice": 550, "taxRate": 10}],
@@ -104,7 +105,7 @@ def lane(
 
     def make(**settings: Any) -> tuple[Lane, httpx.Client, dict[str, Any]]:
         server = make_sandbox(**settings)
-        http = httpx.Client(base_url=server.url, timeout=10)
+        http = http_client(base_url=server.url, timeout=10)
         clients.append(http)
         terminal = Lane(server, tmp_path / f"lane-{len(clients)}")
         terminal.run("login", "--token", mint_token(http, expiresIn=0))

@@ -15,11 +15,11 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.e2e.conftest import Lane
+from tests.helpers.http import http_client
 from tests.locks import needs_proc_locks, wait_for_waiters
 
 pytestmark = [pytest.mark.slow, needs_proc_locks]
@@ -33,7 +33,7 @@ def test_processes_of_one_profile_refresh_once_and_never_revoke_the_grant(
     server = make_sandbox(rotate_refresh_tokens=True, device_interval=1)
     lane = Lane(server, tmp_path / "profile")
     lane.run("login", "--demo")  # the device flow, approved at once as the demo merchant
-    with httpx.Client(base_url=server.url) as control:
+    with http_client(base_url=server.url) as control:
         control.post("/sandbox/clock", json={"advanceSeconds": 3_601}).raise_for_status()  # every token expired
 
     lock_file = lane.profile / "data" / "sign-in.lock"
@@ -61,7 +61,7 @@ def test_the_lock_file_holds_no_secret(make_sandbox: Callable[..., SandboxServer
     server = make_sandbox(device_interval=1)
     lane = Lane(server, tmp_path / "profile")
     lane.run("login", "--demo")
-    with httpx.Client(base_url=server.url) as control:
+    with http_client(base_url=server.url) as control:
         control.post("/sandbox/clock", json={"advanceSeconds": 3_601}).raise_for_status()
     assert lane.run("customers")
     lock_file = lane.profile / "data" / "sign-in.lock"

@@ -20,6 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.helpers.http import http_client
+
 PROVIDER_DIR = Path(__file__).with_name("provider")
 INSTALL = "sudo apt install nodejs npm (Node.js 20 or later), then make interop-deps"
 
@@ -33,7 +35,7 @@ class Provider:
 
     def approve(self, verification_uri_complete: str, who: str = "cashier") -> None:
         """Open the address from the device, confirm the code, sign in as ``who`` and consent."""
-        with httpx.Client(follow_redirects=True, timeout=10) as browser:
+        with http_client(follow_redirects=True, timeout=10) as browser:
             page = browser.get(verification_uri_complete)
             for _ in range(6):
                 found = _first_form(page.text)

@@ -26,6 +26,7 @@ from oauthlib.oauth2.rfc6749.errors import (
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT
 
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
@@ -41,7 +42,7 @@ def _loopback_is_plain_http(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def browser(sandbox: SandboxServer) -> Iterator[httpx.Client]:
     """A person's browser on the sandbox's pages."""
-    with httpx.Client(base_url=sandbox.url, timeout=10) as client:
+    with http_client(base_url=sandbox.url, timeout=10) as client:
         yield client
 
 

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from pypdf import PdfReader
 
@@ -17,6 +16,7 @@ from pos_terminal.cli import main
 from pos_terminal.config import Settings, load_settings, save_settings, with_changes
 from pos_terminal.paths import Paths
 from tests.conftest import mint_token
+from tests.helpers.http import http_client
 from tests.reports.conftest import Day, expected_figures
 from tests.sandbox.helpers import iso
 
@@ -37,7 +37,7 @@ def cli(
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
-    with httpx.Client(base_url=day.server.url) as http:
+    with http_client(base_url=day.server.url) as http:
         token = mint_token(http, expiresIn=0)
     assert run("login", f"--token={token}")  # a token may start with "-"[0] == 0
     return run

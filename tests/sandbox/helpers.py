@@ -17,6 +17,7 @@ import httpx
 
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
 from tests.conftest import DEMO_MERCHANT, check_body, create_transaction, mint_token, new_checked_in_customer
+from tests.helpers.http import http_client
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_KEYS = {"type", "title", "status", "code", "detail", "errors"}
@@ -141,10 +142,10 @@ class Shop:
     @classmethod
     @contextmanager
     def open(cls, server: SandboxServer, merchant_id: str = DEMO_MERCHANT) -> Iterator[Shop]:
-        with httpx.Client(base_url=server.url, timeout=10) as control:
+        with http_client(base_url=server.url, timeout=10) as control:
             token = mint_token(control, merchant_id, expiresIn=0)
             headers = {"Authorization": f"Bearer {token}"}
-            with httpx.Client(base_url=f"{server.url}/v4", headers=headers, timeout=10) as pos:
+            with http_client(base_url=f"{server.url}/v4", headers=headers, timeout=10) as pos:
                 yield cls(server, control, pos)
 
     def customer(self, **fields: Any) -> dict[str, Any]:

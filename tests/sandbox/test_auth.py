@@ -11,6 +11,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT, OTHER_MERCHANT, mint_token
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT, WEB, advance, csrf
 
 
@@ -218,7 +219,7 @@ def test_forms_without_the_session_csrf_token_are_refused(client: httpx.Client, 
     client.get("/device")
     forged = client.post("/device", data={"csrf_token": "forged", "step": "code", "user_code": started["user_code"]})
     assert forged.status_code == 403
-    with httpx.Client(base_url=sandbox.url) as stranger:
+    with http_client(base_url=sandbox.url) as stranger:
         no_session = stranger.post("/device", data={"csrf_token": "x", "user_code": started["user_code"]})
     assert no_session.status_code == 403
 
@@ -238,7 +239,7 @@ def test_wrong_user_codes_are_rate_limited(client: httpx.Client, sandbox: Sandbo
     right = client.post("/device", data={"csrf_token": token, "step": "code", "user_code": started["user_code"]})
     assert right.status_code == 429
     # and it counts per address as well as per session: a new session from the same address is limited too
-    with httpx.Client(base_url=sandbox.url) as other:
+    with http_client(base_url=sandbox.url) as other:
         fresh = csrf(other.get("/device"))
         again = other.post("/device", data={"csrf_token": fresh, "step": "code", "user_code": started["user_code"]})
         assert again.status_code == 429

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import Shop, assert_problem, check_body, running_sandbox
 
 DROPPED = (httpx.RemoteProtocolError, httpx.ReadError)
@@ -276,7 +277,7 @@ def test_stopping_answers_a_delayed_request_at_once_without_a_traceback(
     """Quitting the terminal while a request was held by a delay fault waited out uvicorn's graceful timeout,
     then canceled the request and printed "Exception in ASGI application" with a traceback."""
     sandbox = make_sandbox()
-    with httpx.Client(base_url=sandbox.url, timeout=30) as http:
+    with http_client(base_url=sandbox.url, timeout=30) as http:
         held = {"method": "GET", "path": "/v4/customers", "mode": "delay", "delayMs": 30_000}
         http.post("/sandbox/faults", json=held).raise_for_status()
         answers: list[int] = []

@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.sandbox.cli import main as sandbox_main
 from pos_terminal.sandbox.state import LATEST_MS
 from tests.conftest import DEMO_MERCHANT
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import Shop, assert_problem, check_body
 
 
@@ -203,7 +203,7 @@ def test_a_request_that_does_not_arrive_in_time_is_closed(make_sandbox: Callable
     with raw_connections(server, 1) as idle, raw_connections(server, 1, b"GET /v4/customers HTTP/1.1\r\nHost") as slow:
         assert closed_by_server(idle[0])
         assert closed_by_server(slow[0])
-    with httpx.Client(base_url=server.url) as client:
+    with http_client(base_url=server.url) as client:
         assert client.get("/sandbox/clock").status_code == 200
 
 
@@ -214,7 +214,7 @@ def test_at_the_connection_limit_idle_clients_make_room_and_it_is_logged_once(
     server = make_sandbox(max_connections=20, request_seconds=60)
     caplog.set_level(logging.WARNING)
     with raw_connections(server, 200) as idle, raw_connections(server, 50, b"POST /v1/token HTTP/1.1\r\n") as slow:
-        with httpx.Client(base_url=server.url, timeout=10) as client:
+        with http_client(base_url=server.url, timeout=10) as client:
             answered = [client.get("/sandbox/clock").status_code for _ in range(5)]
         assert answered == [200] * 5
         evicted = sum(closed_by_server(conn) for conn in idle[:150])

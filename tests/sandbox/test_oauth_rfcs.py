@@ -18,6 +18,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import DEMO_MERCHANT
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import DEVICE_GRANT, REDIRECT, WEB, csrf
 
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
@@ -224,7 +225,7 @@ def test_rotation_gives_a_new_refresh_token_and_reuse_revokes_the_grant(
     make_sandbox: Any,
 ) -> None:
     sandbox = make_sandbox(rotate_refresh_tokens=True)
-    with httpx.Client(base_url=sandbox.url) as client:
+    with http_client(base_url=sandbox.url) as client:
         first = code_tokens(client)
         second = refresh(client, first["refresh_token"], **WEB).json()
         assert second["refresh_token"] not in (None, first["refresh_token"])

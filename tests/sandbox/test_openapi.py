@@ -24,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
+from tests.helpers.http import http_client
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +44,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SandboxServ
     db = tmp_path_factory.mktemp("openapi") / "sandbox.sqlite3"
     server = SandboxServer(SandboxSettings(db_path=str(db)))
     server.start()
-    with httpx.Client(base_url=server.url) as http:
+    with http_client(base_url=server.url) as http:
         pos = http.post("/sandbox/tokens", json={"merchantId": "mer-cafe", "expiresIn": 0}).json()
         org = http.post(
             "/sandbox/tokens", json={"organizationId": "org-harbour", "scope": SERVICE_SCOPES, "expiresIn": 0}

@@ -10,6 +10,7 @@ import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import mint_token
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import advance, assert_problem
 
 SERVICE_SCOPES = "service-api:transaction.read service-api:transaction.submit"
@@ -21,7 +22,7 @@ def payments(sandbox: SandboxServer, client: httpx.Client) -> Iterator[httpx.Cli
     token = client.post("/sandbox/tokens", json={"organizationId": "org-harbour", "scope": SERVICE_SCOPES}).json()[
         "access_token"
     ]
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {token}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {token}"}) as http:
         yield http
 
 
@@ -117,15 +118,15 @@ def test_customer_refusals_come_back_as_the_sdk_error(client: httpx.Client) -> N
 def test_scopes_and_merchant_isolation(client: httpx.Client, sandbox: SandboxServer) -> None:
     nonce = approve(client)["nonce"]
     read_only = mint_token(client, scope="service-api:transaction.read")
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {read_only}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {read_only}"}) as http:
         assert http.get(f"/nonces/{nonce}").status_code == 200
         refused = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
         assert (refused.status_code, refused.json()["code"]) == (403, "INSUFFICIENT_SCOPE")
     pos_only = mint_token(client)
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {pos_only}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {pos_only}"}) as http:
         assert http.get(f"/nonces/{nonce}").status_code == 403
     other = mint_token(client, "mer-bistro", scope=SERVICE_SCOPES)
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {other}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {other}"}) as http:
         assert http.get(f"/nonces/{nonce}").status_code == 404
         charged = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
         assert charged.status_code == 404
@@ -191,11 +192,11 @@ def test_each_service_scope_guards_its_own_calls(client: httpx.Client, sandbox: 
         client.post("/sandbox/tokens", json={"organizationId": "org-harbour", "scope": scope}).json()["access_token"]
         for scope in SERVICE_SCOPES.split()[::-1]
     )
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {submit_only}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {submit_only}"}) as http:
         assert_problem(http.get(f"/nonces/{nonce}"), 403, "INSUFFICIENT_SCOPE")
         charged = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
         assert charged.status_code == 200, charged.text
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {read_only}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {read_only}"}) as http:
         assert_problem(http.post(f"/transaction/{charged.json()['id']}/refund"), 403, "INSUFFICIENT_SCOPE")
 
 
@@ -203,12 +204,12 @@ def test_merchant_tokens_on_the_payments_api(client: httpx.Client, sandbox: Sand
     """A POS token is refused; a merchant token with the service scopes acts for its own merchant only."""
     nonce = approve(client)["nonce"]
     pos_token = mint_token(client)
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {pos_token}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {pos_token}"}) as http:
         assert_problem(http.post(f"/transaction/{nonce}/refund"), 403, "INSUFFICIENT_SCOPE")
         refused = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
         assert_problem(refused, 403, "INSUFFICIENT_SCOPE")
     cafe = mint_token(client, "mer-cafe", scope=SERVICE_SCOPES)
-    with httpx.Client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {cafe}"}) as http:
+    with http_client(base_url=f"{sandbox.url}/v5", headers={"Authorization": f"Bearer {cafe}"}) as http:
         charged = http.post("/transactions", json={"nonce": nonce, "submit": True, "total": 2_500, "tax": 227})
         assert charged.status_code == 200, charged.text
         assert charged.json()["merchant"]["id"] == "mer-cafe"

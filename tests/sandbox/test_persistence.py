@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-import ssl
 import threading
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from pos_terminal.sandbox.db import MIGRATIONS
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import FAR_FUTURE, FAR_PAST, Shop, ledger, mint_token, running_sandbox
 
 
@@ -57,7 +55,7 @@ def test_transactions_balances_tokens_and_clock_survive_a_restart(tmp_path: Path
         assert summary_after == summary_before
         assert summary_after["count"] == 1
 
-        with httpx.Client(base_url=f"{second.url}/v4", timeout=10) as old:
+        with http_client(base_url=f"{second.url}/v4", timeout=10) as old:
             # tokens issued before the restart still work, with their lifetime counted on the moved clock
             assert old.get(f"/transactions/{completed}", headers={"Authorization": bearer}).status_code == 200
             expiring = {"Authorization": f"Bearer {expiring_token}"}
@@ -104,13 +102,12 @@ def test_repeated_restarts_keep_one_copy_of_everything(tmp_path: Path) -> None:
 
 def test_concurrent_clock_advances_are_all_kept_across_a_restart(tmp_path: Path) -> None:
     """Twenty advances of one second at once: the clock is 20 s ahead, also after a restart (never behind)."""
-    tls = ssl.create_default_context()  # one for all clients: plain HTTP, but httpx builds one per client
     with running_sandbox(tmp_path) as first:
         barrier = threading.Barrier(20, timeout=10)
         statuses: list[int] = []
 
         def advance_one() -> None:
-            with httpx.Client(base_url=first.url, timeout=20, verify=tls) as http:
+            with http_client(base_url=first.url, timeout=20) as http:
                 http.get("/sandbox/clock")
                 barrier.wait()
                 statuses.append(http.post("/sandbox/clock", json={"advanceSeconds": 1}).status_code)
@@ -121,7 +118,7 @@ def test_concurrent_clock_advances_are_all_kept_across_a_restart(tmp_path: Path)
         for thread in threads:
             thread.join(timeout=30)
         assert statuses == [200] * 20
-        with httpx.Client(base_url=first.url, timeout=10) as http:
+        with http_client(base_url=first.url, timeout=10) as http:
             assert http.get("/sandbox/clock").json()["offsetSeconds"] == 20
-    with running_sandbox(tmp_path) as second, httpx.Client(base_url=second.url, timeout=10) as http:
+    with running_sandbox(tmp_path) as second, http_client(base_url=second.url, timeout=10) as http:
         assert http.get("/sandbox/clock").json()["offsetSeconds"] == 20

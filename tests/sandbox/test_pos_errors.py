@@ -6,11 +6,11 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import OTHER_MERCHANT
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import Shop, assert_problem, check_body, mint_token, running_sandbox
 
 INT32_MAX = 2**31 - 1
@@ -427,7 +427,7 @@ def test_another_merchant_transaction_is_not_found(shop: Shop, bistro: Shop) -> 
 
 
 def test_no_credential_is_unauthorized(server: SandboxServer) -> None:
-    with httpx.Client(base_url=f"{server.url}/v4", timeout=10) as anonymous:
+    with http_client(base_url=f"{server.url}/v4", timeout=10) as anonymous:
         for response in (
             anonymous.get("/customers"),
             anonymous.get("/transactions", params={"from": "2020-01-01T00:00:00Z", "to": "2030-01-01T00:00:00Z"}),
@@ -443,7 +443,7 @@ def test_no_credential_is_unauthorized(server: SandboxServer) -> None:
 @pytest.mark.parametrize("header", ["Authorization", "X-Api-Token"])
 def test_unknown_token_is_unauthorized(server: SandboxServer, header: str) -> None:
     value = "Bearer not-a-token" if header == "Authorization" else "not-a-token"
-    with httpx.Client(base_url=f"{server.url}/v4", headers={header: value}, timeout=10) as bad:
+    with http_client(base_url=f"{server.url}/v4", headers={header: value}, timeout=10) as bad:
         response = bad.get("/customers")
     assert_problem(response, 401, "UNAUTHORIZED")
     assert response.headers["www-authenticate"] == 'Bearer error="invalid_token"'
@@ -455,7 +455,7 @@ def test_token_expires_when_the_clock_passes_its_lifetime(make_sandbox: Callable
         minted = shop.control.post("/sandbox/tokens", json={"merchantId": "mer-cafe"}).json()
         assert minted["expires_in"] == ttl
         short = mint_token(shop.control, expiresIn=60)
-        with httpx.Client(base_url=f"{shop.server.url}/v4", timeout=10) as http:
+        with http_client(base_url=f"{shop.server.url}/v4", timeout=10) as http:
 
             def status(token: str) -> int:
                 return http.get("/customers", headers={"Authorization": f"Bearer {token}"}).status_code
@@ -481,7 +481,7 @@ def test_token_expires_when_the_clock_passes_its_lifetime(make_sandbox: Callable
 
 def test_merchant_token_without_posapi_scope_is_refused(shop: Shop, customer: dict[str, Any]) -> None:
     token = mint_token(shop.control, scope="service-api:transaction.read")
-    with httpx.Client(
+    with http_client(
         base_url=f"{shop.server.url}/v4", headers={"Authorization": f"Bearer {token}"}, timeout=10
     ) as reader:
         assert_problem(reader.get("/customers"), 403, "INSUFFICIENT_SCOPE")
@@ -495,7 +495,7 @@ def test_organization_token_is_refused_by_the_pos_api(shop: Shop) -> None:
     assert minted.status_code == 201
     assert minted.json()["resource_owner_type"] == "organization"
     headers = {"Authorization": f"Bearer {minted.json()['access_token']}"}
-    with httpx.Client(base_url=f"{shop.server.url}/v4", headers=headers, timeout=10) as organization:
+    with http_client(base_url=f"{shop.server.url}/v4", headers=headers, timeout=10) as organization:
         assert_problem(organization.get("/customers"), 403, "INSUFFICIENT_SCOPE")
         assert_problem(organization.get("/summary", params={"from": "2020-01-01T00:00:00Z"}), 403, "INSUFFICIENT_SCOPE")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 
-import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
 from tests.conftest import OTHER_MERCHANT
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import MS, Shop, check_body, iso, mint_token, parse, running_sandbox
 
 RECORD_KEYS = {
@@ -223,7 +223,7 @@ def test_list_shows_only_the_token_merchant_transactions(shop: Shop, bistro: Sho
 
 def test_legacy_x_api_token_header_is_accepted(shop: Shop) -> None:
     token = mint_token(shop.control)
-    with httpx.Client(base_url=f"{shop.server.url}/v4", headers={"X-Api-Token": token}, timeout=10) as legacy:
+    with http_client(base_url=f"{shop.server.url}/v4", headers={"X-Api-Token": token}, timeout=10) as legacy:
         customers = legacy.get("/customers")
         assert customers.status_code == 200
         assert "cus-ava" in {c["customerId"] for c in customers.json()}

@@ -6,7 +6,6 @@ connection), and all are released together by a barrier.
 
 from __future__ import annotations
 
-import ssl
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -15,12 +14,11 @@ import httpx
 import pytest
 
 from pos_terminal.sandbox import SandboxServer
+from tests.helpers.http import http_client
 from tests.sandbox.helpers import Shop, running_sandbox
 
 START = 100_000
 AMOUNT = 2_500
-# plain HTTP on loopback: one TLS context for all clients spares each of them loading the CA bundle
-TLS = ssl.create_default_context()
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +41,7 @@ def fire_together(shop: Shop, transaction_id: str, states: list[str]) -> list[ht
 
     def one(index: int, state: str) -> None:
         try:
-            with httpx.Client(base_url=str(shop.pos.base_url), headers=headers, timeout=20, verify=TLS) as http:
+            with http_client(base_url=str(shop.pos.base_url), headers=headers, timeout=20) as http:
                 http.get("/customers").raise_for_status()  # connection open before the start
                 barrier.wait()
                 answers[index] = http.patch(f"/transactions/{transaction_id}", json={"state": state})
@@ -158,7 +156,7 @@ def test_concurrent_creates_each_reserve_their_own_funds(shop: Shop) -> None:
     headers = dict(shop.pos.headers)
 
     def one(index: int) -> None:
-        with httpx.Client(base_url=str(shop.pos.base_url), headers=headers, timeout=20, verify=TLS) as http:
+        with http_client(base_url=str(shop.pos.base_url), headers=headers, timeout=20) as http:
             http.get("/customers")
             try:
                 barrier.wait()

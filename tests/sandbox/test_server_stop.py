@@ -7,9 +7,8 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-import httpx
-
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
+from tests.helpers.http import http_client
 
 
 def answer(raw: socket.socket) -> bytes:
@@ -32,7 +31,7 @@ def test_a_stop_closes_kept_alive_connections_and_ends_the_thread(tmp_path: Path
     raw = socket.create_connection((server.host, server.port), timeout=10)
     raw.sendall(b"GET /v4/customers HTTP/1.1\r\nHost: sandbox\r\n\r\n")
     assert answer(raw).startswith(b"HTTP/1.1 401"), "answered, and the connection kept alive"
-    with httpx.Client(base_url=server.url, timeout=10) as client:
+    with http_client(base_url=server.url, timeout=10) as client:
         assert client.get("/v4/customers").status_code == 401
         server.stop()
         assert raw.recv(65536) == b"", "the server closed the idle kept-alive connection"

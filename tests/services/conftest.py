@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
 import keyring
 import pytest
 from keyring.backends import fail
@@ -17,6 +16,7 @@ from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.terminal import ServiceAddress, Terminal
 from tests.conftest import mint_token
+from tests.helpers.http import http_client
 
 
 class FakeClock:
@@ -50,7 +50,7 @@ async def open_terminal(
         service = ServiceAddress.from_root(server.url, name="sandbox", account="test", production=False)
         settings_ = Settings(terminal_id=terminal_id, allow_insecure_token_file=True, **settings)
         terminal = Terminal(paths, settings_, service, now=terminal_clock)
-        with httpx.Client(base_url=server.url) as http:
+        with http_client(base_url=server.url) as http:
             await terminal.session.sign_in_with_token(mint_token(http, expiresIn=0))
         opened.append(terminal)
         return terminal

@@ -31,6 +31,7 @@ from pos_terminal.services.checkout import (
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.store.journal import IntentStatus
 from tests.conftest import ledger_kinds, new_checked_in_customer, transactions_of
+from tests.helpers.http import http_client
 from tests.helpers.services import arm, customer_model
 from tests.services.conftest import FakeClock
 
@@ -224,7 +225,7 @@ async def test_without_location_the_id_comes_from_reconciliation(
 ) -> None:
     server = make_sandbox(location=False)
     terminal = await open_terminal(server)
-    with httpx.Client(base_url=server.url) as http:
+    with http_client(base_url=server.url) as http:
         who = new_checked_in_customer(http)
         outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))
         assert outcome.status is ChargeStatus.AUTHORIZED
@@ -407,7 +408,7 @@ async def test_an_accepted_create_whose_id_cannot_be_found_stays_verifying_past_
     """A 201 without an id, then the list never shows it: the charge exists, so it is never declared not found."""
     server = make_sandbox(location=False)
     terminal: Terminal = await open_terminal(server)
-    with httpx.Client(base_url=server.url) as http:
+    with http_client(base_url=server.url) as http:
         who = new_checked_in_customer(http)
         arm(http, "GET", "/v4/transactions", "error_before", times=30)
         outcome = await terminal.checkout.charge(coffee_check(), await customer_model(terminal, who["customerId"]))

@@ -23,7 +23,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx
 import pytest
 
 from pos_terminal.domain.lifecycle import Action
@@ -31,6 +30,7 @@ from pos_terminal.domain.report import TimeRange
 from pos_terminal.services.checkout import ChargeStatus
 from pos_terminal.services.terminal import Terminal
 from tests.conftest import check_body, create_transaction, mint_token, new_checked_in_customer
+from tests.helpers.http import http_client
 from tests.helpers.sandbox_process import SandboxProcess, sandbox_process
 from tests.helpers.services import arm, customer_model
 from tests.services.test_checkout import coffee_check
@@ -54,7 +54,7 @@ async def till_and_customer(served: SandboxProcess, open_terminal: Callable[...,
     :func:`small_objects_of`'s thread takes turns with the loop, and under a full run's load its answer alone has
     passed 2 s."""
     terminal: Terminal = await open_terminal(served, "LANE-1", request_timeout_seconds=15.0)
-    with httpx.Client(base_url=served.url, timeout=10) as control:
+    with http_client(base_url=served.url, timeout=10) as control:
         return terminal, new_checked_in_customer(control, balance=10_000_000)
 
 
@@ -101,9 +101,9 @@ async def test_a_lost_charge_is_found_among_a_busy_hour_without_holding_the_hour
     served: SandboxProcess, open_terminal: Callable[..., Any]
 ) -> None:
     terminal, customer = await till_and_customer(served, open_terminal)
-    with httpx.Client(base_url=served.url, timeout=10) as control:
+    with http_client(base_url=served.url, timeout=10) as control:
         token = mint_token(control)
-        with httpx.Client(base_url=f"{served.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
+        with http_client(base_url=f"{served.url}/v4", headers={"Authorization": f"Bearer {token}"}) as pos:
             for n in range(BUSY_HOUR):
                 create_transaction(pos, check_body(customer, 100 + n, refId=f"busy-{n}", terminalId="LANE-1"))
         arm(control, "POST", "/v4/transactions", "drop_after")  # it lands; its answer is lost

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx
 import keyring
 import keyring.backend
 import keyring.core
@@ -20,6 +19,7 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal
 from tests.conftest import mint_token
+from tests.helpers.http import http_client
 from tests.keyrings import SystemKeyring
 
 
@@ -53,7 +53,7 @@ async def test_a_keychain_set_up_since_keeps_the_next_sign_in(
     try:
         assert isinstance(second.keychain.backend, fail.Keyring)  # the start did not wait to look
         assert second.session.store.insecure and looks == [1]
-        with httpx.Client(base_url=sandbox.url) as http:
+        with http_client(base_url=sandbox.url) as http:
             await second.session.sign_in_with_token(mint_token(http, expiresIn=0))
         assert second.session.state is SessionState.CONNECTED
         assert not second.session.store.insecure  # the sign-in went to the keychain found

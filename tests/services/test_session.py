@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import keyring
 import pytest
 from keyring.backends import fail
@@ -19,6 +18,7 @@ from pos_terminal.services.session import NotSignedIn, SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal
 from pos_terminal.store.tokens import NoKeychain
 from tests.conftest import mint_token
+from tests.helpers.http import async_http_client, http_client
 from tests.keyrings import MemoryKeyring
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -52,7 +52,7 @@ def open_terminal(tmp_path: Path, server: SandboxServer, **settings: object) -> 
 
 async def device_sign_in(terminal: Terminal, server: SandboxServer, *, approve: bool = True) -> None:
     authorization = await terminal.session.start_device_sign_in()
-    async with httpx.AsyncClient(base_url=server.url) as control:
+    async with async_http_client(base_url=server.url) as control:
         route = "/sandbox/device/approve" if approve else "/sandbox/device/deny"
         (await control.post(route, json={"userCode": authorization.user_code})).raise_for_status()
     await terminal.session.finish_device_sign_in(authorization)
@@ -116,7 +116,7 @@ async def test_without_a_keychain_sign_in_refuses_to_store_and_says_why(
             await terminal.session.start_device_sign_in()
         assert "keychain" in refused.value.text()
         assert "allow_insecure_token_file" in refused.value.text()
-        with httpx.Client(base_url=sandbox.url) as http:
+        with http_client(base_url=sandbox.url) as http:
             token = mint_token(http)
         with pytest.raises(NoKeychain):
             await terminal.session.sign_in_with_token(token)
@@ -162,7 +162,7 @@ async def test_a_revoked_refresh_token_marks_the_session_revoked(
     try:
         await device_sign_in(terminal, sandbox)
         # the sandbox forgets every token, as a merchant revoking the app would
-        with httpx.Client(base_url=sandbox.url) as http:
+        with http_client(base_url=sandbox.url) as http:
             http.post("/sandbox/clock", json={"advanceSeconds": 3700}).raise_for_status()
         with sandbox.sandbox.db.tx() as conn:
             conn.execute("UPDATE refresh_tokens SET revoked = 1")

@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from pos_terminal.api.errors import InvalidGrant
@@ -24,6 +23,7 @@ from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal, resolve_service
 from tests.api.fake_service import FakeService, signs_in_without_refresh
 from tests.conftest import finish_at_once
+from tests.helpers.http import async_http_client
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ async def lanes(
 
 async def sign_in(terminal: Terminal, server: SandboxServer) -> None:
     authorization = await terminal.session.start_device_sign_in()
-    async with httpx.AsyncClient(base_url=server.url) as control:
+    async with async_http_client(base_url=server.url) as control:
         approved = await control.post("/sandbox/device/approve", json={"userCode": authorization.user_code})
         approved.raise_for_status()
     await finish_at_once(terminal.session, authorization)
@@ -60,7 +60,7 @@ async def sign_in(terminal: Terminal, server: SandboxServer) -> None:
 
 async def expire_on_the_server(server: SandboxServer) -> None:
     """The service now sees every access token as expired; the terminals' own clocks do not."""
-    async with httpx.AsyncClient(base_url=server.url) as control:
+    async with async_http_client(base_url=server.url) as control:
         (await control.post("/sandbox/clock", json={"advanceSeconds": 3_601})).raise_for_status()
 
 
@@ -111,7 +111,7 @@ async def test_without_the_lock_the_same_refresh_token_is_used_twice_and_the_gra
     for terminal in (first, second):
         terminal.session.lock = NoLock()
     await expire_on_the_server(rotating)
-    async with httpx.AsyncClient(base_url=rotating.url) as control:  # both read the store before either saves
+    async with async_http_client(base_url=rotating.url) as control:  # both read the store before either saves
         slow = {"method": "POST", "path": "/v1/token", "mode": "delay", "delayMs": 1_000, "times": 2}
         (await control.post("/sandbox/faults", json=slow)).raise_for_status()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import httpx
 import keyring
 
 from pos_terminal.config import Settings
@@ -16,6 +15,7 @@ from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.session import SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal, sign_in_key
 from tests.conftest import mint_token
+from tests.helpers.http import http_client
 from tests.keyrings import MemoryKeyring
 
 
@@ -43,7 +43,7 @@ def test_a_start_with_its_sign_in_stored_reads_it_once(tmp_path: Path, sandbox: 
             terminal = Terminal(paths, Settings(terminal_id="LANE-1"), service)
             try:
                 if sign_in:
-                    with httpx.Client(base_url=sandbox.url) as http:
+                    with http_client(base_url=sandbox.url) as http:
                         await terminal.session.sign_in_with_token(mint_token(http, expiresIn=0))
                 return terminal.session.state
             finally:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from pos_terminal.api.client import PosClient
 from pos_terminal.api.models import Customer, Summary, Transaction
+from tests.helpers.http import async_http_client
 
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -73,7 +74,7 @@ def test_every_time_field_is_read_in_utc() -> None:
 
 
 def _client() -> PosClient:
-    return PosClient(httpx.AsyncClient(), "http://127.0.0.1:1/v4", credentials=None)  # type: ignore[arg-type]
+    return PosClient(async_http_client(), "http://127.0.0.1:1/v4", credentials=None)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
