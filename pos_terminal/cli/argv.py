@@ -4,7 +4,7 @@ would misread (``--token -x``, ``--profile`` before the command)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +36,23 @@ def _window_parser(*, whole: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _window_args(argv: Sequence[str]) -> argparse.Namespace | None:
-    """The window's options when ``argv`` asks for the window and nothing else, else None. The window starts
-    without building the parsers of every command (its first screen is painted as early as it can be)."""
+def _first_look(argv: Sequence[str], commands: Container[str]) -> tuple[argparse.Namespace | None, str | None]:
+    """One look at ``argv`` with the window's own options, before any command's parser is built.
+
+    Returns the window's options when ``argv`` asks for the window and nothing else (its first screen is painted
+    as early as it can be), and the command ``argv`` names when its first word that is not an option (nor the
+    value of one of the window's options, which may come before the command) is one of ``commands``: that
+    command's parsers are the only ones built. (None, None): the whole command line is built, to parse or to say
+    what is wrong.
+    """
     try:
         args, rest = _window_parser(whole=False).parse_known_args(argv)
     except argparse.ArgumentError:
-        return None
-    return None if rest else args
+        return None, None
+    if not rest:
+        return args, None
+    first = next((word for word in rest if not word.startswith("-")), None)
+    return None, first if first in commands else None
 
 
 def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:

@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 from pos_terminal.cli.arguments import OldTerminalFlag, PinInArguments
-from pos_terminal.cli.argv import _options_before_the_command, _token_joined, _window_args, _window_parser
+from pos_terminal.cli.argv import _first_look, _options_before_the_command, _token_joined, _window_parser
 from pos_terminal.cli.output import EXIT_ERROR, Handler, Output, ProfileHandler
 from pos_terminal.errors import UserError
 from pos_terminal.logs import configure_logging
@@ -39,7 +39,7 @@ COMMAND_MODULES: dict[str, str] = {
     "catalog": "catalog",
     "details": "catalog",
     "receipt": "receipt",
-    "sandbox": "sandbox",
+    "sandbox": "sandbox_command",
 }
 
 
@@ -53,33 +53,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = COMMAND_MODULES.get(command or "")
     for module in dict.fromkeys(COMMAND_MODULES.values()):
-        if wanted is not None and module != wanted:
-            continue
-        if module == "sandbox":
-            from pos_terminal.sandbox.cli import add_arguments as add_sandbox_arguments
-
-            add_sandbox_arguments(commands.add_parser("sandbox", help="run the emulated service on loopback"))
-        else:
+        if wanted is None or module == wanted:
             import_module(f"pos_terminal.cli.{module}").register(commands)
     return parser
 
 
-def _command_word(argv: Sequence[str]) -> str | None:
-    """The command ``argv`` names, when its first word that is not an option (or the value of the window's own
-    options, which may come before the command) is one; else None, and the whole command line is built."""
-    try:
-        _, rest = _window_parser(whole=False).parse_known_args(argv)
-    except argparse.ArgumentError:
-        return None
-    first = next((word for word in rest if not word.startswith("-")), None)
-    return first if first in COMMAND_MODULES else None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if (window := _window_args(argv)) is not None:
+    window, command = _first_look(argv, COMMAND_MODULES)
+    if window is not None:
         return _launch_gui(window)
-    parser = build_parser(_command_word(argv))
+    parser = build_parser(command)
     args = parser.parse_args(_token_joined(parser, argv))
     try:
         _options_before_the_command(args)
