@@ -76,7 +76,7 @@ class PendingApprovals:
 
 
 def _approvals(request: Request) -> PendingApprovals:
-    approvals: PendingApprovals = request.app.state.approvals
+    approvals: PendingApprovals = request.state.approvals
     return approvals
 
 

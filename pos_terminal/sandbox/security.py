@@ -40,7 +40,7 @@ class Principal:
 
 
 def sandbox_of(request: Request) -> Sandbox:
-    sandbox: Sandbox = request.app.state.sandbox
+    sandbox: Sandbox = request.state.sandbox
     return sandbox
 
 

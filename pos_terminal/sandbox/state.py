@@ -1,6 +1,6 @@
 """The sandbox's state: settings, database, clock, armed faults, and shared moves.
 
-Routers receive the :class:`Sandbox` through ``request.app.state.sandbox``; the
+Routers receive the :class:`Sandbox` through ``request.state.sandbox``; the
 money moves every router shares (reserve, release, charge, refund) live here so
 that each is written once and always recorded in the customer's ledger.
 """

@@ -127,7 +127,7 @@ class Shop:
 
 
 def _shop(request: Request) -> Shop:
-    shop: Shop = request.app.state.ordering
+    shop: Shop = request.state.ordering
     return shop
 
 
