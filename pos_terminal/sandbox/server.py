@@ -51,10 +51,13 @@ class _Server(uvicorn.Server):
     loop: asyncio.AbstractEventLoop | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        """SIGTERM or SIGINT (``pos-terminal sandbox`` in the foreground). The handler runs while the loop waits in
+        its selector, which a plain ``Event.set`` does not wake: the stop waited for the next tick, up to a second."""
         self.sandbox.faults.stop_waiting()
         super().handle_exit(sig, frame)
-        if self.exit_asked is not None:
-            self.exit_asked.set()
+        if self.loop is not None and self.exit_asked is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has ended: there is nothing left to stop
+                self.loop.call_soon_threadsafe(self.exit_asked.set)
 
     def ask_exit(self) -> None:
         """From any thread: stop serving now (uvicorn would notice ``should_exit`` at its next 0.1 s poll)."""
