@@ -11,7 +11,7 @@ from __future__ import annotations
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.shift import DrawerCount, Shift, denominations, is_note
 from pos_terminal.errors import UserError
-from pos_terminal.ui.widgets import BUTTON, LABEL_SLACK, button, label
+from pos_terminal.ui.widgets import BUTTON, LABEL_SLACK, button, label, least_room
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -120,6 +120,7 @@ class CloseShiftDialog(QDialog):
         self.print_z.setChecked(True)
         layout.addWidget(self.print_z)
         self.error = label(role="reason", wrap=True)
+        least_room(self.error, 2)  # a sentence coming or going as a total is typed never moves the counts
         self.error.hide()
         layout.addWidget(self.error)
         buttons = QHBoxLayout()

@@ -23,7 +23,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import BIG_BUTTON, button, file_dialog, label
+from pos_terminal.ui.widgets import BIG_BUTTON, button, file_dialog, label, least_room
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QPixmap, QTextCursor
@@ -172,6 +172,7 @@ class DetailsPage(QWidget):
         self.scope.setAccessibleName("Whose details these are")
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why not")
+        least_room(self.reason, 2)  # a refusal coming or going never moves Save
         self.reason.hide()
         self.done = label(role="hint", wrap=True)
         self.done.setAccessibleName("What was saved")

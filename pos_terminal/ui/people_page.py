@@ -23,7 +23,7 @@ from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
 from pos_terminal.ui.people_model import PeopleModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import BIG_BUTTON, BUTTON, button, confirm, empty, label, on_enter
+from pos_terminal.ui.widgets import BIG_BUTTON, BUTTON, button, confirm, empty, label, least_room, on_enter
 
 if TYPE_CHECKING:
     from pos_terminal.services.till import Till
@@ -178,6 +178,7 @@ class PeoplePage(QWidget):
             self.forms.addWidget(page)
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why not")
+        least_room(self.reason, 2)  # a refusal coming or going never moves the form's buttons
         self.reason.hide()
         self.done = label(role="hint", wrap=True)
         self.done.setAccessibleName("What was changed")

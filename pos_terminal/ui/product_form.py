@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.errors import UserError
 from pos_terminal.ui.catalog_lists import SWATCH, Swatch, percent
-from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, level_labels
+from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, least_room, level_labels
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
     from pos_terminal.domain.money import MoneyFormat
@@ -96,6 +96,7 @@ class ProductForm(QScrollArea):
         self.revert_button.setMinimumHeight(BIG_BUTTON)  # beside Save, one height
         self.problem = label(role="reason", wrap=True)  # the service's sentence, naming the field
         self.problem.setAccessibleName("Why the product was not saved")
+        least_room(self.problem, 2)  # the service's sentence coming or going never moves Save
         self.problem.hide()
 
         fields = form()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.cashier_presenter import ButtonPage, Offer, balance_line
 from pos_terminal.ui.check_model import CheckModel
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import button, label, least_room
 
 if TYPE_CHECKING:
     from pos_terminal.domain.money import MoneyFormat
@@ -42,21 +42,6 @@ FIGURES = (
     ("balance", "Balance"),
     ("loyalty", "Loyalty"),  # what the service took off a member's charge, once it is known
 )
-
-
-def least_room(widget: QLabel, lines: int) -> None:
-    """Keep a wrapped label at least ``lines`` lines high, shown or hidden, so that a short sentence coming or
-    going never moves the rest; a longer one grows it to every line it needs (a fixed height drew a third line
-    cut at the top and the bottom)."""
-    widget.ensurePolished()
-    margins = widget.contentsMargins()
-    widget.setMinimumHeight(lines * widget.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + 4)
-    widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-    policy = widget.sizePolicy()
-    policy.setVerticalPolicy(QSizePolicy.Policy.Minimum)
-    policy.setHeightForWidth(True)
-    policy.setRetainSizeWhenHidden(True)
-    widget.setSizePolicy(policy)
 
 
 class LinesTable(QTableView):

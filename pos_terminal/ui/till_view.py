@@ -20,7 +20,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
 from pos_terminal.ui.cashier_presenter import CHECK
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, empty, label
+from pos_terminal.ui.widgets import button, empty, label, least_room
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -151,13 +151,7 @@ class TillView(QWidget):
 
         self.error = label(role="reason", wrap=True)
         self.error.setAccessibleName("Why not")
-        # its room is kept for two lines, shown or not: a refused PIN moved the page under the cashier's finger
-        self.error.ensurePolished()
-        self.error.setMinimumHeight(2 * self.error.fontMetrics().lineSpacing() + 4)
-        self.error.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        kept = self.error.sizePolicy()
-        kept.setRetainSizeWhenHidden(True)
-        self.error.setSizePolicy(kept)
+        least_room(self.error, 2)  # shown or not: a refused PIN moved the page under the cashier's finger
         self.error.hide()
         self.stack = QStackedWidget()
         self.pages = {TillMode.FIRST_MANAGER: first, TillMode.SIGN_IN: sign_in, TillMode.OPEN_SHIFT: shift}

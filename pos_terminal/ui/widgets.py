@@ -176,6 +176,21 @@ def roomy(widget: QLabel) -> int:
     return width
 
 
+def least_room(widget: QLabel, lines: int) -> None:
+    """Keep a wrapped label at least ``lines`` lines high, shown or hidden, so that a short sentence coming or
+    going never moves the rest; a longer one grows it to every line it needs (a fixed height drew a third line
+    cut at the top and the bottom)."""
+    widget.ensurePolished()
+    margins = widget.contentsMargins()
+    widget.setMinimumHeight(lines * widget.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + 4)
+    widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    policy = widget.sizePolicy()
+    policy.setVerticalPolicy(QSizePolicy.Policy.Minimum)
+    policy.setHeightForWidth(True)
+    policy.setRetainSizeWhenHidden(True)
+    widget.setSizePolicy(policy)
+
+
 MAX_TYPED_NAME = 80  # a name typed or searched for on the cashier's screen: a paste of pages is cut here
 QUOTED = 32  # what a sentence quotes of a typed text
 _BREAK_EVERY = 10  # characters of a word between the points where a line may break (a word never widens a column)

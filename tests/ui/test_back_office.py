@@ -37,7 +37,7 @@ from tests.store.postgres import StoreTarget
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
@@ -146,8 +146,12 @@ async def test_a_manager_adds_a_cashier_who_is_at_once_on_the_till_and_signs_in(
     assert page.pin.echoMode() is page.pin.EchoMode.Password and page.pin_again.echoMode() is page.pin.EchoMode.Password
 
     fill_add(page, ANA, ANA_PIN, ANA_PIN[:-1] + "0")
+    QApplication.processEvents()  # laid out
+    submit_at = page.submit_button.mapTo(page, QPoint(0, 0))
     QTest.keyClick(page.pin_again, Qt.Key.Key_Return)
     assert page.reason.isVisible() and page.reason.text() == "The two PINs differ. Type the same PIN twice."
+    QApplication.processEvents()
+    assert page.submit_button.mapTo(page, QPoint(0, 0)) == submit_at, "the refusal moved the button under the finger"
     assert page.name.text() == ANA and page.pin.text() == "" and page.pin.hasFocus(), "the name stays, a PIN again"
     assert names(page) == [MANAGER]
     QTest.keyClicks(page.pin, ANA_PIN)
@@ -429,8 +433,12 @@ async def test_the_stores_details_saved_in_the_page_print_on_a_receipt(
     assert len(page.address.text()) == LIMITS["address"], "the address is bounded as it is typed"
     page.address.clear()
 
+    QApplication.processEvents()  # laid out
+    save_at = page.save_button.mapTo(page, QPoint(0, 0))
     click(page.save_button)  # no name: one sentence naming the field, nothing saved
     assert page.reason.text() == "The store needs a name. Type the name printed at the top of a receipt."
+    QApplication.processEvents()
+    assert page.save_button.mapTo(page, QPoint(0, 0)) == save_at, "the refusal moved Save under the finger"
     assert terminal.store.details.get() is None
     type_in(page.name, "Café Nord")
     QTest.keyClicks(page.address, "1 Quay St")

@@ -105,8 +105,12 @@ async def test_a_bad_value_is_one_sentence_beside_the_form_which_keeps_what_was_
     choose_product(page, "Flat white")
     retype(page.form.price, "4.555")
     retype(page.form.barcodes, "9300000000018")
+    QApplication.processEvents()  # laid out
+    save_at = page.form.save_button.mapTo(page, QPoint(0, 0))
     QTest.mouseClick(page.form.save_button, Qt.MouseButton.LeftButton)
     assert page.form.problem.isVisible() and page.form.problem.text().startswith("The price")
+    QApplication.processEvents()
+    assert page.form.save_button.mapTo(page, QPoint(0, 0)) == save_at, "the sentence moved Save under the finger"
     assert page.form.price.text() == "4.555"
     retype(page.form.price, "4.80")
     QTest.keyClick(page.form.price, Qt.Key.Key_Return)
