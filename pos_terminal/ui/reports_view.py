@@ -398,13 +398,22 @@ class ReportsView(QWidget):
         self.drawer.show()
 
     def fit_table(self) -> None:
-        """As tall as its rows (up to ten), so the reconciliation sits right under the figures."""
+        """As tall as its rows (up to ten), so the reconciliation sits right under the figures; and never narrower
+        than its figures, so the preview beside it takes the room that is left (the title had set the half's width,
+        and a short one let the splitter squeeze the figures into a sideways scroll)."""
         shown = min(self.model.rowCount(), 10)
         rows = sum(self.table.rowHeight(row) for row in range(shown))
-        header = self.table.horizontalHeader().sizeHint().height()
+        heading = self.table.horizontalHeader().sizeHint().height()
         self.table.setFixedHeight(
-            header + max(rows, self.table.verticalHeader().defaultSectionSize()) + 2 * self.table.frameWidth()
+            heading + max(rows, self.table.verticalHeader().defaultSectionSize()) + 2 * self.table.frameWidth()
         )
+        scroll = self.table.verticalScrollBar().sizeHint().width() if self.model.rowCount() > shown else 0
+        header = self.table.horizontalHeader()
+        last = header.count() - 1
+        # every column at its contents' width; the check (the last) wraps, and a stretched last section keeps at
+        # least the header's default size (100 px: "matches", "differs:", "completed)" each fit on a line)
+        figures = sum(header.sectionSize(column) for column in range(last)) + header.defaultSectionSize()
+        self.table.setMinimumWidth(figures + scroll + 2 * self.table.frameWidth())
 
     async def _render(self, source: Source, money: MoneyFormat) -> None:
         layout = self.selected_layout()

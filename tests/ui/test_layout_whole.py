@@ -130,7 +130,20 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     for size in SIZES:
         await at(window, *size)
         seen += [f"the close-shift dialog over a window of {size}: {problem}" for problem in cut_text(dialog)]
-    dialog.reject()
+    dialog.print_z.setChecked(False)
+    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    await until(
+        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
+        what="the Z report",
+        timeout=60,
+    )
+    assert "OVER by $10,004,699.95" in reports.drawer.text(), reports.drawer.text()
+    for size in SIZES:
+        await at(window, *size)
+        seen += [
+            f"the Z report's figures at {size}: {problem}"
+            for problem in cut_text(window, reports.drawer, reports.table, reports.reconciliation)
+        ]
     assert seen == [], "\n".join(seen)
     await finish(window, host)
 

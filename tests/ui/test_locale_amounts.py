@@ -11,12 +11,18 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import Settings, save_settings
+from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
+from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow
-from tests.ui.conftest import TERMINAL_ID, finish, screenshot, signed_in_window
+from tests.conftest import new_checked_in_customer
+from tests.helpers.ui import choose, type_item
+from tests.ui.conftest import TERMINAL_ID, finish, screenshot, signed_in_window, until
+from tests.ui.layout import cut_text
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 
 @pytest.fixture
@@ -55,4 +61,49 @@ async def test_a_german_till_shows_and_takes_amounts_as_german_writes_them(
     for width, height in ((1024, 768), (1920, 1080)):
         window.resize(width, height)
         screenshot(window, f"keypad-de_DE-{width}x{height}", tmp_path)
+    await finish(window, host)
+
+
+async def test_a_german_z_report_shows_its_figures_whole_at_1024x768(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The report's half of the page had the width of its title: after the day's long title, a shift's short one
+    let the splitter give the preview the room, and the Z report's figures scrolled sideways, their row cut."""
+    customer = new_checked_in_customer(client, firstName="Greta", lastName="Zahl", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    window.resize(1024, 768)
+    terminal = host.terminal
+    assert terminal is not None
+    choose(window, "Greta Zahl")
+    type_item(window, "Brezel", "4,80")
+    QTest.keyClicks(window.cashier.keypad_page.cash_input, "1,80")
+    QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
+
+    QTest.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    reports = window.workspace.reports
+    QTest.mouseClick(reports.show_button, Qt.MouseButton.LeftButton)
+    await until(lambda: reports.paper is not None and not reports.tasks.busy, what="the day's report", timeout=60)
+    assert cut_text(window, reports.table) == []
+
+    QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    shifts = window.workspace.shifts
+    QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
+    dialog = window.approvals.close_dialog
+    assert isinstance(dialog, CloseShiftDialog)
+    QTest.keyClicks(dialog.typed_total, "201,80")
+    dialog.print_z.setChecked(False)
+    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    await until(
+        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
+        what="the Z report",
+        timeout=60,
+    )
+    QApplication.processEvents()
+    assert reports.model.figure(0, "total") == "4,80\xa0€"
+    screenshot(window, "z-report-de_DE-1024x768", tmp_path)
+    assert cut_text(window, reports.drawer, reports.table, reports.reconciliation) == []
     await finish(window, host)
