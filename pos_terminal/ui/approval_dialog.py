@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.errors import UserError
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, empty, label
+from pos_terminal.ui.widgets import button, empty, label, least_room
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
@@ -94,6 +94,7 @@ class ManagerPrompt(QDialog):
         self.pin = pin_field("Manager's PIN")
         self.error = label(role="reason", wrap=True)
         self.error.setAccessibleName("Why it was not approved")
+        least_room(self.error, 2)  # a refused PIN moves nothing: the fields had shrunk and jumped to make its room
         self.error.hide()
         self.approve_button = button("&Approve", role="primary", name="Approve")
         self.cancel_button = button("Cancel", name="Do not approve")

@@ -200,9 +200,11 @@ class PeoplePage(QWidget):
         panel.addWidget(self.form_heading)
         panel.addWidget(self.form_hint)
         panel.addWidget(self.forms)
-        panel.addWidget(self.reason)
+        said = QGridLayout()  # a refusal and what was changed take turns in one place, whose room is kept
+        said.addWidget(self.reason, 0, 0)
+        said.addWidget(self.done, 0, 0)
+        panel.addLayout(said)
         panel.addWidget(self.form_buttons)
-        panel.addWidget(self.done)
         panel.addStretch(1)
 
     def _connect_signals(self) -> None:
@@ -325,6 +327,8 @@ class PeoplePage(QWidget):
     def _say(self, error: UserError | str | None) -> None:
         self.reason.setText(error.text() if isinstance(error, UserError) else (error or ""))
         self.reason.setVisible(error is not None)
+        if error is not None:
+            self.done.hide()
 
     def on_add_clicked(self) -> None:
         self._open(Form.ADD)

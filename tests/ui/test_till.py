@@ -25,9 +25,9 @@ from tests.helpers.ui import ANA, ANA_PIN, BEN, BEN_PIN, choose, pictures, switc
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
@@ -117,10 +117,19 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     assert history.confirm is None, "the manager's PIN is the confirmation"
     assert prompt.question.text() == "Refund $20.00 to Rolf Refund and give back $10.00 in cash?"
     assert "Asked by Ana Cashier" in prompt.reason.text() and prompt.manager.currentText() == MANAGER
+    QApplication.processEvents()  # laid out
+    fields = [
+        QRect(w.mapTo(prompt, QPoint(0, 0)), w.size()) for w in (prompt.manager, prompt.pin, prompt.approve_button)
+    ]
     QTest.keyClicks(prompt.pin, ANA_PIN)  # a cashier's own PIN is not a manager's
     QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
     await until(lambda: prompt.error.isVisible(), what="the refusal")
     assert "not Maria Manager's PIN" in prompt.error.text()
+    QApplication.processEvents()
+    after = [
+        QRect(w.mapTo(prompt, QPoint(0, 0)), w.size()) for w in (prompt.manager, prompt.pin, prompt.approve_button)
+    ]
+    assert after == fields, "the refusal moved or shrank the manager's fields"
     QTest.keyClicks(prompt.pin, "0")
     pictures(window, "approval-prompt", tmp_path, dialog=prompt)
     prompt.pin.clear()
