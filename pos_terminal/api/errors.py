@@ -310,7 +310,9 @@ def _body_of(content_type: str, text: str) -> tuple[Any, str | None]:
 def _sentence_for(cls: type[ApiError], detail: str | None, field_errors: tuple[FieldProblem, ...]) -> str | None:
     """The person's sentence: the class's own, but a declined payment or a broken rule says which."""
     if cls is PaymentDeclined and detail:
-        return f"The payment was declined: {detail.rstrip('.')}."
+        said = detail.rstrip(".")
+        # "The customer's card was declined" says it whole; "Insufficient funds" needs saying what it stopped
+        return f"{said}." if "declined" in said.lower() else f"The payment was declined: {said}."
     if cls is ValidationFailed and field_errors:
         first = field_errors[0]
         return f"The service rejected the check: {first.field} {first.message}".rstrip(".") + "."

@@ -71,9 +71,10 @@ class ChargeInProgress(UserError):
 
 
 class ChargeFailed(UserError):
-    """The service definitely did not create the transaction."""
+    """The service definitely did not create the transaction: its sentence, and what to do next (the refusal's own
+    advice where it has some, such as asking the customer to pay another way)."""
 
-    hint = "Nothing was charged. Fix what the message says and charge again."
+    hint = "Fix what the message says and charge again."
 
 
 class AlreadyCharged(UserError):
@@ -238,7 +239,7 @@ class Checkout:
                         terminal_id=self.terminal_id,
                         detail={"refId": ref_id, "why": exc.sentence},
                     )
-                raise ChargeFailed(exc.sentence) from exc
+                raise ChargeFailed(exc.sentence, hint=exc.hint) from exc
             if result.transaction_id:
                 # journaled with its id before any further request: nothing that follows can lose it
                 return await self._created(ref_id, result.transaction_id, None)
