@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.errors import UserError
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, empty, label, least_room
+from pos_terminal.ui.widgets import button, empty, label, least_room, wheel_when_focused
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
@@ -111,6 +111,7 @@ class ManagerPrompt(QDialog):
         layout.addWidget(self.error)
         layout.addLayout(buttons)
         self.approve_button.setDefault(True)
+        wheel_when_focused(self)
         self.approve_button.clicked.connect(self.on_approve_clicked)
         self.pin.returnPressed.connect(self.on_approve_clicked)
         self.cancel_button.clicked.connect(self.reject)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.shift import DrawerCount, Shift, denominations, is_note
 from pos_terminal.errors import UserError
-from pos_terminal.ui.widgets import BUTTON, LABEL_SLACK, button, label, least_room
+from pos_terminal.ui.widgets import BUTTON, LABEL_SLACK, button, label, least_room, wheel_when_focused
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -131,6 +131,7 @@ class CloseShiftDialog(QDialog):
         layout.addLayout(buttons)
         self.close_button.clicked.connect(self.on_close_clicked)
         self.cancel_button.clicked.connect(self.reject)
+        wheel_when_focused(self)  # a count changes where it is typed or stepped, never under a passing wheel
         self.on_count_changed()
         if self.spins:
             next(iter(self.spins.values())).setFocus()

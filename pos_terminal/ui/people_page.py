@@ -23,7 +23,17 @@ from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
 from pos_terminal.ui.people_model import PeopleModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import BIG_BUTTON, BUTTON, button, confirm, empty, label, least_room, on_enter
+from pos_terminal.ui.widgets import (
+    BIG_BUTTON,
+    BUTTON,
+    button,
+    confirm,
+    empty,
+    label,
+    least_room,
+    on_enter,
+    wheel_when_focused,
+)
 
 if TYPE_CHECKING:
     from pos_terminal.services.till import Till
@@ -127,6 +137,7 @@ class PeoplePage(QWidget):
         columns.setContentsMargins(8, 8, 8, 8)
         columns.addLayout(left, 3)
         columns.addWidget(self.panel, 2)
+        wheel_when_focused(self)
         self._connect_signals()
         self._show_form(Form.NONE)
         self.refresh()

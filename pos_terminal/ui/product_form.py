@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.errors import UserError
 from pos_terminal.ui.catalog_lists import SWATCH, Swatch, percent
-from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, least_room, level_labels
+from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, least_room, level_labels, wheel_when_focused
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
     from pos_terminal.domain.money import MoneyFormat
@@ -127,6 +127,7 @@ class ProductForm(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMinimumWidth(400)
+        wheel_when_focused(self)  # scrolling the form never moves a product to another category
 
     def show_product(self, row: ProductRow | None, price: Callable[[int], str] | None) -> None:
         """Show ``row`` in the fields (None: empty fields for a new product); ``price`` formats its price."""

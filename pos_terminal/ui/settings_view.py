@@ -15,7 +15,7 @@ from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES, MAX_ADDRESS, MAX_PASSWORD
-from pos_terminal.ui.widgets import button, confirm, label
+from pos_terminal.ui.widgets import button, confirm, label, wheel_when_focused
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication
@@ -160,6 +160,7 @@ class SettingsView(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
+        wheel_when_focused(self)  # scrolling the page changes none of its choices
 
     def _store_fields(self) -> None:
         self.store_state = label()

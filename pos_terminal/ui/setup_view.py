@@ -17,7 +17,7 @@ from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import join_store
 from pos_terminal.ui import widgets
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Waiting, button, label
+from pos_terminal.ui.widgets import Waiting, button, label, wheel_when_focused
 
 if TYPE_CHECKING:
     from pos_terminal.paths import Paths
@@ -148,6 +148,7 @@ class SetupView(QWidget):
             edit.returnPressed.connect(self.on_continue_clicked)
         self._preview()
         self._password_wanted()
+        wheel_when_focused(self)
 
     def _preview(self) -> None:
         try:

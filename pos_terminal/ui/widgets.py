@@ -15,6 +15,8 @@ from pos_terminal.ui.cashier_presenter import waited
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QApplication,
     QFileDialog,
     QFormLayout,
     QFrame,
@@ -133,6 +135,30 @@ class _FirstPaint(QObject):
 def on_first_paint(widget: QWidget, then: Callable[[], None]) -> None:
     """Call ``then`` once, when ``widget`` is first painted (it is on the screen, as the person sees it)."""
     widget.installEventFilter(_FirstPaint(widget, then))
+
+
+class _WheelWhenFocused(QObject):
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+            return False
+        page = watched.parentWidget()
+        while page is not None and not isinstance(page, QAbstractScrollArea):
+            page = page.parentWidget()
+        if page is not None:  # the page the box is on scrolls, as it would under any other part of it
+            QApplication.sendEvent(page.viewport(), event)
+        event.accept()
+        return True
+
+
+def wheel_when_focused(root: QWidget) -> None:
+    """Every combo box and spin box in ``root`` turns with the wheel only once it has the keyboard focus (a click or
+    Tab gives it); a wheel over one that has not scrolls the page it is on. A manager scrolling the settings had
+    changed the printer profile and the discount a cashier may give, without seeing it."""
+    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox  # the forms that have them load after the first paint
+
+    for box in (*root.findChildren(QComboBox), *root.findChildren(QAbstractSpinBox)):
+        box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a wheel no longer takes the focus either
+        box.installEventFilter(_WheelWhenFocused(box))
 
 
 def empty(field: QLineEdit) -> None:

@@ -1,0 +1,65 @@
+"""A wheel turns a choice only once it has the focus: a manager scrolling the settings with a mouse had changed the
+printer profile under the pointer (and would the discount a cashier may give, or the idle lock), unseen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+
+from pos_terminal.app import AppHost
+from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.ui.conftest import finish, signed_in_window
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+
+
+def wheel_down(widget: QWidget) -> None:
+    """One notch of a mouse wheel, turned towards the person, over the middle of ``widget``."""
+    inside = QPointF(widget.rect().center())
+    outside = QPointF(widget.mapToGlobal(widget.rect().center()))
+    event = QWheelEvent(
+        inside,
+        outside,
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(widget, event)
+    QApplication.processEvents()
+
+
+async def test_scrolling_the_settings_changes_none_of_them(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    window.resize(1024, 768)
+    window.show_tab(Tab.SETTINGS)
+    view = window.workspace.settings_view
+    QApplication.processEvents()
+    scroll = view.findChild(QScrollArea)
+    assert scroll is not None
+    bar = scroll.verticalScrollBar()
+    assert bar.maximum() > 0, "the settings scroll at 1024x768"
+    boxes = (view.printer_profile, view.discount_limit, view.idle_lock, view.region, view.scanner_gap)
+    before = [(box.currentText() if hasattr(box, "currentText") else box.value()) for box in boxes]  # type: ignore[attr-defined]
+
+    for box in boxes:
+        scroll.ensureWidgetVisible(box)
+        QApplication.processEvents()
+        at = bar.value()
+        wheel_down(box)
+        assert bar.value() > at or bar.value() == bar.maximum(), f"a wheel over {box.accessibleName()} scrolls the page"
+    after = [(box.currentText() if hasattr(box, "currentText") else box.value()) for box in boxes]  # type: ignore[attr-defined]
+    assert after == before, "a wheel over a choice without the focus changed it"
+
+    view.discount_limit.setFocus()
+    QApplication.processEvents()
+    wheel_down(view.discount_limit)
+    assert view.discount_limit.value() == before[1] - 1, "with the focus, the wheel turns it"
+    await finish(window, host)
