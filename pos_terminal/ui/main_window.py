@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         self.connecting.setAccessibleName("Connecting")
         self.connect_wait = Waiting(self.connecting.setText, self)
         self.first_wait: Waiting | None = None  # the first screen's, until the first connection is made
+        self.entered = False  # the workspace was shown once: the open check has been in sight since
         self.built_sign_in: SignInView | None = None
         # Built from the window down, each widget put in its place as it is made: with the style sheet applied,
         # moving a built subtree into another widget polishes it all again (a third of the window's build).
@@ -384,8 +385,9 @@ class MainWindow(QMainWindow):
             self.cashier.customers.focus_search()
         self.till_flow.show_status()
         self.idle.start()
-        if restored:
-            self.messages.show_info(restored)
+        if restored and not self.entered:
+            self.messages.show_info(restored)  # news after a start; a connection made again keeps the check in sight
+        self.entered = True
         self.workspace_ready.emit()
         QTimer.singleShot(0, add_fallback_fonts)  # names in scripts the system has no font for; not before ready
         self.outbox.resume(terminal)

@@ -10,7 +10,7 @@ import httpx
 
 from pos_terminal.app import AppHost
 from pos_terminal.domain.sale import Phase
-from pos_terminal.ui.main_window import MainWindow, Tab
+from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from tests.conftest import new_checked_in_customer
 from tests.helpers.ui import authorized_sale, choose, transactions_of, type_item
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, screenshot, sign_in_at_till, signed_in_window, until
@@ -178,6 +178,28 @@ async def test_a_restart_restores_the_open_check_and_the_charge_in_flight(
     assert len(transactions_of(client, pos, customer["customerId"])) == 1
     assert second.cashier.ticket.customer_text.text().startswith("Rita Restart")
     await finish(second, again)
+
+
+async def test_a_connection_made_again_keeps_the_check_without_calling_it_a_restart(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Saving the settings connects the terminal again; the open check stays in sight, and the banner had said
+    "The check open before the restart was restored." though nothing had restarted."""
+    customer = new_checked_in_customer(client, firstName="Sven", lastName="Settings", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    choose(window, "Sven Settings")
+    type_item(window, "Quiche", "11.00")
+    said: list[str] = []
+    window.messages.posted.connect(lambda kind, text, topic: said.append(text))
+    first = window.terminal
+    window.connect_terminal()  # what saving the settings does
+    await until(
+        lambda: window.terminal is not None and window.terminal is not first and window.page is Page.WORKSPACE,
+        what="connected again",
+    )
+    assert window.cashier.ticket.lines.rowCount() == 1 and window.cashier.ticket.customer_text.text().startswith("Sven")
+    assert not any("restart" in text for text in said), said
+    await finish(window, host)
 
 
 async def test_refund_from_history_after_a_confirmation(
