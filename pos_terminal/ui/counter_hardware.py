@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pos_terminal.ui.counter_bar import CounterBar
+from pos_terminal.ui.counter_bar import NO_DISPLAY, CounterBar
 from pos_terminal.ui.scanner import ScanFilter
 
 if TYPE_CHECKING:
@@ -15,8 +15,11 @@ if TYPE_CHECKING:
     from pos_terminal.ui.statusbar import StatusBar
     from pos_terminal.ui.tasks import Messages, Tasks
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
+
+NO_SECOND_SCREEN = "customer display"  # the topic of the sentence that the display has no screen of its own
 
 
 class CounterHardware(QObject):
@@ -35,6 +38,10 @@ class CounterHardware(QObject):
         status.addPermanentWidget(self.bar)
         self.scanner = ScanFilter(window, None, scans_count)  # the devices' settings come with the terminal
         self.customer_display: CustomerDisplay | None = None
+        app = QGuiApplication.instance()
+        if isinstance(app, QGuiApplication):
+            app.screenAdded.connect(self._screens_changed)
+            app.screenRemoved.connect(self._screens_changed)
         self.bar.retry.connect(lambda: self.terminal.counter.retry_now() if self.terminal else None)
         self.bar.cancel.connect(lambda job: self.terminal.counter.cancel(job) if self.terminal else None)
 
@@ -58,10 +65,27 @@ class CounterHardware(QObject):
             self.customer_display.attach(
                 terminal.register, terminal.money, lambda: found.name if (found := details.get()) else None
             )
-            self.customer_display.place(devices.customer_display_screen)
-            self.window.activateWindow()  # the keyboard and the scanner stay with the cashier
+            self.place_display()
         elif self.customer_display is not None:
             self.close_display()
+
+    def _screens_changed(self, screen: QScreen) -> None:
+        QTimer.singleShot(0, self.place_display)  # once Qt has moved the windows of a screen that went
+
+    def place_display(self) -> None:
+        """The customer display on its screen, never on the cashier's: where there is no other screen it waits
+        hidden, and shows once one is connected (a screen removed takes it away again, rather than Qt moving it over
+        the cashier's window)."""
+        display, terminal = self.customer_display, self.terminal
+        if display is None or terminal is None:
+            return
+        placed = display.place(terminal.settings.devices.customer_display_screen, self.window.screen())
+        self.bar.show_display_missing(not placed)
+        if placed:
+            self.messages.resolve(NO_SECOND_SCREEN)
+            self.window.activateWindow()  # the keyboard and the scanner stay with the cashier
+        else:
+            self.messages.show_info(NO_DISPLAY, topic=NO_SECOND_SCREEN)
 
     def detach(self) -> None:
         if self.terminal is not None:
@@ -71,6 +95,8 @@ class CounterHardware(QObject):
         self.terminal = None
 
     def close_display(self) -> None:
+        self.bar.show_display_missing(False)
+        self.messages.resolve(NO_SECOND_SCREEN)
         if self.customer_display is not None:
             self.customer_display.detach()
             self.customer_display.close()

@@ -10,7 +10,7 @@ and a finished check shows no lines and no name, and returns to the welcome afte
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.money import MoneyFormat
@@ -18,7 +18,7 @@ from pos_terminal.domain.sale import FINISHED, Phase
 from pos_terminal.ui.widgets import label
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QResizeEvent
+from PySide6.QtGui import QGuiApplication, QResizeEvent, QScreen
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
@@ -47,6 +47,15 @@ def style_for(height: int) -> str:
 #customerDisplay QLabel[role="quiet"] {{ font-size: {px(0.9)}; color: #aeb6c2; }}
 #customerDisplay QFrame#displayRule {{ background: #3b4252; max-height: 3px; }}
 """
+
+
+def display_screen(screens: Sequence[QScreen], index: int, cashiers: QScreen | None) -> QScreen | None:
+    """The screen the display goes on: the ``index``-th (-1: the last; one out of range: the last), if it is not the
+    cashier's; else None."""
+    if not screens:
+        return None
+    screen = screens[index] if -len(screens) <= index < len(screens) else screens[-1]
+    return None if screen is cashiers else screen
 
 
 def _set_role(widget: QLabel, role: str) -> None:
@@ -147,19 +156,20 @@ class CustomerDisplay(QWidget):
         self.register = None
         self.show_state(None)
 
-    def place(self, screen_index: int) -> None:
-        """Full screen on screen ``screen_index`` (-1: the last one); a window of its own when there is one screen."""
-        screens = QGuiApplication.screens()
-        if not screens:
-            self.show()
-            return
-        screen = screens[screen_index] if -len(screens) <= screen_index < len(screens) else screens[-1]
+    def place(self, screen_index: int, cashiers: QScreen | None) -> bool:
+        """Full screen on screen ``screen_index`` (-1: the last one), unless that is the cashier's screen
+        (``cashiers``): then hidden, and False. On a till of one screen the display, screen-sized, had covered the
+        cashier's window (the settings to switch it off included)."""
+        screen = display_screen(QGuiApplication.screens(), screen_index, cashiers)
+        if screen is None:
+            self.hide()
+            return False
         self.setScreen(screen)
         self.setGeometry(screen.geometry())
-        if len(screens) > 1:
-            self.showFullScreen()
-        else:
-            self.show()
+        # full screen as showFullScreen() makes it, without its activateWindow(): the keyboard stays the cashier's
+        self.setWindowState(Qt.WindowState.WindowFullScreen)
+        self.show()
+        return True
 
     # --- showing ------------------------------------------------------------------------------------------------
 

@@ -15,13 +15,14 @@ from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.register import OpenCheck
-from pos_terminal.ui.customer_display import CustomerDisplay
+from pos_terminal.ui.customer_display import CustomerDisplay, display_screen
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
 from tests.helpers.ui import choose
 from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window, until
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -132,4 +133,49 @@ async def test_the_welcome_names_the_store_once_it_has_a_name(
     window.workspace.back_office.details_changed.emit()  # what the back office says after it saved the details
     assert shown_text(display) == "Welcome to Café Nord"
     picture(display, "customer-display-welcome-1024x768", tmp_path, (1024, 768))
+    await finish(window, host)
+
+
+def test_the_display_never_takes_the_cashiers_screen(qapp: QApplication) -> None:
+    """On the test counter's two screens (tests/offscreen_counter.json): the customer's by default, the cashier's
+    never, and no screen at all on a till of one screen (the display, screen-sized, had covered the till)."""
+    cashiers, customers = QGuiApplication.screens()
+    assert QGuiApplication.primaryScreen() is cashiers
+    assert display_screen([cashiers, customers], -1, cashiers) is customers
+    assert display_screen([cashiers, customers], 1, cashiers) is customers
+    assert display_screen([cashiers, customers], 7, cashiers) is customers, "a screen since removed: the last"
+    assert display_screen([cashiers, customers], 0, cashiers) is None
+    assert display_screen([cashiers], -1, cashiers) is None
+    assert display_screen([], -1, None) is None
+
+
+async def test_the_display_on_the_cashiers_screen_waits_hidden_and_says_why(
+    profile: Paths,
+    sandbox: SandboxServer,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+) -> None:
+    devices = DeviceSettings(customer_display=True, customer_display_screen=0)  # the cashier's own screen
+    save_settings(profile.config_file, Settings(terminal_id=TERMINAL_ID, devices=devices))
+    host = AppHost(profile, service_url=sandbox.url)
+    window = await signed_in_window(host, make_window, client)
+    display = window.hardware.customer_display
+    assert display is not None and not display.isVisible()
+    window.hardware.place_display()  # as a screen connected or removed makes it look again (the shift's opening
+    # had been said over the first sentence)
+    assert not display.isVisible()
+    assert window.banner.text.text() == (
+        "The customer display needs a screen of its own: it shows as soon as a second screen is connected."
+    )
+    missing = window.hardware.bar.no_display
+    assert missing.isVisible() and missing.text() == "No customer screen", "said in the status bar until it shows"
+
+    assert host.terminal is not None
+    saved = host.terminal.settings.devices.model_copy(update={"customer_display_screen": 1})
+    host.terminal.settings = host.terminal.settings.model_copy(update={"devices": saved})
+    window.hardware.place_display()  # as a screen connected since does
+    assert display.isVisible() and display.screen() is QGuiApplication.screens()[1]
+    assert display.isFullScreen()
+    assert not window.banner.isVisible() or "customer display" not in window.banner.text.text()
+    assert not missing.isVisible()
     await finish(window, host)
