@@ -265,6 +265,11 @@ class Check:
     discounts: tuple[Discount, ...] = ()
     payments: tuple[Payment, ...] = ()
 
+    @property
+    def item_count(self) -> int:
+        """How many items the check holds, as a receipt counts them: 2 × Pretzel is two."""
+        return sum(item.quantity for item in self.items)
+
     # --- editing: each returns a new check ----------------------------------------------------
 
     def add_item(self, item: Item) -> Check:

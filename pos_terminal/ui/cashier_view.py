@@ -469,8 +469,7 @@ class CashierView(QWidget):
         if not state.unfinished:
             self.new_check()
             return
-        lines = len(state.check.items)
-        what = f"{counted(lines, 'item')}, {self.money.format(state.totals.total)}"
+        what = f"{counted(state.check.item_count, 'item')}, {self.money.format(state.totals.total)}"
         who = f" for {state.customer.display_name}" if state.customer else ""
         self.confirmation = confirm(
             self,

@@ -247,7 +247,7 @@ class TillView(QWidget):
             whose = f" for {state.customer.display_name}" if state.customer else ""
             under_way = " Its charge is under way and goes on." if state.phase in LOCKED else ""
             self.open_check.setText(
-                f"The open check is kept: {counted(len(check.items), 'item')}, {amount}{whose}.{under_way}"
+                f"The open check is kept: {counted(check.item_count, 'item')}, {amount}{whose}.{under_way}"
             )
             self.open_check.show()
         else:

@@ -110,13 +110,14 @@ async def test_ctrl_n_asks_before_throwing_away_a_check_being_built(
     cashier = window.cashier
     choose(window, "Nguyen")
     type_item(window, "Soup", "8.00")
+    type_item(window, "Roll", "1.50", quantity=2)
     QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     box = cashier.confirmation
     assert isinstance(box, QMessageBox) and box.isVisible() and box.text() == "Start a new check?"
-    assert "1 item, $8.00 for" in box.informativeText()
+    assert "3 items, $11.00 for" in box.informativeText(), "counted as a receipt counts them, not by line"
     assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
     QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
-    assert cashier.ticket.lines.rowCount() == 1, "No keeps the check"
+    assert cashier.ticket.lines.rowCount() == 2, "No keeps the check"
     assert host.terminal is not None and host.terminal.journal.open_check.load() is not None
 
     window.activateWindow()
