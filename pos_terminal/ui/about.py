@@ -8,7 +8,7 @@ from pos_terminal import assets
 from pos_terminal.config import Settings
 from pos_terminal.paths import Paths
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.ui.widgets import button, label
+from pos_terminal.ui.widgets import button, keyboard_back, label
 from pos_terminal.version import version
 
 from PySide6.QtCore import Qt
@@ -32,6 +32,7 @@ class AboutDialog(QDialog):
 
     def __init__(self, paths: Paths, settings: Settings, terminal: Terminal | None, parent: QWidget | None) -> None:
         super().__init__(parent)
+        keyboard_back(self)
         self.setWindowTitle("About pos-terminal")
         self.setAccessibleName("About pos-terminal")
         self.setMinimumWidth(640)  # the paths and licence links on one line each

@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.errors import UserError
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import button, empty, label, least_room, wheel_when_focused
+from pos_terminal.ui.widgets import button, empty, keyboard_back, label, least_room, wheel_when_focused
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDialog,
     QFormLayout,
@@ -34,7 +33,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from shiboken6 import isValid
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
     from pos_terminal.services.till import Till
@@ -72,8 +70,7 @@ class ManagerPrompt(QDialog):
         back_to: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        # where the keyboard goes back to once the prompt closes: the field in focus now, else ``back_to``
-        self._back_to = [w for w in (QApplication.focusWidget(), back_to, parent) if w is not None]
+        keyboard_back(self, back_to)  # once it closes: the field in focus now, else ``back_to``
         self.till = till
         self.act = act
         self.subject = subject
@@ -115,18 +112,7 @@ class ManagerPrompt(QDialog):
         self.approve_button.clicked.connect(self.on_approve_clicked)
         self.pin.returnPressed.connect(self.on_approve_clicked)
         self.cancel_button.clicked.connect(self.reject)
-        self.finished.connect(self._give_the_keyboard_back)
         self.pin.setFocus()
-
-    def _give_the_keyboard_back(self) -> None:
-        """The cashier's window active again, with the focus where they were (or where the caller said)."""
-        for widget in self._back_to:
-            if isValid(widget) and widget.isVisible() and widget.isEnabled():
-                window = widget.window()
-                window.activateWindow()
-                window.raise_()
-                widget.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
-                return
 
     def on_approve_clicked(self) -> None:
         if self.tasks.busy:

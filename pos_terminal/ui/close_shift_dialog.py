@@ -11,7 +11,15 @@ from __future__ import annotations
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.shift import DrawerCount, Shift, denominations, is_note
 from pos_terminal.errors import UserError
-from pos_terminal.ui.widgets import BUTTON, LABEL_SLACK, button, label, least_room, wheel_when_focused
+from pos_terminal.ui.widgets import (
+    BUTTON,
+    LABEL_SLACK,
+    button,
+    keyboard_back,
+    label,
+    least_room,
+    wheel_when_focused,
+)
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -37,6 +45,7 @@ class CloseShiftDialog(QDialog):
 
     def __init__(self, shift: Shift, money: MoneyFormat, parent: QWidget) -> None:
         super().__init__(parent)
+        keyboard_back(self)
         self.money = money
         self.setWindowTitle(f"Close shift {shift.id}")
         self.setAccessibleName(f"Close shift {shift.id}")

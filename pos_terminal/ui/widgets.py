@@ -6,6 +6,7 @@ The colours and sizes are the style sheet of :mod:`pos_terminal.ui.theme`.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPixma
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
+    QDialog,
     QFileDialog,
     QFormLayout,
     QFrame,
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
     QTableView,
     QWidget,
 )
+from shiboken6 import isValid
 
 BUTTON = 40  # touch-sized: a fingertip
 LABEL_SLACK = 6  # pixels a form label gets beyond its text: the last glyph's overhang is not in its advance
@@ -382,6 +385,34 @@ def warning_sign(box: QMessageBox) -> QPixmap:
     return _warning_sign
 
 
+class _KeyboardBack(QObject):
+    def __init__(self, dialog: QDialog, back_to: QWidget | None) -> None:
+        super().__init__(dialog)
+        # weakly: a widget kept here could be the last hold on a window the dialog belongs to, which then went
+        # with the dialog's own deletion (and the dialog a second time with it)
+        earlier = (QApplication.focusWidget(), back_to, dialog.parentWidget())
+        self.earlier = [weakref.ref(widget) for widget in earlier if widget is not None]
+        dialog.finished.connect(self.give_back)
+
+    def give_back(self, result: int) -> None:
+        for ref in self.earlier:
+            widget = ref()
+            if widget is not None and isValid(widget) and widget.isVisible() and widget.isEnabled():
+                window = widget.window()
+                window.activateWindow()
+                window.raise_()
+                widget.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+                return
+
+
+def keyboard_back(dialog: QDialog, back_to: QWidget | None = None) -> None:
+    """When ``dialog`` closes, the keyboard goes back where it was when it opened: that window active again, the
+    focus on the widget that had it (else ``back_to``, else the dialog's parent). A window manager does so for a
+    dialog that closes; a counter's kiosk session runs none, and after a question was answered the cashier's
+    shortcuts (F1, F3, F8 …) did nothing until the screen was touched."""
+    _KeyboardBack(dialog, back_to)
+
+
 def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Callable[[], None]) -> QMessageBox:
     """Ask before something that cannot be undone; "No" is the default and Escape. Opened with ``open()``,
     never a nested ``exec()``, so the window's coroutines go on while it is up. Deleted once answered: a day
@@ -398,6 +429,7 @@ def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Cal
     for answer in box.buttons():  # the stock buttons were about 70×22 px: too small for a finger
         answer.setMinimumSize(120, BUTTON)
     box.finished.connect(lambda result: on_yes() if result == QMessageBox.StandardButton.Yes.value else None)
+    keyboard_back(box)
     box.open()
     return box
 
@@ -461,5 +493,6 @@ def file_dialog(
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.fileSelected.connect(lambda path: chosen(Path(path)))
     dialog.finished.connect(lambda _: closed())
+    keyboard_back(dialog)
     dialog.open()
     return dialog

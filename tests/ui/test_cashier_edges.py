@@ -236,8 +236,7 @@ async def test_refund_from_history_after_a_confirmation(
 
     window.show_tab(Tab.SETTINGS)
     screenshot(window, "settings", tmp_path)
-    window.activateWindow()  # the confirmation was the active window until it closed
-    await until(lambda: window.isActiveWindow(), what="the window active again")
+    await until(lambda: window.isActiveWindow(), what="the window active again once the confirmation closed")
     QTest.keyClick(window, Qt.Key.Key_F1)
     assert window.help.isVisible()
     screenshot(window, "help", tmp_path)

@@ -8,7 +8,7 @@ from tests.helpers.memory import c_heap_in_use
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QWidget
 
 
 def test_answered_confirmations_do_not_pile_up(qapp: QApplication) -> None:
@@ -42,3 +42,33 @@ def test_a_day_of_confirmations_keeps_one_warning_sign(qapp: QApplication) -> No
     grown = c_heap_in_use() - before
     assert grown < 250_000, f"{grown / 1e3:.0f} kB more in use after 300 confirmations"
     assert parent.findChildren(QMessageBox) == []
+
+
+def test_an_answer_gives_the_keyboard_back_to_where_it_was(qapp: QApplication) -> None:
+    """With no window manager (a counter's kiosk session) nothing made the window active again once a question
+    closed: its shortcuts stayed dead until the screen was touched."""
+    window = QWidget()
+    field = QLineEdit(window)
+    window.show()
+    window.activateWindow()
+    field.setFocus()
+    QCoreApplication.processEvents()
+    box = confirm(window, "New check", "Start a new check?", "It is thrown away.", lambda: None)
+    box.show()
+    box.activateWindow()
+    QCoreApplication.processEvents()
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
+    QCoreApplication.processEvents()
+    assert window.isActiveWindow() and field.hasFocus()
+    window.close()
+
+
+def test_a_window_let_go_of_with_its_answered_question_goes_once(qapp: QApplication) -> None:
+    """The question kept the window it gives the keyboard back to; when that was the last hold on the window, the
+    window went with the question's deletion, and deleted the question a second time: a segmentation fault."""
+    window = QWidget()
+    box = confirm(window, "New check", "Start a new check?", "It is thrown away.", lambda: None)
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
+    del window, box
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
+    QCoreApplication.processEvents()

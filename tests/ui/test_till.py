@@ -103,8 +103,7 @@ async def test_a_cashiers_refund_asks_a_manager_right_there(
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
 
-    window.activateWindow()  # the prompt was the active window until it closed
-    await until(window.isActiveWindow, what="the window active again")
+    await until(window.isActiveWindow, what="the window active again once the prompt closed")
     QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
     history = window.workspace.history
     assert window.tabs.currentWidget() is history
