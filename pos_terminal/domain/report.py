@@ -84,7 +84,7 @@ class TimeRange:
         object.__setattr__(self, "start", _aware(self.start, "start"))
         object.__setattr__(self, "end", _aware(self.end, "end"))
         if not self.start < self.end:
-            raise ReportRangeError("The report would end before it starts.")
+            raise ReportRangeError("The range ends before it starts.")  # History's as well as a report's
 
     def __contains__(self, moment: object) -> bool:
         return isinstance(moment, datetime) and self.start <= moment < self.end

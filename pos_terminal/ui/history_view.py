@@ -330,7 +330,8 @@ class HistoryView(QWidget):
             self.show_row(-1)
 
     def _load_failed(self, error: UserError) -> None:
-        self.status.setText(f"The transactions cannot be listed: {error.sentence} Press Show to try again.")
+        # what to do is the error's own advice where it has some (a range ending before it starts is not a retry)
+        self.status.setText(f"The transactions cannot be listed: {error.sentence} {error.hint or 'Press Show again.'}")
         self.messages.show_error(error)
 
     def current(self) -> Listed | None:

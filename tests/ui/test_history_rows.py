@@ -22,6 +22,9 @@ from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 from tests.ui.test_reports_view import complete_one
 
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
 
 async def test_a_visit_lets_the_rows_on_screen_go_before_it_reads_the_day_again(
     host: AppHost,
@@ -58,4 +61,24 @@ async def test_a_visit_lets_the_rows_on_screen_go_before_it_reads_the_day_again(
     for width, height in ((1024, 768), (1920, 1080)):
         window.resize(width, height)
         screenshot(window, f"history-reloaded-{width}x{height}", tmp_path)
+    await finish(window, host)
+
+
+async def test_a_range_that_ends_before_it_starts_says_what_to_change(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """History said "The report would end before it starts" and "Press Show to try again": it is no report, and
+    pressing Show again changed nothing."""
+    window = await signed_in_window(host, make_window, client)
+    window.show_tab(Tab.HISTORY)
+    history = window.workspace.history
+    picker = history.range
+    picker.preset.setCurrentIndex(picker.preset.findData("custom"))
+    picker.end.setDateTime(picker.start.dateTime().addSecs(-3600))
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: "cannot be listed" in history.status.text(), what="the range refused")
+    assert history.status.text() == (
+        "The transactions cannot be listed: The range ends before it starts. Choose a start before the end."
+    )
+    assert window.banner.text.text() == "The range ends before it starts. Choose a start before the end."
     await finish(window, host)
