@@ -15,6 +15,7 @@ from pos_terminal.domain.people import Role
 from pos_terminal.domain.sale import Phase
 from pos_terminal.services.register import Register
 from pos_terminal.services.terminal import Terminal
+from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
 from tests.ui.conftest import MANAGER, sign_in_at_till, signed_in_window, until
@@ -63,6 +64,34 @@ async def authorized_sale(
     QTest.keyClick(window, Qt.Key.Key_F8)
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
     return window, register, customer
+
+
+async def completed_sale(window: MainWindow, name: str, item: str, price: str, *, cash: str | None = None) -> None:
+    """On the cashier's screen: ``name`` chosen, one ``item`` typed, ``cash`` taken if given, charged (F8) and
+    completed (F9)."""
+    terminal = window.terminal
+    assert terminal is not None
+    choose(window, name)
+    type_item(window, item, price)
+    if cash is not None:
+        QTest.keyClicks(window.cashier.keypad_page.cash_input, cash)
+        QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
+
+
+async def closed_with_z_report(window: MainWindow, dialog: CloseShiftDialog) -> None:
+    """The close-shift ``dialog``'s count sent, without printing, and its Z report shown in Reports."""
+    dialog.print_z.setChecked(False)
+    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    reports = window.workspace.reports
+    await until(
+        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
+        what="the Z report",
+        timeout=60,
+    )
 
 
 ANA, ANA_PIN = "Ana Cashier", "551029384756"

@@ -20,7 +20,7 @@ from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.signin_view import SignInState
 from tests.conftest import new_checked_in_customer
-from tests.helpers.ui import choose, type_item
+from tests.helpers.ui import choose, closed_with_z_report, type_item
 from tests.ui.conftest import finish, signed_in_window, until
 from tests.ui.layout import cut_text
 
@@ -130,13 +130,7 @@ async def test_history_shifts_the_x_report_and_closing_show_every_word_whole(
     for size in SIZES:
         await at(window, *size)
         seen += [f"the close-shift dialog over a window of {size}: {problem}" for problem in cut_text(dialog)]
-    dialog.print_z.setChecked(False)
-    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
-    await until(
-        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
-        what="the Z report",
-        timeout=60,
-    )
+    await closed_with_z_report(window, dialog)
     assert "OVER by $10,004,699.95" in reports.drawer.text(), reports.drawer.text()
     for size in SIZES:
         await at(window, *size)

@@ -11,12 +11,11 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import Settings, save_settings
-from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow
 from tests.conftest import new_checked_in_customer
-from tests.helpers.ui import choose, type_item
+from tests.helpers.ui import closed_with_z_report, completed_sale
 from tests.ui.conftest import TERMINAL_ID, finish, screenshot, signed_in_window, until
 from tests.ui.layout import cut_text
 
@@ -72,16 +71,7 @@ async def test_a_german_z_report_shows_its_figures_whole_at_1024x768(
     customer = new_checked_in_customer(client, firstName="Greta", lastName="Zahl", balance=20_000)
     window = await signed_in_window(host, make_window, client, listing=customer)
     window.resize(1024, 768)
-    terminal = host.terminal
-    assert terminal is not None
-    choose(window, "Greta Zahl")
-    type_item(window, "Brezel", "4,80")
-    QTest.keyClicks(window.cashier.keypad_page.cash_input, "1,80")
-    QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
-    QTest.keyClick(window, Qt.Key.Key_F8)
-    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
-    QTest.keyClick(window, Qt.Key.Key_F9)
-    await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
+    await completed_sale(window, "Greta Zahl", "Brezel", "4,80", cash="1,80")
 
     QTest.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     reports = window.workspace.reports
@@ -95,13 +85,7 @@ async def test_a_german_z_report_shows_its_figures_whole_at_1024x768(
     dialog = window.approvals.close_dialog
     assert isinstance(dialog, CloseShiftDialog)
     QTest.keyClicks(dialog.typed_total, "201,80")
-    dialog.print_z.setChecked(False)
-    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
-    await until(
-        lambda: reports.report is not None and reports.report.title.startswith("Z") and not reports.tasks.busy,
-        what="the Z report",
-        timeout=60,
-    )
+    await closed_with_z_report(window, dialog)
     QApplication.processEvents()
     assert reports.model.figure(0, "total") == "4,80\xa0€"
     screenshot(window, "z-report-de_DE-1024x768", tmp_path)

@@ -21,7 +21,18 @@ from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import mint_token, new_checked_in_customer
-from tests.helpers.ui import ANA, ANA_PIN, BEN, BEN_PIN, choose, pictures, switch_to, type_item, with_cashiers
+from tests.helpers.ui import (
+    ANA,
+    ANA_PIN,
+    BEN,
+    BEN_PIN,
+    choose,
+    completed_sale,
+    pictures,
+    switch_to,
+    type_item,
+    with_cashiers,
+)
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
 
@@ -173,14 +184,7 @@ async def test_closing_a_shift_by_denomination_prints_its_z_report(
     window = await signed_in_window(host, make_window, client, listing=customer)
     terminal = host.terminal
     assert terminal is not None
-    choose(window, "Clara Close")
-    type_item(window, "Cake", "12.00")
-    QTest.keyClicks(window.cashier.keypad_page.cash_input, "5")
-    QTest.keyClick(window.cashier.keypad_page.cash_input, Qt.Key.Key_Return)
-    QTest.keyClick(window, Qt.Key.Key_F8)
-    await until(lambda: terminal.register.current.phase is Phase.AUTHORIZED, what="authorized")
-    QTest.keyClick(window, Qt.Key.Key_F9)
-    await until(lambda: terminal.register.current.phase is Phase.COMPLETE, what="complete")
+    await completed_sale(window, "Clara Close", "Cake", "12.00", cash="5")
 
     QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
     shifts = window.workspace.shifts
