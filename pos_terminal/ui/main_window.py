@@ -508,11 +508,16 @@ class MainWindow(QMainWindow):
 
     def open_on_screen(self) -> None:
         """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot
-        maximise, the window takes the screen's available area (its task bar left free)."""
+        maximise, the window takes the screen's available area (its task bar left free).
+
+        And active: a window manager makes a new window active, but a counter's kiosk session runs none, and X
+        then gives the window the keys typed into its fields but not its shortcuts (F1, F2, F8 …), which stayed
+        dead until the screen was touched."""
         screen = self.screen()
         if screen is not None:
             self.setGeometry(screen.availableGeometry())
         self.showMaximized()
+        self.activateWindow()
 
     def background_work(self) -> list[asyncio.Task[object]]:
         """Every view's coroutines still running."""
