@@ -214,12 +214,24 @@ class MainWindow(QMainWindow):
             Act.SHIFTS: self.on_shifts_key,
             Act.QUIT: self.quit,
         }
+        # a shortcut read off F1's list and pressed acts on the window, which the list would still cover
+        handlers = {
+            act: handler if act is Act.HELP else self._help_closed(handler) for act, handler in handlers.items()
+        }
         line_keys = {
             Act.MORE: lambda: self.cashier.change_quantity(+1),
             Act.LESS: lambda: self.cashier.change_quantity(-1),
             Act.REMOVE_LINE: self.cashier.remove_line,
         }
         self.actions_by_act = bind_keys(self, handlers, line_keys, self.cashier.ticket.table)
+
+    def _help_closed(self, handler: Callable[[], None]) -> Callable[[], None]:
+        def act() -> None:
+            if self.built_help is not None:
+                self.built_help.hide()
+            handler()
+
+        return act
 
     def _connect_signals(self) -> None:
         # messages

@@ -242,6 +242,10 @@ async def test_refund_from_history_after_a_confirmation(
     screenshot(window, "help", tmp_path)
     QTest.keyClick(window.help, Qt.Key.Key_Escape)
     assert not window.help.isVisible()
+    # a shortcut read off the list and pressed: its tab shows, and the list no longer covers it
+    QTest.keyClick(window, Qt.Key.Key_F1)
+    QTest.keyClick(window.help, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentIndex() == list(Tab).index(Tab.REPORTS) and not window.help.isVisible()
     await finish(window, host)
 
 
