@@ -18,6 +18,16 @@ def _profile(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def _actions(parser: argparse.ArgumentParser, dest: str) -> Commands:
+    """The actions of a command (``config set``, ``store join`` …). Its ``--profile`` and ``--json`` are taken before
+    the action too (``config --profile DIR set …``), where argparse would read DIR as the action's name."""
+    parser.add_argument(
+        "--profile", dest="group_profile", type=Path, help="base directory for config, journal and logs"
+    )
+    parser.add_argument("--json", dest="group_json", action="store_true", help="machine-readable output")
+    return parser.add_subparsers(dest=dest, metavar="ACTION", required=True)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     _profile(parser)
     parser.add_argument("--service", metavar="URL", help="use a service already running at URL (POS API at URL/v4)")

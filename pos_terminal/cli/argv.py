@@ -78,12 +78,20 @@ def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
 
 
 def _options_before_the_command(args: argparse.Namespace) -> None:
-    """``pos-terminal --profile DIR people add …`` means the profile DIR, as ``people add … --profile DIR`` does
-    (the README's window example puts it first); a command that takes no such option, or a second value that
-    differs, is one sentence rather than a command run on another profile."""
+    """``pos-terminal --profile DIR people add …`` and ``people --profile DIR add …`` mean the profile DIR, as
+    ``people add … --profile DIR`` does (the README's window example puts it first); a command that takes no such
+    option, or a second value that differs, is one sentence rather than a command run on another profile."""
     if args.command is None:
         return
-    for option, window, own in (("--profile", "gui_profile", "profile"), ("--service", "gui_service", "service")):
+    if getattr(args, "group_json", False):  # before a command's action (``tx --json list``), as after it
+        if not hasattr(args, "json"):
+            raise UserError(f"pos-terminal {args.command} takes no --json.", hint="Leave out --json.")
+        args.json = True
+    for option, window, own in (
+        ("--profile", "gui_profile", "profile"),
+        ("--service", "gui_service", "service"),
+        ("--profile", "group_profile", "profile"),  # before a command's action (``config --profile DIR set …``)
+    ):
         given = getattr(args, window, None)
         if given is None:
             continue

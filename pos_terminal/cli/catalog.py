@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _common, _person
+from pos_terminal.cli.arguments import Commands, _actions, _common, _person
 from pos_terminal.cli.output import EXIT_OK, Output
 from pos_terminal.cli.pins import _act_as
 from pos_terminal.domain.words import counted
@@ -21,7 +21,7 @@ def register(commands: Commands) -> None:
     catalog = commands.add_parser(
         "catalog", help="the products this till sells (in a store: the store's, for every till)"
     )
-    catalog_commands = catalog.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
+    catalog_commands = _actions(catalog, "catalog_command")
     listing = catalog_commands.add_parser("list", help="the catalog in use, tab by tab")
     _common(listing)
     listing.set_defaults(handler=_catalog_list)

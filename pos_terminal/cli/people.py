@@ -6,7 +6,7 @@ import argparse
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _common, _person
+from pos_terminal.cli.arguments import Commands, _actions, _common, _person
 from pos_terminal.cli.output import EXIT_OK, Handler, Output, _local
 from pos_terminal.cli.pins import _act_as, _new_pin
 from pos_terminal.errors import UserError
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     people = commands.add_parser("people", help="who works this terminal's till (a manager's PIN)")
-    people_commands = people.add_subparsers(dest="people_command", metavar="ACTION", required=True)
+    people_commands = _actions(people, "people_command")
     add = people_commands.add_parser("add", help="add a person (the first one is a manager, with no PIN asked)")
     _common(add)
     _person(add, manager=True)

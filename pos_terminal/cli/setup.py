@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _profile
+from pos_terminal.cli.arguments import Commands, _actions, _profile
 from pos_terminal.cli.output import EXIT_OK, Output
 from pos_terminal.cli.store import _join_store
 from pos_terminal.errors import ConfigError
@@ -40,7 +40,7 @@ def register(commands: Commands) -> None:
     setup.set_defaults(profile_handler=_setup)
 
     config = commands.add_parser("config", help="show or change single settings")
-    config_commands = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    config_commands = _actions(config, "config_command")
     _profile(config_commands.add_parser("list", help="every setting and its value"))
     config_get = config_commands.add_parser("get", help="the value of one setting")
     _profile(config_get)

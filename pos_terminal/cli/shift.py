@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _common, _output, _person
+from pos_terminal.cli.arguments import Commands, _actions, _common, _output, _person
 from pos_terminal.cli.output import EXIT_OK, Output, _local
 from pos_terminal.cli.pins import _act_as
 from pos_terminal.cli.report import _report_copies, _report_lines
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     shift = commands.add_parser("shift", help="open, report on and close this terminal's shifts (a manager's PIN)")
-    shift_commands = shift.add_subparsers(dest="shift_command", metavar="ACTION", required=True)
+    shift_commands = _actions(shift, "shift_command")
     opening = shift_commands.add_parser("open", help="open a shift with the float counted in the drawer")
     _common(opening)
     _person(opening, manager=True)

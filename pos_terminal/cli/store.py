@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _profile
+from pos_terminal.cli.arguments import Commands, _actions, _profile
 from pos_terminal.cli.output import EXIT_OK, Output, _local
 from pos_terminal.cli.pins import read_secret
 from pos_terminal.errors import UserError
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def register(commands: Commands) -> None:
     store = commands.add_parser("store", help="a store of several tills: its shared database")
     store.set_defaults(profile_handler=_store_command)
-    store_commands = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    store_commands = _actions(store, "store_command")
     for name, text in (
         ("init", "set up (or upgrade) the store database at URL"),
         ("join", "make this till part of the store whose database is at URL"),

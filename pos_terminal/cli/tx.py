@@ -7,7 +7,7 @@ import sys
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _common, _person, _range, _today_start
+from pos_terminal.cli.arguments import Commands, _actions, _common, _person, _range, _today_start
 from pos_terminal.cli.output import EXIT_ERROR, EXIT_OK, EXIT_UNSETTLED, Handler, Output
 from pos_terminal.cli.pins import _act_as
 from pos_terminal.domain.lifecycle import Action
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     tx = commands.add_parser("tx", help="transactions")
-    tx_commands = tx.add_subparsers(dest="tx_command", metavar="ACTION", required=True)
+    tx_commands = _actions(tx, "tx_command")
     tx_list = tx_commands.add_parser("list", help="transactions by range (default today) and terminal")
     _common(tx_list)
     _range(tx_list)

@@ -251,6 +251,12 @@ def test_the_profile_given_before_the_command_is_the_one_used(
     assert main(["--profile", str(till), "sandbox"]) == 1
     assert "pos-terminal sandbox takes no --profile" in capsys.readouterr().err
 
+    # between the command and its action: argparse read the profile's directory as the action's name
+    assert main(["config", "--profile", str(till), "--json", "get", "terminal_id"]) == 0
+    assert json.loads(capsys.readouterr().out) == "LANE-1"
+    assert main(["config", "--profile", str(till), "get", "terminal_id", "--profile", str(tmp_path / "other")]) == 1
+    assert "--profile is given twice" in capsys.readouterr().err
+
 
 def test_a_shift_is_not_closed_while_a_charge_of_it_is_authorized(
     cli: CLI, client: httpx.Client, pins: list[int], tmp_path: Path
