@@ -22,7 +22,8 @@ from pos_terminal.ui.cashier_presenter import CHECK
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import button, empty, label, least_room
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFormLayout,
@@ -44,6 +45,35 @@ class TillMode(StrEnum):
     OPEN_SHIFT = "open shift"
 
 
+CHOOSE_FIRST = "Choose your name first (touch it, or Enter on it), then type your PIN."
+
+
+class _ChoiceKeys(QObject):
+    """The keyboard on a person's button: Enter chooses them, as Space does (a button outside a dialog takes no
+    Enter); a digit typed on someone not chosen says to choose first, where it went nowhere, and on the one chosen
+    it goes into the PIN."""
+
+    def __init__(self, view: TillView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() is not QEvent.Type.KeyPress or not isinstance(watched, QPushButton):
+            return False
+        assert isinstance(event, QKeyEvent)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            watched.click()
+            return True
+        if not event.text().isdigit():
+            return False
+        if watched.isChecked():
+            self.view.pin.setFocus()
+            self.view.pin.insert(event.text())
+        else:
+            self.view._say(CHOOSE_FIRST)
+        return True
+
+
 class TillView(QWidget):
     """Signals: ``ready()`` once a person is at the till and the shift is open (or put off with "Not now")."""
 
@@ -58,6 +88,7 @@ class TillView(QWidget):
         self.chosen: Person | None = None
         self.prompt: ManagerPrompt | None = None
         self.person_buttons: list[QPushButton] = []
+        self.choice_keys = _ChoiceKeys(self)
 
         # --- the first manager ---
         self.first_name = QLineEdit()
@@ -237,6 +268,7 @@ class TillView(QWidget):
             choice = button(f"{person.name}\n{person.role}", role="person", name=f"Sign in as {person.name}")
             choice.setCheckable(True)
             choice.clicked.connect(lambda _=False, p=person: self.choose(p))
+            choice.installEventFilter(self.choice_keys)
             self.people_group.addButton(choice)
             self.people_grid.addWidget(choice, index // PEOPLE_COLUMNS, index % PEOPLE_COLUMNS)
             self.person_buttons.append(choice)

@@ -19,7 +19,7 @@ from pos_terminal.domain.shift import ShiftReportKind
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
-from pos_terminal.ui.till_view import TillMode
+from pos_terminal.ui.till_view import CHOOSE_FIRST, TillMode
 from tests.conftest import mint_token, new_checked_in_customer
 from tests.helpers.ui import (
     ANA,
@@ -80,6 +80,33 @@ async def test_switching_person_keeps_the_open_check_and_the_next_person_charges
     assert ref_id is not None
     intent = terminal.journal.intents.get(ref_id)
     assert intent is not None and intent.actor == BEN, "the person at the till charged it"
+    await finish(window, host)
+
+
+async def test_a_person_signs_in_at_the_till_with_the_keyboard_alone(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Several people: the keyboard starts on the first name. A PIN typed there went nowhere and Enter did
+    nothing (a button outside a dialog takes no Enter), so a cashier without a touch screen could not sign in."""
+    window = await signed_in_window(host, make_window, client)
+    terminal = await with_cashiers(host)
+    QTest.keyClick(window, Qt.Key.Key_F12)
+    till = window.till
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till's sign-in")
+    assert len(till.person_buttons) == 3 and till.person_buttons[0].hasFocus()
+    QTest.keyClicks(QApplication.focusWidget(), BEN_PIN)
+    assert till.error.text() == CHOOSE_FIRST and till.chosen is None and till.pin.text() == ""
+    ben = next(b for b in till.person_buttons if b.text().startswith(BEN))
+    for _ in till.person_buttons:  # the arrows move from name to name
+        if ben.hasFocus():
+            break
+        QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Right)
+    QTest.keyClick(ben, Qt.Key.Key_Return)
+    assert till.chosen is not None and till.chosen.name == BEN and till.pin.hasFocus()
+    QTest.keyClicks(till.pin, BEN_PIN)
+    QTest.keyClick(till.pin, Qt.Key.Key_Return)
+    await until(lambda: window.page is Page.WORKSPACE, what=f"{BEN} at the till")
+    assert terminal.till.current is not None and terminal.till.current.name == BEN
     await finish(window, host)
 
 
