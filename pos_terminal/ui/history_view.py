@@ -113,6 +113,18 @@ def charged_amount(t: Listed) -> int | None:
     return t.amount_charged if t.state in CHARGED_STATES else None
 
 
+def said_done(t: Transaction, money: MoneyFormat) -> str:
+    """A change that went through, in the cashier's words: what it did for whom (the id is in the list)."""
+    who = t.customer.display_name if t.customer else "the customer"
+    if t.state is TxState.REFUNDED:
+        return f"Refunded: {money.format(t.amount_charged)} goes back to {who}."
+    if t.state is TxState.COMPLETE:
+        return f"Completed: {who} is charged {money.format(t.amount_charged)}."
+    if t.state is TxState.CANCELED:
+        return f"Canceled: nothing is charged to {who}, and the amount held is released."
+    return f"Transaction {t.transaction_id} is {t.state.value}."
+
+
 def detail_html(t: Transaction, money: MoneyFormat) -> str:
     """The transaction as the cashier reads it (escaped: names come from the service; ids never wrap)."""
 
@@ -480,7 +492,7 @@ class HistoryView(QWidget):
         assert self.terminal is not None
         cash = cash_paid(p.model_dump() for p in transaction.payments) if transaction.state is TxState.REFUNDED else 0
         back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
-        self.messages.show_info(f"Transaction {transaction.transaction_id} is {transaction.state.value}.{back}")
+        self.messages.show_info(f"{said_done(transaction, self.terminal.money)}{back}")
         counter = self.terminal.counter
         if cash and counter.cash_drawer:
             self.tasks.run(

@@ -233,6 +233,9 @@ async def test_refund_from_history_after_a_confirmation(
     await until(lambda: history.current() is not None and history.current().state.value == "refunded", what="refunded")  # type: ignore[union-attr]
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == 20_000
     assert not history.refund_button.isEnabled()
+    # what went back to whom, not the transaction's id
+    back = 20_000 - charged
+    assert window.banner.text.text() == f"Refunded: ${back // 100}.{back % 100:02d} goes back to Rolf Refund."
 
     window.show_tab(Tab.SETTINGS)
     screenshot(window, "settings", tmp_path)
