@@ -86,7 +86,8 @@ class ServiceAddress:
         return cls(name, root, f"{root}/v4", root, production, account)
 
 
-def _is_loopback(url: str) -> bool:
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` is on this computer alone (localhost, 127.0.0.0/8, ::1)."""
     host = urlsplit(url).hostname or ""
     if host == "localhost":
         return True
@@ -110,7 +111,7 @@ def resolve_service(
                 f"The service address “{service_url}” given with --service {problem}.",
                 hint="Give it like https://host or http://127.0.0.1:8000.",
             )
-        loopback = _is_loopback(service_url)
+        loopback = is_loopback(service_url)
         return ServiceAddress.from_root(
             service_url,
             name="sandbox" if loopback else service_url,

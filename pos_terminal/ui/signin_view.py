@@ -9,7 +9,7 @@ from pos_terminal.api.errors import AccessDenied, ExpiredToken
 from pos_terminal.api.models import DeviceAuthorization
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.errors import UserError
-from pos_terminal.services.terminal import Terminal
+from pos_terminal.services.terminal import Terminal, is_loopback
 from pos_terminal.store.tokens import NoKeychain
 from pos_terminal.ui.qr import QrCode
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -206,10 +206,16 @@ class SignInView(QWidget):
             return
         self.user_code.setText(authorization.user_code)
         self.url.setText(authorization.verification_uri)
-        self.qr.set_text(authorization.verification_uri_complete or authorization.verification_uri)
+        # a sandbox on this computer answers only here: a phone that scanned its address would find nothing
+        here_only = is_loopback(authorization.verification_uri)
+        self.qr.set_text("" if here_only else authorization.verification_uri_complete or authorization.verification_uri)
+        self.qr.setVisible(not here_only)
         self.instructions.setText(
-            "On a phone or computer, open the address below (or scan the QR code), sign in, "
-            "and enter this code to approve the terminal:"
+            "In a browser on this computer (Open browser), open the address below, sign in, and enter this code to "
+            "approve the terminal:"
+            if here_only
+            else "On a phone or computer, open the address below (or scan the QR code), sign in, and enter this code "
+            "to approve the terminal:"
         )
         self._update_countdown()
 
