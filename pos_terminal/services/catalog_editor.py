@@ -223,8 +223,7 @@ class CatalogEditor:
     def _own(self) -> None:
         """Before the first edit of a till standing alone: its catalog (the file) becomes its own copy."""
         if self.book.count() == 0:
-            self.book.publish(*drafts_of(self.seed()))
-            self.book.forget_undo()  # taking the file in is not a change anyone made
+            self.book.publish(*drafts_of(self.seed()), undoable=False)  # taking the file in is no one's change
 
     def _audit(self, action: str, actor: str | None, detail: Mapping[str, object]) -> None:
         self.journal.audit.record(action, actor=actor, terminal_id=self.terminal_id, detail=dict(detail))

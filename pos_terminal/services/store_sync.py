@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -189,7 +190,9 @@ class StoreSync:
             self.people.take_from_store(record, keep_edits=False)
         await asyncio.to_thread(self.catalog.clear)  # the store's catalog, not one from a store joined before
         if own is not None:
-            await asyncio.to_thread(self.catalog.publish, *drafts_of(own))
+            # not a change anyone made: nothing for the catalog's undo to take back (it took every product off sale
+            # at every till, as undoing an import of all of them)
+            await asyncio.to_thread(partial(self.catalog.publish, *drafts_of(own), undoable=False))
         records: list[tuple[str, str, dict[str, Any]]] = []
         records += self.catalog.records()
         if not has_details and (details := self.details.record()) is not None:

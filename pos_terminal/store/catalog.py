@@ -142,16 +142,19 @@ class CatalogBook:
             result.append(("product", row["uid"], product_record(row)))
         return result
 
-    def publish(self, categories: Sequence[str], products: Sequence[ProductDraft]) -> Published:
+    def publish(
+        self, categories: Sequence[str], products: Sequence[ProductDraft], *, undoable: bool = True
+    ) -> Published:
         """Make the catalog ``categories`` (tab order) and ``products`` (grid order), in one transaction.
 
         A product or category is matched to the copy's by name (case and spacing aside), so its id, and what
         other tills and reports know of it, stays; what the copy has and the new catalog does not is made
         inactive. Every record that changes is queued for the store (while the till is part of one), and the
-        whole publication is the change :meth:`undo` takes back.
+        whole publication is the change :meth:`undo` takes back; ``undoable=False`` when it is no change anyone
+        made (a till's catalog file taken in, or brought to a new store), and nothing is there to undo after it.
         """
         published = Published()
-        with self._edit("import") as edit:
+        with self._edit("import", undoable=undoable) as edit:
             conn = edit.conn
             known = {name_key(row["name"]): row for row in conn.execute("SELECT * FROM catalog_category")}
             wanted = list(dict.fromkeys(c.strip() for c in categories if c.strip()))
@@ -238,9 +241,6 @@ class CatalogBook:
             for position, uid in enumerate(uids):
                 edit.write(table, uid, rows[uid], {"position": position})
 
-    def forget_undo(self) -> None:
-        self.journal._write("DELETE FROM catalog_undo")
-
     def last_change(self) -> str | None:
         """What :meth:`undo` would take back, when there is something."""
         rows = self.journal._read("SELECT what FROM catalog_undo WHERE id = 1")
@@ -269,12 +269,14 @@ class CatalogBook:
             return str(entry["what"])
 
     @contextmanager
-    def _edit(self, what: str) -> Iterator[_Edit]:
+    def _edit(self, what: str, *, undoable: bool = True) -> Iterator[_Edit]:
         journal = self.journal
         with journal.writing():
             edit = _Edit(self, journal.conn, journal._stamp(), what)
             yield edit
-            if edit.before:
+            if not undoable:
+                journal.conn.execute("DELETE FROM catalog_undo")
+            elif edit.before:
                 journal.conn.execute(
                     "INSERT OR REPLACE INTO catalog_undo (id, what, rows, at) VALUES (1, ?, ?, ?)",
                     (what, json.dumps(edit.before, ensure_ascii=False), edit.stamp),

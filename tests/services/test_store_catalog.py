@@ -100,6 +100,8 @@ async def test_the_first_till_gives_an_empty_store_its_catalog_and_the_next_take
     own = first.catalog()
     await first.store.join(store.url, store.password)
     assert first.catalog() == own  # the same products, tabs and codes, now the store's
+    # nobody imported it: an "Undo import" here took every product off sale at every till
+    assert first.store.catalog.last_change() is None
     assert {row["name"] for row in rows(store, "product")} == {entry.name for entry in own}
     assert {row["gtin"] for row in rows(store, "product_code")} == {"09300000000019", "00036000291452"}
 
