@@ -29,7 +29,7 @@ from pos_terminal.ui.catalog_lists import (
 )
 from pos_terminal.ui.product_form import ProductForm
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import button, file_dialog, label
+from pos_terminal.ui.widgets import button, confirm, file_dialog, label
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QMessageBox,
     QSizePolicy,
     QTableView,
     QVBoxLayout,
@@ -63,6 +64,7 @@ class CatalogPage(QWidget):
         self.terminal: Terminal | None = None
         self.prompt: ManagerPrompt | None = None  # the manager's prompt, while one is up
         self.file_dialog: QFileDialog | None = None
+        self.confirmation: QMessageBox | None = None  # undoing an import, while it asks
         self.all_products: list[ProductRow] = []
         self.all_categories: list[CategoryRow] = []
         self.editing: str | None = None  # the product in the form; None: a new one
@@ -471,7 +473,19 @@ class CatalogPage(QWidget):
             self.dirty = False  # the form shows the product as the undo left it
             self._after_change(f"Undone: {what}." if what else "There was nothing to undo.")
 
-        self._approved(f"Undo {last}?", undo, self._notice)
+        if last != "import":
+            self._approved(f"Undo {last}?", undo, self._notice)
+            return
+        # the whole catalog, at every till of a store, and no undo of the undo: asked first, as one click beside
+        # "Export CSV…" did it
+        self.confirmation = confirm(
+            self,
+            "Undo the import",
+            "Undo the import?",
+            "Every product and category goes back to what it was before the import, on every till that shares "
+            "this catalog. This cannot be undone in its turn.",
+            lambda: self._approved(f"Undo {last}?", undo, self._notice),
+        )
 
     # --- plumbing ---------------------------------------------------------------------------------------------------
 

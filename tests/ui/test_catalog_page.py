@@ -23,7 +23,7 @@ from tests.ui.layout import clipped
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox
 
 ANA, ANA_PIN = "Ana Cashier", "551029384756"
 SMALL, LARGE = (1024, 768), (1920, 1080)
@@ -166,6 +166,19 @@ async def test_a_csv_with_two_bad_rows_changes_nothing_and_a_good_one_is_importe
     flat_white = next(p for p in page.all_products if p.name == "Flat white")
     assert flat_white.price == 490 and flat_white.barcodes == ("9300000000019",)
     assert page.undo_button.isEnabled() and page.undo_button.text() == "Undo import"
+
+    # the whole catalog goes back, and no undo of it: asked first, where one click did it
+    QTest.mouseClick(page.undo_button, Qt.MouseButton.LeftButton)
+    box = page.confirmation
+    assert isinstance(box, QMessageBox) and box.isVisible() and box.text() == "Undo the import?"
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
+    assert tile_names(window) == ["Flat white", "Chai latte", "Croissant"] and page.undo_button.isEnabled()
+    QTest.mouseClick(page.undo_button, Qt.MouseButton.LeftButton)
+    box = page.confirmation
+    assert isinstance(box, QMessageBox)
+    QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
+    await until(lambda: tile_names(window) == tiles, what="the grid as before the import")
+    assert not page.undo_button.isEnabled()
     await finish(window, host)
 
 
