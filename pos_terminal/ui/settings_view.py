@@ -78,11 +78,11 @@ class SettingsView(QWidget):
         self.catalog_file = QLineEdit()
         self.catalog_file.setPlaceholderText("The catalog shipped with the terminal")
         self.catalog_file.setAccessibleName("Catalog file")
-        browse = button("Browse…", name="Choose catalog file")
-        browse.clicked.connect(self.on_browse_clicked)
+        self.catalog_browse = button("Browse…", name="Choose catalog file")
+        self.catalog_browse.clicked.connect(self.on_browse_clicked)
         catalog_row = QHBoxLayout()
         catalog_row.addWidget(self.catalog_file, 1)
-        catalog_row.addWidget(browse)
+        catalog_row.addWidget(self.catalog_browse)
         self.auto_cancel = QSpinBox()
         self.auto_cancel.setRange(1, 86_400)
         self.auto_cancel.setSuffix(" s")
@@ -206,12 +206,18 @@ class SettingsView(QWidget):
         self.leave_store_button.setVisible(linked)
         self.store_password.clear()
 
+    def show_link(self, terminal: Terminal) -> None:
+        """The store's part after a join or a leave: the link, and where the catalog comes from now."""
+        self.show_store(terminal.store.status())
+        self._show_catalog_source(terminal)
+
     def _show_catalog_source(self, terminal: Terminal | None) -> None:
         """The catalog file counts only until the till has a catalog of its own (the store's, or one edited or
         imported here): then the field says where the catalog comes from instead."""
         linked = terminal is not None and terminal.store.linked
         own = terminal is not None and terminal.store.catalog.count() > 0
         self.catalog_file.setEnabled(not (linked or own))
+        self.catalog_browse.setEnabled(not (linked or own))  # a file chosen then would not count
         if linked or own:
             self.catalog_file.clear()  # the placeholder says where the catalog comes from; the setting stays
         if linked:

@@ -56,7 +56,7 @@ class StoreLink(QObject):
     async def _join(self, terminal: Terminal, address: str, password: str | None) -> None:
         status = await terminal.store.join(address, password)
         self.window.messages.show_info(f"This till is part of the store at {address} now.")
-        self.window.workspace.settings_view.show_store(status)
+        self.window.workspace.settings_view.show_link(terminal)
         self.window.status.show_store(status)
         self.start(terminal)
         self.window.till.refresh_people()
@@ -68,5 +68,5 @@ class StoreLink(QObject):
     async def _leave(self, terminal: Terminal) -> None:
         status = await terminal.store.leave()
         self.window.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
-        self.window.workspace.settings_view.show_store(status)
+        self.window.workspace.settings_view.show_link(terminal)
         self.window.status.show_store(status)

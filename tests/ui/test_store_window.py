@@ -96,6 +96,7 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
     settings = window.workspace.settings_view
     assert isinstance(settings, SettingsView)
     assert settings.store_state.text().startswith("Stands alone")
+    assert settings.catalog_browse.isEnabled(), "a till standing alone with its file chooses another"
     assert settings.join_store_button.isVisible() and not settings.leave_store_button.isVisible()
     QTest.mouseClick(settings.join_store_button, Qt.MouseButton.LeftButton)
     assert "address is empty" in settings.error.text()
@@ -105,6 +106,7 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
     assert settings.store_state.text().startswith("Part of a store · Store online")
     assert address in settings.store_state.toolTip()
     assert not settings.store_address.isEnabled()
+    assert not settings.catalog_file.isEnabled() and not settings.catalog_browse.isEnabled(), "the store's catalog"
     await until(lambda: window.status.store.text() == "Store online", what="online")
     for width, height in ((1024, 768), (1920, 1080)):
         window.resize(width, height)
