@@ -30,7 +30,7 @@ from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label
+from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label, wheel_when_focused
 
 from PySide6.QtCore import (
     QEvent,
@@ -263,6 +263,7 @@ class HistoryView(QWidget):
         self.refund_button.clicked.connect(self.ask_refund)
         self.other.hide()
         self.show_row(-1)
+        wheel_when_focused(self)  # a wheel on its way to the list changes neither the range nor the terminals
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:

@@ -49,7 +49,7 @@ from pos_terminal.ui.range_picker import RangePicker
 from pos_terminal.ui.report_figures import FiguresModel
 from pos_terminal.ui.report_preview import PREVIEW_PAGES, PageView, Preview
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Waiting, button, file_dialog, label
+from pos_terminal.ui.widgets import Waiting, button, file_dialog, label, wheel_when_focused
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QShowEvent
@@ -215,6 +215,7 @@ class ReportsView(QWidget):
         self.print_button.clicked.connect(self.print_report)
         self.on_scope_changed(0)
         self.show_nothing()
+        wheel_when_focused(self)  # a wheel on its way to the preview changes neither the range nor the layout
 
     # --- the terminal ----------------------------------------------------------------------------
 

@@ -63,3 +63,21 @@ async def test_scrolling_the_settings_changes_none_of_them(
     wheel_down(view.discount_limit)
     assert view.discount_limit.value() == before[1] - 1, "with the focus, the wheel turns it"
     await finish(window, host)
+
+
+async def test_a_wheel_over_history_or_reports_changes_neither_range_nor_scope(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A manager's wheel on its way to the list or the preview turned "Today" into "Yesterday" under the pointer."""
+    window = await signed_in_window(host, make_window, client)
+    for tab in (Tab.HISTORY, Tab.REPORTS):
+        window.show_tab(tab)
+        view = window.workspace.history if tab is Tab.HISTORY else window.workspace.reports
+        view.setFocus()  # the keyboard elsewhere, as after a click on the list
+        QApplication.processEvents()
+        boxes = (view.range.preset, view.scope)
+        before = [box.currentIndex() for box in boxes]
+        for box in boxes:
+            wheel_down(box)
+        assert [box.currentIndex() for box in boxes] == before, f"a wheel over {tab} changed a choice"
+    await finish(window, host)
