@@ -273,6 +273,8 @@ class CashierView(QWidget):
 
     def focus_entry(self, field: QWidget) -> None:
         """F3, F4, F6, F7: the field to type in, on its tab; said why not when the check takes no entry now."""
+        if field in (self.products.search, self.keypad_page.item_name):
+            self._next_check_if_finished()
         refused = self.entry_refused()
         if refused is not None:
             self.messages.show_error(refused, topic=CHECK)
@@ -367,10 +369,20 @@ class CashierView(QWidget):
             done()
         return True
 
+    def _next_check_if_finished(self) -> None:
+        """An item for a finished check is the next sale's first: the next check starts, as a customer chosen then
+        starts it (Register.choose_customer) and Ctrl+N does without asking. A scanner at a busy counter had each
+        code of the next customer refused until Ctrl+N; a discount or cash has no check to go on, and is refused."""
+        if self.terminal is not None and self.register.current.phase in FINISHED:
+            self.register.new_check()
+            empty(self.customers.search)  # the last sale's filter
+            self.show_check()  # the products back in the middle, where the finished charge was
+
     def add_catalog_item(self, entry: CatalogEntry) -> None:
         """A product tapped (or found): one more of it when the check has it already, else a new line."""
         if self.terminal is None:
             return
+        self._next_check_if_finished()
         item = entry.item()
         same = next(
             (
@@ -393,6 +405,7 @@ class CashierView(QWidget):
         except UserError as exc:
             self.messages.show_error(exc, topic=CHECK)
             return
+        self._next_check_if_finished()
         if self._edit(lambda check: check.add_item(item), select=item.id):
             empty(page.item_name)
             empty(page.item_price)

@@ -3,6 +3,7 @@ wherever the focus is on the cashier's screen; the same keys at a person's speed
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,13 +12,16 @@ import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import DeviceSettings, Settings, save_settings
+from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.ui.main_window import MainWindow
+from tests.helpers.ui import completed_sale
 from tests.ui.conftest import TERMINAL_ID, finish, signed_in_window, until
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 SCANNER_MS = 8  # a keyboard-wedge scanner: a few milliseconds a key
@@ -88,6 +92,35 @@ async def test_a_scan_adds_the_product_whatever_the_focus_and_the_field_keeps_wh
     assert names(window) == ["Keep cup", "Bottled water"]
     assert cashier.keypad_page.cash_input.text() == "", "the digits of the scan did not stay in the cash field"
     assert cashier.register.current.check.payments == (), "nor did its Enter take cash"
+    await finish(window, host)
+
+
+async def test_a_scan_after_a_finished_sale_starts_the_next_check(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """At a busy counter each of the next customer's codes was refused ("This check is finished") until Ctrl+N: a
+    product scanned, or F3 to find one, starts the next check, as choosing a customer does. A discount has no check
+    to go on and is still refused."""
+    window = await signed_in_window(host, make_window, client)
+    cashier, keyboard = window.cashier, Keyboard(window)
+    terminal = host.terminal
+    assert terminal is not None
+    await completed_sale(window, "Nguyen", "Soup", "8.00")
+    QTest.keyClick(window, Qt.Key.Key_F4)
+    assert window.banner.text.text().startswith("This check is finished.")
+
+    keyboard.clock = int(time.monotonic() * 1000)  # on from the keys QTest sent, which carry no time of their own
+    keyboard.type(KEEP_CUP, SCANNER_MS)
+    state = terminal.register.current
+    assert state.phase is Phase.BUILDING and state.transaction_id is None and state.customer is None
+    assert names(window) == ["Keep cup"]
+    assert cashier.entry_tabs.isVisible() and cashier.entry_tabs.isEnabled(), "the entry back where the charge was"
+    assert not window.banner.isVisible(), "the finished check's message went with it"
+
+    await completed_sale(window, "Nguyen", "Tea", "4.00")
+    QTest.keyClick(window, Qt.Key.Key_F3)
+    assert terminal.register.current.phase is Phase.BUILDING and cashier.products.search.hasFocus()
+    assert names(window) == []
     await finish(window, host)
 
 
