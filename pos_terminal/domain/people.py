@@ -174,22 +174,24 @@ class DiscountNeedsApproval(ApprovalNeeded):
         self.amount = amount
         super().__init__(Guarded.DISCOUNT)
 
-    def what(self, money: Callable[[int], str]) -> str:
-        """``15 % ($3.60)``: the discounts' share of the items and what they take off, by ``money``."""
-        return f"{percent_text(self.share_bp)} % ({money(self.amount)})"
+    def what(self, money: Callable[[int], str], mark: str = ".") -> str:
+        """``12.5 % ($3.00)``: the discounts' share of the items and what they take off, by ``money``; ``mark`` is
+        the locale's decimal mark (``12,5 % (3,00 €)`` in de_DE)."""
+        return f"{percent_text(self.share_bp, mark)} % ({money(self.amount)})"
 
-    def explained(self, money: Callable[[int], str]) -> str:
+    def explained(self, money: Callable[[int], str], mark: str = ".") -> str:
         """The sentence of the prompt: ``A discount of 15 % ($3.60) needs a manager's approval.``"""
-        return f"A discount of {self.what(money)} needs a manager's approval."
+        return f"A discount of {self.what(money, mark)} needs a manager's approval."
 
 
 # --- discounts -------------------------------------------------------------------------------------------------
 
 
-def percent_text(bp: int) -> str:
-    """Basis points as a person writes the percent: 1500 → ``15``, 1250 → ``12.5``, 1001 → ``10.01``."""
+def percent_text(bp: int, mark: str = ".") -> str:
+    """Basis points as a person writes the percent: 1500 → ``15``, 1250 → ``12.5`` (``12,5`` with ``mark=","``),
+    1001 → ``10.01``."""
     whole, cents = divmod(bp, 100)
-    return f"{whole}" if not cents else f"{whole}.{cents:02d}".rstrip("0")
+    return f"{whole}" if not cents else f"{whole}{mark}{cents:02d}".rstrip("0")
 
 
 def discount_share_bp(item_total: int, discount_total: int) -> int:

@@ -342,9 +342,9 @@ class CashierView(QWidget):
                 self.messages.resolve(CHECK)
                 question, reason, subject = f"{exc.act.sentence}?", None, None
                 if isinstance(exc, DiscountNeedsApproval):
-                    subject = f"discount {exc.what(self.money.format)}"
-                    question = f"Approve a discount of {exc.what(self.money.format)}?"
-                    reason = exc.explained(self.money.format)
+                    what = exc.what(self.money.format, self.money.decimal_mark)
+                    subject, question = f"discount {what}", f"Approve a discount of {what}?"
+                    reason = exc.explained(self.money.format, self.money.decimal_mark)
                 self.prompt = with_approval(
                     self,
                     self.terminal.till,

@@ -539,3 +539,18 @@ def test_a_line_or_a_check_too_large_is_refused_when_it_is_added() -> None:
         big.add_item(Item("Silver", 1, 2))
     assert refused.value.explained(money.format).startswith("The check would come to $21,474,836.48, more than")
     assert big.add_item(Item("Tin", 1, 1)).totals().item_total == INT32_MAX
+
+
+@pytest.mark.parametrize(
+    ("locale", "currency", "said"),
+    [
+        ("en_AU", "AUD", "A discount of 12.5 % ($0.44) needs"),
+        ("de_DE", "EUR", "A discount of 12,5 % (0,44\xa0€) needs"),
+    ],
+)
+def test_a_discount_to_approve_is_said_with_the_locale_s_decimal_mark(locale: str, currency: str, said: str) -> None:
+    """A German manager was asked to approve "12.5 % (0,44 €)": two decimal marks in one sentence."""
+    from pos_terminal.domain.people import DiscountNeedsApproval
+
+    money = MoneyFormat(locale, currency)
+    assert DiscountNeedsApproval(1250, 44).explained(money.format, money.decimal_mark).startswith(said)
