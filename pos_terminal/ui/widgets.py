@@ -395,6 +395,14 @@ class _KeyboardBack(QObject):
         dialog.finished.connect(self.give_back)
 
     def give_back(self, result: int) -> None:
+        opened = QApplication.activeModalWidget()
+        if opened is not None and opened is not self.parent():
+            # a dialog its answer opened (the drawer's count after a manager approved closing the shift) has the
+            # keyboard, and stays on top: raising the window put it over that dialog, which no window manager keeps
+            # above it on a kiosk, and the till looked frozen behind a dialog nobody could see
+            opened.activateWindow()
+            opened.raise_()
+            return
         for ref in self.earlier:
             widget = ref()
             if widget is not None and isValid(widget) and widget.isVisible() and widget.isEnabled():

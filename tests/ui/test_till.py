@@ -202,6 +202,31 @@ async def test_the_idle_lock_locks_the_till_and_keeps_the_check(
     await finish(window, host)
 
 
+async def test_the_count_opened_by_a_managers_approval_has_the_keyboard_and_the_top(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A cashier closes the shift, a manager approves, and the drawer's count opens from that approval. As the
+    prompt closed it gave the keyboard back to the window and raised it: on a kiosk (no window manager) over the
+    count, a modal dialog nobody could see, and the till looked frozen."""
+    window = await signed_in_window(host, make_window, client)
+    await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+    QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    QTest.mouseClick(window.workspace.shifts.close_button, Qt.MouseButton.LeftButton)
+    prompt = window.approvals.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    QTest.keyClicks(prompt.pin, MANAGER_PIN)
+    QTest.keyClick(prompt.pin, Qt.Key.Key_Return)
+    await until(lambda: window.approvals.close_dialog is not None, what="the count")
+    dialog = window.approvals.close_dialog
+    assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
+    await until(dialog.isActiveWindow, what="the count active, over the window")
+    assert not window.isActiveWindow()
+    dialog.reject()
+    await until(window.isActiveWindow, what="the window active again once the count closed")
+    await finish(window, host)
+
+
 async def test_closing_a_shift_by_denomination_prints_its_z_report(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
