@@ -237,11 +237,18 @@ class TillView(QWidget):
         if self.mode is not TillMode.SIGN_IN or self.pin.text() or self.pin_again.text():
             return
         chosen = self.chosen.name if self.chosen is not None else None
+        # what the page said of the one chosen stays: the lockout this till just made reaches the store and comes
+        # back as a change of the people, which had wiped "locked until …" and the Unlock button at once
+        said = self.error.text() if self.error.isVisible() else None
+        locked = self.unlock_button.isVisible()
         self._show_people(terminal)
         for person, choice in zip(terminal.staff.people(active_only=True), self.person_buttons, strict=True):
             if person.name == chosen:
                 choice.setChecked(True)
                 self.choose(person)
+                if said is not None and (not locked or person.locked(terminal.till.now())):
+                    self._say(said)
+                    self.unlock_button.setVisible(locked)
 
     def ask_shift(self, terminal: Terminal) -> None:
         """The person at the till opens a shift (from the Shifts view, after "Not now")."""
