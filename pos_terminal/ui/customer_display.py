@@ -150,7 +150,10 @@ class CustomerDisplay(QWidget):
         self.money = money
         self.store_name = store_name
         register.on_change(lambda state: self.show_state(state) if self.register is register else None)
-        self.show_state(register.current)
+        # a check finished before (a restart, the terminal connected again) is nobody's news: its "Refunded." or
+        # "Thank you!" was shown to whoever stood at the counter next
+        current = register.current
+        self.show_state(None if current.phase in FINISHED else current)
 
     def detach(self) -> None:
         self.register = None
