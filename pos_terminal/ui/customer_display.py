@@ -150,10 +150,7 @@ class CustomerDisplay(QWidget):
         self.money = money
         self.store_name = store_name
         register.on_change(lambda state: self.show_state(state) if self.register is register else None)
-        # a check finished before (a restart, the terminal connected again) is nobody's news: its "Refunded." or
-        # "Thank you!" was shown to whoever stood at the counter next
-        current = register.current
-        self.show_state(None if current.phase in FINISHED else current)
+        self.show_state(register.current)
 
     def detach(self) -> None:
         self.register = None
@@ -177,8 +174,12 @@ class CustomerDisplay(QWidget):
     # --- showing ------------------------------------------------------------------------------------------------
 
     def show_state(self, state: OpenCheck | None) -> None:
-        """Show ``state`` (None: nobody's check, the welcome)."""
+        """Show ``state`` (None: nobody's check, the welcome). A check's end shows only to the customer who watched
+        it: one that ended out of sight (restored finished at a start, refunded later from History) keeps the
+        welcome, where its "Refunded." had been shown to whoever stood at the counter next."""
         self._thanks.stop()
+        if state is not None and state.phase in FINISHED and self.shown is None:
+            state = None
         check = state.check if state is not None else None
         if state is None or check is None or (state.phase is Phase.BUILDING and not check.items and not check.payments):
             self.shown = None
