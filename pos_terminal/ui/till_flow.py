@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pos_terminal.ui.main_window import MainWindow
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QApplication
 
 
 class TillFlow(QObject):
@@ -67,6 +68,10 @@ class TillFlow(QObject):
         window = self.window
         terminal = window.terminal
         if terminal is None or window.page is not Page.WORKSPACE:
+            return
+        if QApplication.activeModalWidget() is not None:
+            # not under a dialog, whose work goes on with nobody at the till: a manager counting the drawer for
+            # longer than the idle lock found the count refused ("Nobody is at the till"), the PIN page behind it
             return
         if terminal.till.idle_lock_due(seconds):
             self.lock("idle")
