@@ -374,9 +374,7 @@ class CashierView(QWidget):
         starts it (Register.choose_customer) and Ctrl+N does without asking. A scanner at a busy counter had each
         code of the next customer refused until Ctrl+N; a discount or cash has no check to go on, and is refused."""
         if self.terminal is not None and self.register.current.phase in FINISHED:
-            self.register.new_check()
-            empty(self.customers.search)  # the last sale's filter
-            self.show_check()  # the products back in the middle, where the finished charge was
+            self._fresh_check()
 
     def add_catalog_item(self, entry: CatalogEntry) -> None:
         """A product tapped (or found): one more of it when the check has it already, else a new line."""
@@ -494,12 +492,17 @@ class CashierView(QWidget):
 
     def new_check(self) -> None:
         try:
-            self.register.new_check()
+            self._fresh_check()
         except UserError as exc:
             self.messages.show_error(exc, topic=CHECK)
             return
-        empty(self.customers.search)
-        empty(self.products.search)  # the last check's filter would hide most products from the next one
-        self.show_check()
         self.entry_tabs.setCurrentWidget(self.products)
         self.customers.focus_search()
+
+    def _fresh_check(self) -> None:
+        """The next check on the screen (the entry back where the finished charge was), the last one's filters
+        gone: they would hide most customers and products from the next sale."""
+        self.register.new_check()
+        empty(self.customers.search)
+        empty(self.products.search)
+        self.show_check()
