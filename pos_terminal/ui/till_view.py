@@ -267,6 +267,7 @@ class TillView(QWidget):
     def _show_people(self, terminal: Terminal) -> None:
         for old in self.person_buttons:
             self.people_group.removeButton(old)
+            old.hide()  # the keyboard leaves it now: kept until its deletion, it then went nowhere
             old.deleteLater()
         self.person_buttons = []
         self.chosen = None
@@ -278,6 +279,7 @@ class TillView(QWidget):
             choice.installEventFilter(self.choice_keys)
             self.people_group.addButton(choice)
             self.people_grid.addWidget(choice, index // PEOPLE_COLUMNS, index % PEOPLE_COLUMNS)
+            choice.show()  # now, not at the layout's next turn: the focus given below would not take before it
             self.person_buttons.append(choice)
         state = terminal.register.current
         check = state.check

@@ -36,7 +36,7 @@ from tests.helpers.ui import (
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, sign_in_at_till, signed_in_window, until
 from tests.ui.layout import clipped
 
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -107,6 +107,25 @@ async def test_a_person_signs_in_at_the_till_with_the_keyboard_alone(
     QTest.keyClick(till.pin, Qt.Key.Key_Return)
     await until(lambda: window.page is Page.WORKSPACE, what=f"{BEN} at the till")
     assert terminal.till.current is not None and terminal.till.current.name == BEN
+    await finish(window, host)
+
+
+async def test_the_names_keep_the_keyboard_when_they_are_made_again(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """A sign-in that ended while the till was locked: signed in again, the window made the names again while the
+    keyboard was on one of the old ones. It went with that button's deletion, and a PIN typed went nowhere."""
+    window = await signed_in_window(host, make_window, client)
+    terminal = await with_cashiers(host)
+    QTest.keyClick(window, Qt.Key.Key_F12)
+    till = window.till
+    await until(lambda: window.page is Page.TILL and till.mode is TillMode.SIGN_IN, what="the till locked")
+    old = till.person_buttons[0]
+    assert old.hasFocus()
+    till.begin(terminal)  # as the window does once signed in again
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the old names deleted
+    QApplication.processEvents()
+    assert till.person_buttons[0] is not old and till.person_buttons[0].hasFocus()
     await finish(window, host)
 
 
