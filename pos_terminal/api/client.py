@@ -152,6 +152,18 @@ class PosClient:
         # the service's clock less this machine's, from the last answer's Date header; None until one is read
         self.clock_offset: timedelta | None = None
 
+    def signed_with(self, credentials: Credentials) -> PosClient:
+        """The same service, routes and connections, with other credentials (a token given, to check it)."""
+        return PosClient(
+            self.http,
+            self.base_url,
+            credentials,
+            routes=self.routes,
+            method_override=self.method_override,
+            retry=self.retry,
+            now=self.now,
+        )
+
     # --- calls ----------------------------------------------------------------------------------
 
     async def list_customers(self) -> list[Customer]:

@@ -44,13 +44,18 @@ async def _login(terminal: Terminal, args: argparse.Namespace, out: Output) -> i
         from_stdin = args.token == "-"  # noqa: S105 (the conventional name of standard input, not a secret)
         import asyncio
 
-        token = (await asyncio.to_thread(sys.stdin.readline)).strip() if from_stdin else args.token
+        token = (await asyncio.to_thread(_given_on_stdin)).strip() if from_stdin else args.token
         if not token:
             raise UserError(
                 "No token came on standard input.", hint="Pipe the token into “pos-terminal login --token -”."
             )
-        await session.sign_in_with_token(token, legacy=args.legacy)
+        client = terminal.client
+        checked = await session.sign_in_with_token(
+            token, legacy=args.legacy, check=lambda credentials: client.signed_with(credentials).list_customers()
+        )
         out.line("Signed in with the token given.")
+        if not checked:
+            out.note("The service could not be asked whether it accepts the token now; it is kept as given.")
         out.data({"state": session.state.value})
         return EXIT_OK
     authorization = await session.start_device_sign_in()
@@ -73,6 +78,14 @@ async def _login(terminal: Terminal, args: argparse.Namespace, out: Output) -> i
         out.note(ends)
     out.data({"state": session.state.value})
     return EXIT_OK
+
+
+def _given_on_stdin() -> str:
+    """A line typed at a terminal; else all that was piped in (an authorization server's answer may span lines),
+    up to a size no token reaches."""
+    if sys.stdin.isatty():
+        return sys.stdin.readline()
+    return sys.stdin.read(1 << 20)
 
 
 def _renewal_note(session: Session) -> str | None:

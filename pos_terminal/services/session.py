@@ -13,10 +13,14 @@ says when it stops working, for the status bar and ``status``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from datetime import datetime
 from enum import StrEnum
+
+from pydantic import ValidationError
 
 from pos_terminal.api.auth import (
     AuthClient,
@@ -27,8 +31,18 @@ from pos_terminal.api.auth import (
     TokenSet,
 )
 from pos_terminal.api.client import Credentials
-from pos_terminal.api.errors import AccessDenied, ExpiredToken, InvalidClient, InvalidGrant, Unauthorized
-from pos_terminal.api.models import DeviceAuthorization
+from pos_terminal.api.errors import (
+    AccessDenied,
+    ApiError,
+    ExpiredToken,
+    InsufficientScope,
+    InvalidClient,
+    InvalidGrant,
+    ServiceUnreachable,
+    Unauthorized,
+)
+from pos_terminal.api.models import DeviceAuthorization, TokenResponse
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.errors import UserError
 from pos_terminal.store.journal import Journal
 from pos_terminal.store.locks import ProfileLock
@@ -47,6 +61,40 @@ class SessionState(StrEnum):
 class NotSignedIn(UserError):
     sentence = "This terminal is not signed in to the service."
     hint = "Sign in first (pos-terminal login)."
+
+
+class NotAToken(UserError):
+    sentence = "What was given is not a token."
+    hint = "Give the access token alone, or the authorization server's answer (JSON) as it came."
+
+
+class TokenRefused(UserError):
+    sentence = "The service did not accept this token, so it was not kept."
+    hint = "Check that it is whole and still valid, and give it again."
+
+
+_BEARER = re.compile(r"[A-Za-z0-9\-._~+/]+=*")  # RFC 6750 §2.1, b64token
+_HEADER_WORD = re.compile(r"[!-~]+")  # X-Api-Token: visible ASCII, no spaces
+
+
+def given_tokens(text: str, *, scope: str, legacy: bool = False, now: datetime | None = None) -> TokenSet:
+    """What a person gave ``login --token``: a token alone, or an authorization server's token response as it came
+    (RFC 6749 §5.1), whose refresh token, lifetime and scope are kept too. Anything else is :class:`NotAToken`: a
+    token stored as given would be sent on every request and refused by each."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            response = TokenResponse.model_validate_json(text)
+        except ValidationError:
+            raise NotAToken() from None
+        tokens = TokenSet.from_response(response, now=now or utcnow())
+        if tokens.scope is None:
+            tokens = replace(tokens, scope=scope)
+    else:
+        tokens = TokenSet(access_token=text, refresh_token=None, expires_at=None, scope=scope, owner_type="merchant")
+    if not (_HEADER_WORD if legacy else _BEARER).fullmatch(tokens.access_token):
+        raise NotAToken()
+    return tokens
 
 
 class Session:
@@ -161,15 +209,34 @@ class Session:
             raise
         await self._signed_in(tokens, how="device code")
 
-    async def sign_in_with_token(self, token: str, *, legacy: bool = False) -> None:
-        """A token created by hand (support or the sandbox control surface); legacy sends X-Api-Token."""
+    async def sign_in_with_token(
+        self,
+        token: str,
+        *,
+        legacy: bool = False,
+        check: Callable[[Credentials], Awaitable[object]] | None = None,
+    ) -> bool:
+        """A token created by hand (support, the sandbox control surface, an authorization server's answer; see
+        :func:`given_tokens`); legacy sends X-Api-Token. ``check`` makes a request with it first: a token the service
+        refuses is :class:`TokenRefused` and the sign-in kept before stays. False when the service could not be
+        reached to check it: it is kept then, as given."""
         self._ensure_storable()
-        tokens = TokenSet(
-            access_token=token, refresh_token=None, expires_at=None, scope=self.scope, owner_type="merchant"
-        )
+        tokens = given_tokens(token, scope=self.scope, legacy=legacy)
+        checked = True
+        if check is not None:
+            try:
+                await check(StaticCredentials(tokens.access_token, legacy=legacy))
+            except (Unauthorized, InsufficientScope):
+                raise TokenRefused() from None
+            except ServiceUnreachable:
+                checked = False
+            except ApiError as exc:
+                log.info("a token given was kept unchecked: the check was answered %s", exc.status)
+                checked = False
         self._save(tokens, legacy=legacy)
         self._adopt(tokens, legacy=legacy)
         self.journal.audit.record("sign-in", actor=self.actor, terminal_id=self.terminal_id, detail={"how": "token"})
+        return checked
 
     async def _signed_in(self, tokens: TokenSet, *, how: str) -> None:
         self._save(tokens, legacy=False)

@@ -249,6 +249,43 @@ def test_login_reads_the_token_from_standard_input(
     assert_refused(refused, says="No token came on standard input.")
 
 
+def test_login_takes_an_authorization_servers_answer_as_it_came(
+    cli: CLI, client: httpx.Client, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``curl …/v1/token | pos-terminal login --token -`` stored the whole JSON as the token: every request was
+    refused after "Signed in with the token given"."""
+    token = mint_token(client, expiresIn=0)
+    answer = {"access_token": token, "token_type": "bearer", "expires_in": 3600, "refresh_token": "r-1"}
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(answer, indent=2)))  # over several lines
+    signed = cli("login", "--token", "-")
+    assert signed.code == 0, signed.err
+    stored = json.loads(next(iter(memory_keyring.secrets.values())))
+    assert (stored["accessToken"], stored["refreshToken"], stored["scope"]) == (token, "r-1", "posapi")
+    assert stored["expiresAt"] is not None
+    assert cli("customers").code == 0
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ("not-a-token-of-this-service", "did not accept this token"),
+        ('{"token_type": "bearer", "expires_in": 3600}', "is not a token"),
+        ('{"access_token": "two words"}', "is not a token"),
+        ("Bearer abc", "is not a token"),
+    ],
+    ids=["refused", "json-without-a-token", "json-token-with-a-space", "two-words"],
+)
+def test_a_token_that_cannot_work_is_refused_and_the_sign_in_before_stays(
+    signed_in: CLI, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch, given: str, says: str
+) -> None:
+    before = dict(memory_keyring.secrets)
+    monkeypatch.setattr("sys.stdin", io.StringIO(given + "\n"))
+    refused = signed_in("login", "--token", "-")
+    assert refused.err_lines == [assert_refused(refused, says=says)]
+    assert memory_keyring.secrets == before
+    assert signed_in("customers").code == 0
+
+
 def test_tx_complete_is_kept_when_the_transaction_cannot_be_read(
     signed_in: CLI, tmp_path: Path, client: httpx.Client
 ) -> None:
@@ -329,7 +366,9 @@ def test_an_unreachable_service_is_one_sentence(signed_in: CLI) -> None:
         port = probe.getsockname()[1]
     refused = signed_in("customers", service=f"http://127.0.0.1:{port}")
     assert_refused(refused, says="not signed in")  # another service address is another sign-in
-    assert signed_in("login", "--token", "t", service=f"http://127.0.0.1:{port}").code == 0
+    kept = signed_in("login", "--token", "t", service=f"http://127.0.0.1:{port}")
+    assert kept.code == 0
+    assert kept.err_lines == ["The service could not be asked whether it accepts the token now; it is kept as given."]
     refused = signed_in("customers", service=f"http://127.0.0.1:{port}")
     assert refused.err_lines == [assert_refused(refused, says="The service cannot be reached.")]
 
