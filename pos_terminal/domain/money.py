@@ -63,6 +63,7 @@ class MoneyFormat:
         from babel import Locale, UnknownLocaleError
         from babel.numbers import (
             UnknownCurrencyError,
+            get_currency_precision,
             get_currency_symbol,
             get_decimal_symbol,
             get_group_symbol,
@@ -77,6 +78,12 @@ class MoneyFormat:
             validate_currency(self.currency, self.locale)
         except UnknownCurrencyError:
             raise ConfigError(f"The currency “{self.currency}” is not known.") from None
+        if (digits := get_currency_precision(self.currency)) != 2:
+            # the service counts every amount in cents: written with no or three decimals, ¥10.50 would read ¥11
+            raise ConfigError(
+                f"The service counts money in cents, and {self.currency} is written with {digits} decimals.",
+                hint="Choose a currency written with two, like AUD, NZD, SGD or GBP.",
+            )
         symbols = {
             self.currency,
             get_currency_symbol(self.currency, self.locale),

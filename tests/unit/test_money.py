@@ -145,6 +145,16 @@ def test_unknown_locale_or_currency_is_a_config_error() -> None:
         MoneyFormat("en_US", "QQQ")
 
 
+@pytest.mark.parametrize(
+    ("locale", "currency", "digits"), [("ja_JP", "JPY", 0), ("ko_KR", "KRW", 0), ("ar_KW", "KWD", 3)]
+)
+def test_a_currency_not_written_in_cents_is_refused(locale: str, currency: str, digits: int) -> None:
+    """The service counts in cents: Babel wrote 1050 cents as "￥10" and -5 as "-￥0" for the yen."""
+    with pytest.raises(ConfigError, match=f"{currency} is written with {digits} decimals") as refused:
+        MoneyFormat(locale, currency)
+    assert "AUD" in refused.value.text()
+
+
 @given(st.integers(min_value=0, max_value=INT32_MAX), st.sampled_from([US, DE, AU, MoneyFormat("fr_FR", "EUR")]))
 def test_format_then_parse_round_trips(cents: int, money: MoneyFormat) -> None:
     assert money.parse(money.format(cents)) == cents
