@@ -341,12 +341,18 @@ def error_from_response(status: int, headers: Mapping[str, str], text: str) -> A
         detail = detail or _text(body.get("detail")) or _text(body.get("message")) or _text(body.get("title"))
         field_errors = field_errors or _fields(body.get("errors"))
     retry_after = _retry_after(lowered)
-    if oauth is not None and oauth in OAUTH_CODES:
-        cls: type[ApiError] = OAUTH_CODES[oauth]
+    cls: type[ApiError]
+    if status >= 500:
+        # whatever the body says ({"error": "Bad Gateway"}, Spring's {"status", "error", "message"}): the work may be
+        # done or not, so a read is tried again and a create is an unknown outcome, never a refusal
+        cls = ServerError
+        detail = detail or oauth
+    elif oauth is not None and oauth in OAUTH_CODES:
+        cls = OAUTH_CODES[oauth]
         code = oauth
     elif oauth is not None and oauth in BEARER_CODES:
         cls, code = BEARER_CODES[oauth], oauth
-    elif oauth is not None and code is None:
+    elif oauth is not None and code is None and status in (400, 401):  # RFC 6749 §5.2: an error code of its own
         cls, code = OAuthError, oauth
     elif code is not None and code.upper() in PROBLEM_CODES:
         code = code.upper()
@@ -355,6 +361,7 @@ def error_from_response(status: int, headers: Mapping[str, str], text: str) -> A
         cls = ServerError
     else:
         cls = STATUSES.get(status, UnexpectedResponse)
+        detail = detail or oauth  # {"error": "Too Many Requests"}: a status's reason, not an OAuth code
     return cls(
         _sentence_for(cls, detail, field_errors),
         status=status,

@@ -240,6 +240,15 @@ SHAPES = [
         '{"code": "VALIDATION_FAI',
     ),
     ("json-array-error", Answer.json(400, ["something", "wrong"]), errors.BadRequest, None),
+    (  # a gateway's, or Spring Boot's default error body: "error" is the status's reason, not an OAuth code
+        "spring-409",
+        Answer.json(409, {"status": 409, "error": "Conflict", "message": "Customer not checked in"}),
+        errors.InvalidStateTransition,
+        "Customer not checked in",
+    ),
+    ("reason-only-429", Answer.json(429, {"error": "Too Many Requests"}), errors.RateLimited, "Too Many Requests"),
+    ("reason-only-502", Answer.json(502, {"error": "Bad Gateway"}), errors.ServerError, "Bad Gateway"),
+    ("problem-code-on-a-500", Answer.json(500, {"code": "PAYMENT_DECLINED"}), errors.ServerError, None),
     ("unknown-status", Answer.text(418, "I'm a teapot"), errors.UnexpectedResponse, "I'm a teapot"),
     ("huge-text", Answer.text(400, "x " * 5_000), errors.BadRequest, None),
 ]
@@ -297,6 +306,40 @@ async def test_an_empty_5xx_on_create_is_an_unknown_outcome_and_is_not_re_sent(
     assert len(fake_service.requests("POST", "/v4/transactions")) == 1
     assert raised.value.status == 503
     assert_one_sentence(raised.value)
+
+
+SPRING_500 = {"status": 500, "error": "Internal Server Error", "message": "Read timed out", "path": "/v4/transactions"}
+
+
+@pytest.mark.parametrize("body", [SPRING_500, {"error": "Bad Gateway"}], ids=["spring", "reason-only"])
+async def test_a_5xx_on_create_is_an_unknown_outcome_whatever_its_body_says(
+    body: dict[str, object], fake_service: FakeService, http: httpx.AsyncClient
+) -> None:
+    """A gateway's 500 after the service created the charge was read as an OAuth error ("Signing in failed"): the
+    charge was journaled as refused while the customer's money was held."""
+    fake_service.routes["POST /v4/transactions"] = Answer.json(500, body)
+    request = CreateTransactionRequest.model_validate(check_body({"customerId": "cus-1", "checkInId": "chk-1"}))
+
+    with pytest.raises(errors.OutcomeUnknown) as raised:
+        await fake_client(fake_service, http, retry=RecordingRetry()).create_transaction(request)
+
+    assert len(fake_service.requests("POST", "/v4/transactions")) == 1
+    assert raised.value.status == 500
+    assert_one_sentence(raised.value)
+
+
+async def test_a_reason_only_429_is_waited_out_and_tried_again(
+    fake_service: FakeService, http: httpx.AsyncClient
+) -> None:
+    fake_service.routes["GET /v4/customers"] = Answer(
+        429, b'{"error": "Too Many Requests"}', {"Content-Type": "application/json", "Retry-After": "0"}
+    )
+    retry = RecordingRetry()
+
+    with pytest.raises(errors.RateLimited):
+        await fake_client(fake_service, http, retry=retry).list_customers()
+
+    assert len(fake_service.requests("GET", "/v4/customers")) == retry.attempts > 1
 
 
 # --- success answers that cannot be read --------------------------------------------------------------------
