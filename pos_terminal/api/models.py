@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictInt,
+    ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
 )
@@ -96,6 +97,29 @@ class WireModel(BaseModel):
     )
 
 
+def _time_or_none(value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
+    """A time a customer is described with: one that cannot be read is left out, not the customer with it."""
+    try:
+        return _read_time(value, handler) if value is not None else None
+    except (ValidationError, ValueError):
+        return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    """A customer's descriptive text: a number (``"memberNo": 100234``) as its digits, anything else not text none."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+# The customer's fields beside the two a charge needs (customerId, checkInId): a deployment that writes one of them
+# differently (a birthday as 12/04/1990, a member number as a number) must not keep the cashier from charging them.
+LooseTime = Annotated[datetime | None, WrapValidator(_time_or_none)]
+LooseText = Annotated[str | None, BeforeValidator(_text_or_none)]
+
+
 def _state(value: Any) -> Any:
     return normalize_state(value) if isinstance(value, str) else value
 
@@ -107,15 +131,15 @@ class Customer(WireModel):
     """POS customer (2.5)."""
 
     customer_id: str
-    first_name: str | None = None
-    last_name: str | None = None
-    gender: str | None = None
-    dob: Time = None
-    member_no: str | None = None
+    first_name: LooseText = None
+    last_name: LooseText = None
+    gender: LooseText = None
+    dob: LooseTime = None
+    member_no: LooseText = None
     check_in_id: str | None = None
-    check_in_number: str | None = None
-    check_in_date: Time = None
-    notes: str | None = None
+    check_in_number: LooseText = None
+    check_in_date: LooseTime = None
+    notes: LooseText = None
 
     @property
     def display_name(self) -> str:

@@ -57,8 +57,11 @@ def test_times_are_read_in_utc(wire: Any, expected: datetime | None, from_json: 
 )
 def test_unreadable_times_are_refused(wire: str) -> None:
     with pytest.raises(ValidationError) as caught:
-        Customer.model_validate({"customerId": "cus-1", "checkInDate": wire})
-    assert caught.value.errors()[0]["loc"] == ("checkInDate",)
+        Transaction.model_validate({"transactionId": "t", "state": "complete", "created": wire})
+    assert caught.value.errors()[0]["loc"] == ("created",)
+    # a customer's own times only describe them: the customer stays, chargeable, without the time
+    customer = Customer.model_validate({"customerId": "cus-1", "checkInDate": wire, "dob": wire})
+    assert (customer.check_in_date, customer.dob) == (None, None)
 
 
 def test_every_time_field_is_read_in_utc() -> None:
