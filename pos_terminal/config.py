@@ -20,6 +20,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pos_terminal.domain.decode import MAX_BYTES, decode_toml
+from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import ConfigError
 
@@ -123,6 +124,8 @@ class Settings(BaseModel):
     client_id: str = "pos-terminal"
     method_override: bool = False
     routes: dict[str, str] = Field(default_factory=dict)
+    # a deployment's own spellings of the transaction states, beside the spec's: {"settled": "complete"}
+    states: dict[str, str] = Field(default_factory=dict)
     # per region key ("global", "custom", "sandbox"; "service" for --service URL): scopes and endpoints
     auth: dict[str, RegionAuth] = Field(default_factory=dict)
     allow_insecure_token_file: bool = False
@@ -142,6 +145,17 @@ class Settings(BaseModel):
     def _upper(cls, value: str) -> str:
         return value.upper()
 
+    @field_validator("states")
+    @classmethod
+    def _known_states(cls, value: dict[str, str]) -> dict[str, str]:
+        known = [str(state) for state in TxState]
+        spellings = {}
+        for spelling, state in value.items():
+            if (meant := state.strip().lower()) not in known:
+                raise ValueError(f"“{state}” is none of the states ({', '.join(known)})")
+            spellings[spelling] = meant
+        return spellings
+
     def auth_for(self, region: str) -> RegionAuth:
         """The sign-in settings of ``region``: its own table, else the defaults."""
         return self.auth.get(region) or RegionAuth()
@@ -155,7 +169,8 @@ def with_changes(settings: Settings, **changes: Any) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "a setting"
         raise ConfigError(
-            f"The setting “{where}” is invalid: {first['msg']}.", hint="Correct it and try again."
+            f"The setting “{where}” is invalid: {first['msg'].removeprefix('Value error, ')}.",
+            hint="Correct it and try again.",
         ) from exc
 
 

@@ -112,10 +112,11 @@ class Listing:
     """A listing of transactions as the service answered it: its bytes, one object, however long the day."""
 
     content: bytes
+    context: Mapping[str, Any] | None = None  # what the client reads answers with (a deployment's state spellings)
 
     def read(self, kind: type[Entry]) -> list[Entry]:
         """Each readable entry as ``kind`` (a whole record, a row, a reference)."""
-        return read_entries(self.content, kind, "transactions")
+        return read_entries(self.content, kind, "transactions", self.context)
 
 
 @dataclass(frozen=True)
@@ -141,13 +142,18 @@ class PosClient:
         method_override: bool = False,
         retry: RetryPolicy | None = None,
         now: Clock = utcnow,
+        states: Mapping[str, str] | None = None,
     ) -> None:
+        """``states``: a deployment's own spellings of the transaction states, lower case (``{"settled": "complete"}``),
+        read beside the spec's."""
         self.http = http
         self.base_url = base_url.rstrip("/")
         self.credentials = credentials
         self.routes = routes or Routes()
         self.method_override = method_override
         self.retry = retry or RetryPolicy()
+        self.states = {spelling.strip().lower(): state for spelling, state in (states or {}).items()}
+        self._context: dict[str, Any] | None = {"states": self.states} if self.states else None
         self.now = now  # this machine's clock, which the service's is measured against
         # the service's clock less this machine's, from the last answer's Date header; None until one is read
         self.clock_offset: timedelta | None = None
@@ -162,6 +168,7 @@ class PosClient:
             method_override=self.method_override,
             retry=self.retry,
             now=self.now,
+            states=self.states,
         )
 
     # --- calls ----------------------------------------------------------------------------------
@@ -188,7 +195,7 @@ class PosClient:
         if terminal_id:
             params["terminalId"] = terminal_id
         response = await self._send("GET", self.routes.transactions, params=params, idempotent=True)
-        return Listing(response.content)
+        return Listing(response.content, self._context)
 
     async def _transactions(
         self, start: datetime, end: datetime, terminal_id: str | None, kind: type[Entry]
@@ -211,7 +218,9 @@ class PosClient:
         response = await self._send("POST", self.routes.transactions, body=request.wire(), idempotent=False)
         try:
             answer = (
-                CreateAnswer.model_validate(read_json(response.content)) if response.content.strip() else CreateAnswer()
+                CreateAnswer.model_validate(read_json(response.content), context=self._context)
+                if response.content.strip()
+                else CreateAnswer()
             )
         except (ValueError, ValidationError):
             log.warning("create answered %s with a body that is not the expected state object", response.status_code)
@@ -337,12 +346,12 @@ class PosClient:
 
     def _one(self, response: httpx.Response, model: type[Model]) -> Model:
         try:
-            return model.model_validate(self._json(response))
+            return model.model_validate(self._json(response), context=self._context)
         except ValidationError as exc:
             raise ResponseInvalid(detail=_first_error(exc)) from None
 
     def _list(self, response: httpx.Response, kind: type[Entry], what: str) -> list[Entry]:
-        return read_entries(response.content, kind, what)
+        return read_entries(response.content, kind, what, self._context)
 
     def _id_from_location(self, location: str | None) -> str | None:
         """The last path segment of ``Location``, when the segment before it is the transactions route's."""
@@ -361,7 +370,7 @@ class PosClient:
         return segments[-1]
 
 
-def read_entries(content: bytes, kind: type[Entry], what: str) -> list[Entry]:
+def read_entries(content: bytes, kind: type[Entry], what: str, context: Mapping[str, Any] | None = None) -> list[Entry]:
     """Each readable entry of a listing's answer; an unreadable one is skipped and logged rather than hiding all the
     others.
 
@@ -371,7 +380,7 @@ def read_entries(content: bytes, kind: type[Entry], what: str) -> list[Entry]:
     """
     if content.lstrip()[:1] == b"[" and not has_odd_text(content):
         try:
-            return _list_adapter(kind).validate_json(content)
+            return _list_adapter(kind).validate_json(content, context=context)
         except ValidationError:
             pass  # read entry by entry below: it keeps the readable ones and says which are not
     try:
@@ -386,7 +395,7 @@ def read_entries(content: bytes, kind: type[Entry], what: str) -> list[Entry]:
     one = _entry_adapter(kind)
     for index, entry in enumerate(data):
         try:
-            entries.append(one.validate_python(entry))
+            entries.append(one.validate_python(entry, context=context))
         except ValidationError as exc:
             log.warning("skipping unreadable %s entry %d: %s", what, index, _first_error(exc))
     return entries

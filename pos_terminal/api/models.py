@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     ValidatorFunctionWrapHandler,
     WrapValidator,
 )
@@ -120,8 +121,11 @@ LooseTime = Annotated[datetime | None, WrapValidator(_time_or_none)]
 LooseText = Annotated[str | None, BeforeValidator(_text_or_none)]
 
 
-def _state(value: Any) -> Any:
-    return normalize_state(value) if isinstance(value, str) else value
+def _state(value: Any, info: ValidationInfo) -> Any:
+    """The spec's spellings and its prose's, and a deployment's own from the settings (the client's context)."""
+    if not isinstance(value, str):
+        return value
+    return normalize_state(value, info.context.get("states") if isinstance(info.context, dict) else None)
 
 
 State = Annotated[TxState, BeforeValidator(_state)]

@@ -12,6 +12,7 @@ every action can be re-sent safely until the service confirms it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from pos_terminal.errors import UserError
@@ -27,11 +28,14 @@ class TxState(StrEnum):
 _SPELLINGS = {"completed": TxState.COMPLETE, "cancelled": TxState.CANCELED}
 
 
-def normalize_state(text: str) -> TxState:
-    """A state as a service may spell it (``"Completed"``, ``"cancelled"``); ``ValueError`` when unknown."""
+def normalize_state(text: str, spellings: Mapping[str, str] | None = None) -> TxState:
+    """A state as a service may spell it (``"Completed"``, ``"cancelled"``, or as a deployment's own ``spellings``
+    say, lower case: ``{"settled": "complete"}``); ``ValueError`` when unknown."""
     key = text.strip().lower()
     if key in _SPELLINGS:
         return _SPELLINGS[key]
+    if spellings and key in spellings:
+        return TxState(spellings[key])
     try:
         return TxState(key)
     except ValueError:

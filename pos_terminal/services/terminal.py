@@ -284,6 +284,7 @@ class Terminal:
             routes=Routes().with_overrides(settings.routes),
             method_override=settings.method_override,
             now=now,
+            states=settings.states,
         )
         self.checkout = Checkout(
             self.client,
