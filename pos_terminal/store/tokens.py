@@ -206,8 +206,9 @@ class KeyringTokenStore:
 class FileTokenStore:
     """The token set in an unencrypted JSON file readable by this user only (explicit opt-in).
 
-    The file names the ``account`` it belongs to, so a sign-in for one service is never
-    sent to another after the settings change.
+    The file keeps each sign-in under the ``account`` it belongs to, so a sign-in for one service is never sent to
+    another after the settings change, and signing in to another (``--service``) does not forget this one's. A file
+    of one sign-in, as earlier releases wrote it (``{"account", "tokens"}``), is read as such.
     """
 
     insecure = True
@@ -221,24 +222,38 @@ class FileTokenStore:
     def description(self) -> str:
         return f"an unencrypted file ({self.path})"
 
-    def load(self) -> dict[str, Any] | None:
+    def _accounts(self) -> dict[str, Any]:
+        """Every sign-in in the file by account; none when there is no file or it cannot be read as one."""
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            return None
+            return {}
         except (OSError, UnicodeDecodeError) as exc:
             raise TokenFileError(f"The sign-in file {self.path} cannot be read.") from exc
         stored = _parse(text, str(self.path))
-        if stored is None or stored.get("account") != self.account:
-            return None
-        tokens = stored.get("tokens")
-        return tokens if isinstance(tokens, dict) else None
+        if stored is None:
+            return {}
+        if isinstance(accounts := stored.get("accounts"), dict):
+            return {k: v for k, v in accounts.items() if isinstance(v, dict)}
+        if isinstance(account := stored.get("account"), str) and isinstance(tokens := stored.get("tokens"), dict):
+            return {account: tokens}
+        return {}
+
+    def load(self) -> dict[str, Any] | None:
+        return self._accounts().get(self.account or "")
 
     def save(self, data: Mapping[str, Any]) -> None:
-        text = _dump({"account": self.account, "tokens": dict(data)})
+        try:
+            accounts = self._accounts()
+        except TokenFileError:
+            accounts = {}  # an unreadable file holds no sign-in: this one replaces it
+        accounts[self.account or ""] = dict(data)
+        self._write(accounts)
+
+    def _write(self, accounts: Mapping[str, Any]) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._write_atomically(text)
+            self._write_atomically(_dump({"accounts": dict(accounts)}))
         except OSError as exc:
             raise TokenFileError(f"The sign-in file {self.path} cannot be written ({exc.strerror}).") from exc
 
@@ -259,6 +274,15 @@ class FileTokenStore:
         _fsync_directory(self.path.parent)
 
     def clear(self) -> None:
+        """Forget this account's sign-in; the file goes with the last one."""
+        try:
+            accounts = self._accounts()
+        except TokenFileError:
+            accounts = {}
+        accounts.pop(self.account or "", None)
+        if accounts:
+            self._write(accounts)
+            return
         try:
             self.path.unlink(missing_ok=True)
         except OSError as exc:

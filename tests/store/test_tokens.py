@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import stat
 from collections.abc import Iterator
@@ -142,6 +143,22 @@ def test_file_store(tmp_path: Path) -> None:
     store.clear()
     assert not path.exists()
     store.clear()
+
+
+def test_a_sign_in_to_another_service_keeps_this_ones_in_the_file(tmp_path: Path) -> None:
+    """The file held one sign-in: ``login --service URL`` (a test against another service) forgot the till's."""
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({"account": "till", "tokens": TOKENS}))  # as earlier releases wrote it
+    till, other = FileTokenStore(path, account="till"), FileTokenStore(path, account="other")
+    assert till.load() == TOKENS and other.load() is None
+    other.save({**TOKENS, "access_token": "o"})
+    assert till.load() == TOKENS
+    assert other.load() == {**TOKENS, "access_token": "o"}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    other.clear()
+    assert till.load() == TOKENS and path.exists()
+    till.clear()
+    assert not path.exists()
 
 
 def test_file_store_overwrites_with_0600_even_if_the_file_was_wider(tmp_path: Path) -> None:
