@@ -131,8 +131,9 @@ def resolve_service(
         for key, url in (("auth_url", urls.auth_url), ("pos_url", urls.pos_url), ("payments_url", urls.payments_url)):
             if url and (problem := address_problem(url)) is not None:
                 raise ConfigError(f"The custom address “{key}” in the settings {problem}.", hint="Correct it.")
+        name = urlsplit(urls.pos_url).netloc or "custom"  # "Sign in … to pos.example.com", not "… to custom"
         return ServiceAddress(
-            "custom", urls.auth_url, urls.pos_url, urls.payments_url, True, f"custom:{urls.auth_url}", "custom"
+            name, urls.auth_url, urls.pos_url, urls.payments_url, True, f"custom:{urls.auth_url}", "custom"
         )
     regions = load_regions(paths.regions_file if paths.regions_file.exists() else None)
     if settings.region not in regions:

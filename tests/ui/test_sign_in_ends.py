@@ -45,6 +45,12 @@ async def test_the_status_bar_says_when_a_sign_in_that_cannot_renew_ends(
 
     await first_manager_and_shift(window)  # the sign-in done, the till's first start
     assert window.terminal is not None
+    host_and_port = sandbox.url.removeprefix("http://")
+    assert window.built_sign_in is not None
+    assert window.built_sign_in.heading.text() == f"Sign in terminal {TERMINAL_ID} to {host_and_port}", (
+        "not “to custom”"
+    )
+    assert window.status.region.text() == host_and_port
     ends = window.terminal.session.ends_at
     assert ends is not None
     connection = window.status.connection.text()
