@@ -30,6 +30,7 @@ from pydantic.dataclasses import dataclass as wire_dataclass
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.lifecycle import TxState, normalize_state
 from pos_terminal.domain.money import INT32_MAX, INT32_MIN
+from pos_terminal.domain.text import person_name
 
 
 def _to_utc(value: datetime | None) -> datetime | None:
@@ -147,7 +148,7 @@ class Customer(WireModel):
 
     @property
     def display_name(self) -> str:
-        name = " ".join(part for part in (self.first_name, self.last_name) if part)
+        name = person_name(self.first_name, self.last_name)
         return name or self.customer_id
 
     def reference(self) -> dict[str, Any]:
@@ -219,7 +220,7 @@ class CustomerName:
 
     @property
     def display_name(self) -> str:
-        name = " ".join(part for part in (self.first_name, self.last_name) if part)
+        name = person_name(self.first_name, self.last_name)
         return name or self.customer_id or ""
 
 

@@ -43,3 +43,19 @@ def fold(value: str) -> str:
         return value.lower()
     decomposed = unicodedata.normalize("NFKD", value.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_FAMILY_NAME_FIRST = ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "HIRAGANA", "KATAKANA", "HANGUL")
+
+
+def _family_name_first(text: str) -> bool:
+    """Written in Chinese, Japanese or Korean script: such a name is said family name first, with no space."""
+    letters = [c for c in text if not c.isspace() and c not in "・･"]
+    return bool(letters) and all(unicodedata.name(c, "").startswith(_FAMILY_NAME_FIRST) for c in letters)
+
+
+def person_name(first: str | None, last: str | None) -> str:
+    """A customer's name as people write it: "Ava Nguyen", but "李雷" for 雷 (first) and 李 (last)."""
+    if first and last and _family_name_first(first + last):
+        return f"{last}{first}"
+    return " ".join(part for part in (first, last) if part)

@@ -85,7 +85,7 @@ def script_day(server: SandboxServer) -> Day:
         member = shop.customer(firstName="Zoë", lastName="Ångström", memberNo="M-555001", balance=500_000)
         chinese = shop.customer(firstName="雷", lastName="李", memberNo="M-555002", balance=500_000)
         plain = shop.customer(firstName="Liam", lastName="O'Connor", balance=500_000)
-        names = {"member": "Zoë Ångström", "chinese": "雷 李", "plain": "Liam O'Connor"}
+        names = {"member": "Zoë Ångström", "chinese": "李雷", "plain": "Liam O'Connor"}
 
         def auth(key: str, customer: dict[str, Any], amount: int, terminal: str | None, **extra: Any) -> str:
             ids[key] = shop.authorize(customer, amount, refId=f"day-{key}", terminalId=terminal, **extra)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pos_terminal.api.models import Customer
-from pos_terminal.domain.text import fold
+from pos_terminal.domain.text import fold, person_name
 from pos_terminal.ui.customers import CustomerModel, search_key
 
 from PySide6.QtWidgets import QApplication
@@ -58,3 +60,19 @@ def test_names_are_found_as_people_type_them(qapp: QApplication) -> None:
     for typed, wanted in found.items():
         model.set_filter(typed)
         assert [model.customer(r).customer_id for r in range(model.rowCount())] == wanted, typed  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "said"),
+    [
+        ("Ava", "Nguyen", "Ava Nguyen"),
+        ("雷", "李", "李雷"),  # Chinese: family name first, no space
+        ("ミク", "初音", "初音ミク"),
+        ("민준", "김", "김민준"),
+        ("Lei", "李", "Lei 李"),  # a name in two scripts is left as given
+        ("雷", None, "雷"),
+        (None, "Nguyen", "Nguyen"),
+    ],
+)
+def test_a_name_is_said_as_its_script_writes_it(first: str | None, last: str | None, said: str) -> None:
+    assert person_name(first, last) == said
