@@ -125,6 +125,27 @@ def said_done(t: Transaction, money: MoneyFormat) -> str:
     return f"Transaction {t.transaction_id} is {t.state.value}."
 
 
+_WITH_A_RECEIPT = (TxState.COMPLETE, TxState.REFUNDED)
+
+
+def send_receipt(terminal: Terminal, transaction: Transaction) -> str:
+    """Print ``transaction``'s receipt: on the receipt printer when there is one (queued there until it prints),
+    else on the terminal's printer; what was done, in a sentence. A UserError when it cannot be printed."""
+    reports = terminal.reports(actor=terminal.actor)
+    receipt = reports.receipt_of(transaction)
+    counter = terminal.counter
+    if counter.printer is not None:
+        counter.queue_receipt(receipt)
+        return "The receipt went to the receipt printer."
+    from pos_terminal.reports.receipt import render_receipt
+    from pos_terminal.ui import printing
+
+    data = render_receipt(receipt, money=terminal.money)
+    printer = printing.print_pdf(data, printer=terminal.settings.printer, title=f"Receipt {receipt.transaction_id}")
+    reports.record_receipt(receipt, "printed", where=printer)
+    return f"The receipt went to the printer {printer}."
+
+
 def detail_html(t: Transaction, money: MoneyFormat) -> str:
     """The transaction as the cashier reads it (escaped: names come from the service; ids never wrap)."""
 
@@ -229,6 +250,7 @@ class HistoryView(QWidget):
         self.complete_button = button("Complete", name="Complete selected transaction")
         self.cancel_button = button("Cancel", role="danger", name="Cancel selected transaction")
         self.refund_button = button("Refund…", role="danger", name="Refund selected transaction")
+        self.receipt_button = button("Print &receipt", name="Print the selected transaction's receipt")
         self.status = label(role="hint", wrap=True)
         self.status.setAccessibleName("History status")
         self.waiting = Waiting(self.status.setText, self)
@@ -242,6 +264,9 @@ class HistoryView(QWidget):
         detail_layout.addWidget(self.detail, 1)
         detail_layout.addLayout(actions)
         self.extra_actions = QHBoxLayout()
+        self.receipt_button.setMinimumHeight(BIG_BUTTON)
+        self.extra_actions.addWidget(self.receipt_button)
+        self.extra_actions.addStretch(1)
         detail_layout.addLayout(self.extra_actions)
         splitter = QSplitter()
         splitter.addWidget(self.table)
@@ -261,6 +286,7 @@ class HistoryView(QWidget):
         self.complete_button.clicked.connect(lambda: self.act(Action.COMPLETE))
         self.cancel_button.clicked.connect(lambda: self.act(Action.CANCEL))
         self.refund_button.clicked.connect(self.ask_refund)
+        self.receipt_button.clicked.connect(self.print_receipt)
         self.other.hide()
         self.show_row(-1)
         wheel_when_focused(self)  # a wheel on its way to the list changes neither the range nor the terminals
@@ -365,6 +391,7 @@ class HistoryView(QWidget):
         self.complete_button.setEnabled(Action.COMPLETE in allowed)
         self.cancel_button.setEnabled(Action.CANCEL in allowed)
         self.refund_button.setEnabled(Action.REFUND in allowed)
+        self.receipt_button.setEnabled(transaction is not None and transaction.state in _WITH_A_RECEIPT)
 
     def show_row(self, row: int) -> None:
         transaction = self.model.transaction(row)
@@ -400,6 +427,17 @@ class HistoryView(QWidget):
         return record
 
     # --- actions ---------------------------------------------------------------------------------
+
+    def print_receipt(self) -> None:
+        """The chosen sale's receipt again (a customer asks for a copy), as the service has the sale now."""
+        chosen = self.current()
+        if chosen is None or self.terminal is None or chosen.state not in _WITH_A_RECEIPT:
+            return
+        self.tasks.run(self._print_receipt(self.terminal, chosen.transaction_id), key="receipt")
+
+    async def _print_receipt(self, terminal: Terminal, transaction_id: str) -> None:
+        record = await terminal.history.get(transaction_id)
+        self.messages.show_info(send_receipt(terminal, record))
 
     def ask_refund(self) -> None:
         """Ask before refunding the chosen sale; its whole record first, for the cash that goes back with it."""
@@ -493,8 +531,14 @@ class HistoryView(QWidget):
         assert self.terminal is not None
         cash = cash_paid(p.model_dump() for p in transaction.payments) if transaction.state is TxState.REFUNDED else 0
         back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
-        self.messages.show_info(f"{said_done(transaction, self.terminal.money)}{back}")
+        said = f"{said_done(transaction, self.terminal.money)}{back}"
         counter = self.terminal.counter
+        if transaction.state is TxState.REFUNDED and counter.printer is not None and counter.print_receipts:
+            try:  # the customer's slip of the refund, as every completed charge gets one
+                counter.queue_receipt(self.terminal.reports(actor=self.terminal.actor).receipt_of(transaction))
+            except UserError as exc:
+                said = f"{said} {exc.sentence}"
+        self.messages.show_info(said)
         if cash and counter.cash_drawer:
             self.tasks.run(
                 counter.open_drawer("refund", approved_by=approved_by), key=f"drawer-{transaction.transaction_id}"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 
 from pos_terminal.app import AppHost
+from pos_terminal.config import with_changes
+from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from tests.conftest import new_checked_in_customer
@@ -252,6 +255,34 @@ async def test_refund_from_history_after_a_confirmation(
     await finish(window, host)
 
 
+async def test_a_copy_of_a_receipt_prints_from_history_without_a_receipt_printer(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """A customer asking for a copy of their receipt: only the command line could print one."""
+    printed = tmp_path / "receipt-copy.pdf"
+    host.save_settings(with_changes(host.settings, printer=f"pdf:{printed}"))
+    window, register, _ = await authorized_sale(host, make_window, client, "Cora Copy", "Quiche", "9.00")
+    history = window.workspace.history
+    window.show_tab(Tab.HISTORY)
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="history")
+    assert not history.receipt_button.isEnabled(), "an authorized charge has no receipt yet"
+    window.show_tab(Tab.CASHIER)
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    window.show_tab(Tab.HISTORY)
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.receipt_button.isEnabled() and not history.tasks.busy, what="the sale complete")
+    QTest.mouseClick(history.receipt_button, Qt.MouseButton.LeftButton)
+    await until(lambda: not history.tasks.busy and printed.exists(), what="the copy")
+    assert printed.read_bytes().startswith(b"%PDF") and printed.stat().st_size > 1_000
+    assert window.banner.text.text() == f"The receipt went to the printer pdf:{printed}."
+    assert host.terminal is not None
+    entries = host.terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
+    assert [e.detail["where"] for e in entries if e.action == "receipt printed" and e.detail] == [f"pdf:{printed}"]
+    await finish(window, host)
+
+
 async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_window_is_open(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
@@ -310,8 +341,6 @@ async def test_fields_emptied_after_each_entry_keep_no_undo_history(
 async def test_a_broken_catalog_file_gets_one_sentence_and_the_open_check_comes_back(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
-    from pos_terminal.config import with_changes
-
     customer = new_checked_in_customer(client, firstName="Cato", lastName="Catalog", balance=20_000)
     window = await signed_in_window(host, make_window, client, listing=customer)
     choose(window, "Cato Catalog")
