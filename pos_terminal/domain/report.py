@@ -17,12 +17,13 @@ then filters on ``completed`` itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any, Literal
 
+from pos_terminal.domain.check import is_cash
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.shift import ShiftSection
 from pos_terminal.domain.store_day import StoreDay
@@ -562,6 +563,13 @@ class Receipt:
     def paid_in_total(self) -> int:
         """What left the customer's account: the amount charged and the tip on top of it."""
         return self.charged_amount + self.tip_amount
+
+    def refunded_words(self, money: Callable[[int], str]) -> str:
+        """What went back, for the top of a refunded receipt: to the account, and the cash handed back with it."""
+        cash = sum(p.amount for p in self.payments if is_cash(p.name))
+        if not cash:
+            return f"{money(self.charged_amount)} returned to the customer"
+        return f"{money(self.charged_amount)} returned to the customer's account, {money(cash)} in cash"
 
 
 @dataclass(frozen=True, slots=True)

@@ -178,7 +178,7 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     if not r.production:
         blocks.append(Line("SANDBOX - not a real payment", bold=True, center=True))
     if r.state is TxState.REFUNDED:
-        blocks.append(Line(f"REFUNDED - {money(r.charged_amount)} returned to the customer", bold=True, center=True))
+        blocks.append(Line(f"REFUNDED - {r.refunded_words(money)}", bold=True, center=True))
     blocks += [
         Feed(),
         Line("Time", _local(r.when, tz)),

@@ -78,7 +78,7 @@ class _Receipt:
             story.append(self._banner("SANDBOX — not a real payment", L.RED))
         if r.state is TxState.REFUNDED:
             story.append(Spacer(1, 1.5 * mm))
-            story.append(self._banner(f"REFUNDED — {money(r.charged_amount)} returned to the customer", L.RED))
+            story.append(self._banner(f"REFUNDED — {r.refunded_words(money)}", L.RED))
         story.append(Spacer(1, 2 * mm))
         facts: list[list[object]] = [
             ["Time", L.local(r.when, self.tz, "%Y-%m-%d %H:%M")],
