@@ -229,7 +229,7 @@ def cash_receipt_slip(receipt: CashReceipt, money: Callable[[int], str], tz: tzi
         Feed(),
         Line("Time", _local(r.when, tz)),
         Line("Terminal", r.terminal_id or "(none)"),
-        Line("Customer", r.customer or "-"),
+        *([Line("Customer", r.customer)] if r.customer else []),  # a cash sale is often nobody's
         Rule(),
     ]
     for item in r.items:

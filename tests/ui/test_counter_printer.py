@@ -208,6 +208,7 @@ async def test_a_cash_sale_prints_its_receipt_as_a_charge_does(
     text = text_of(job)
     assert "Muffin" in text and "Paid in cash" in text and "$10.00" in text and "$4.50" in text, text
     assert [q for q in job if isinstance(q, QrCode)] == [], "no transaction, no QR code"
+    assert "Customer" not in text, "nobody's sale has no “Customer -” line"
     await finish(window, host)
     assert len(fake.jobs()) == 1
 
