@@ -67,6 +67,12 @@ def default_printer() -> str | None:
     return None if info.isNull() else info.printerName()
 
 
+def system_printer_exists() -> bool:
+    """Whether the system has a printer that printing with no printer named would print on."""
+    ensure_gui_application()
+    return default_printer() is not None or len(available_printers()) == 1
+
+
 def pdf_file_printer(printer: str | None) -> Path | None:
     """The file a ``pdf:FILE`` printer prints into (Qt's "print to file"), or None for a system printer."""
     if printer is None or not printer.startswith(PDF_FILE_PRINTER):

@@ -51,7 +51,7 @@ from pos_terminal.ui.report_preview import PREVIEW_PAGES, PageView, Preview
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, file_dialog, label, wheel_when_focused
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QImage, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -289,7 +289,19 @@ class ReportsView(QWidget):
         if self.terminal is not None and self.reports is not None:
             self.tasks.run(self._show_shift(self.terminal, self.reports, shift, print_when_ready), key="show")
 
+    def _only_the_roll(self) -> bool:
+        """Whether the receipt printer is the only printer here: none is set, and the system has none."""
+        assert self.terminal is not None
+        return (
+            self.terminal.counter.printer is not None
+            and self.terminal.settings.printer is None
+            and not printing.system_printer_exists()
+        )
+
     async def _show_shift(self, terminal: Terminal, reports: Reports, shift: Shift, print_when_ready: bool) -> None:
+        if print_when_ready and self._only_the_roll():  # the Z report at the close, as the counter can print it
+            with QSignalBlocker(self.layout_choice):  # the report below is made in it; the one shown is not again
+                self.layout_choice.setCurrentIndex(self.layout_choice.findData("roll"))
         order = await self._make(
             terminal, terminal.shifts.order(reports, shift), "Asking the service for the shift's figures…"
         )
@@ -489,18 +501,24 @@ class ReportsView(QWidget):
 
     def print_report(self) -> str | None:
         """Print the PDF shown on the terminal's printer (the system's default when none is set); the 80 mm roll
-        goes to the receipt printer when there is one, in its own text (queued there until it prints)."""
+        goes to the receipt printer when there is one, in its own text (queued there until it prints). At a counter
+        whose receipt printer is its only printer, A4 says to choose the roll."""
         try:
             paper = self._current_paper()
             assert self.terminal is not None
             assert self.reports is not None
             counter = self.terminal.counter
-            if paper.layout == "roll" and counter.printer is not None and paper.slip is not None:
+            if counter.printer is not None and paper.layout == "roll" and paper.slip is not None:
                 counter.queue(paper.slip.unpacked())
                 where = f"receipt printer {counter.printer.address}"
                 self.reports.record_report(paper.report, "printed", where=where, layout=paper.layout)
                 self.messages.show_info("The report went to the receipt printer.")
                 return where
+            if counter.printer is not None and self._only_the_roll():
+                raise UserError(
+                    "This counter has no printer for A4, only its receipt printer.",
+                    hint="Choose the 80 mm roll layout to print the report there.",
+                )
             printer = printing.print_pdf(paper.data, printer=self.terminal.settings.printer, title=paper.report.title)
         except UserError as exc:
             self.messages.show_error(exc)

@@ -17,7 +17,9 @@ from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.sale import Phase
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
+from pos_terminal.ui import printing
 from pos_terminal.ui.approval_dialog import ManagerPrompt
+from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Tab
 from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
@@ -333,4 +335,39 @@ async def test_the_roll_report_goes_to_the_receipt_printer_as_its_slip_made_in_t
     slip = text_of(fake.jobs()[-1])
     assert "End-of-day report (so far today)" in slip and "Reconciled" in slip
     assert "$5.50" in slip and "complete (Maria Manager)" in slip, "its figures and its audit log"
+    await finish(window, host)
+
+
+async def test_the_z_report_at_the_close_goes_to_the_receipt_printer_when_it_is_the_only_one(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """A counter with a receipt printer and no other closed its shift with "Print the Z report" ticked, and was
+    told "There is no printer to print on"."""
+    if printing.system_printer_exists():
+        pytest.skip("this machine has a system printer: the Z report would go there, not to the receipt printer")
+    host = printer_host
+    customer = new_checked_in_customer(client, firstName="Zed", lastName="Close", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    QTest.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    shifts = window.workspace.shifts
+    QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
+    dialog = window.approvals.close_dialog
+    assert isinstance(dialog, CloseShiftDialog) and dialog.print_z.isChecked()
+    QTest.keyClicks(dialog.typed_total, "200")
+    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    reports = window.workspace.reports
+    await until(lambda: fake.jobs(), what="the Z report on the roll", timeout=60)
+    [job] = fake.jobs()
+    assert "Z report" in text_of(job) and "shift 1" in text_of(job), text_of(job)
+    assert reports.report is not None and reports.report.title.startswith("Z report")
+    assert window.banner.text.text() == "The report went to the receipt printer."
+    assert reports.selected_layout() == "roll"
+    reports.layout_choice.setCurrentIndex(reports.layout_choice.findData("a4"))
+    await until(lambda: reports.paper is not None and reports.paper.layout == "a4", what="the A4 paper")
+    QTest.mouseClick(reports.print_button, Qt.MouseButton.LeftButton)
+    assert window.banner.text.text() == (
+        "This counter has no printer for A4, only its receipt printer. "
+        "Choose the 80 mm roll layout to print the report there."
+    )
+    assert len(fake.jobs()) == 1
     await finish(window, host)
