@@ -82,6 +82,9 @@ class SettingsFlow(QObject):
         if terminal is None:  # no terminal could be built (a bad region): the settings are how to fix that
             self.save_settings(settings)
             return
+        if (refused := terminal.currency_change_refused(settings.currency)) is not None:
+            self.window.messages.show_error(refused)
+            return
         self.window.approvals.save_settings(terminal, settings, lambda: self.window.host.settings)
 
     def save_settings(self, settings: Settings) -> None:

@@ -15,7 +15,7 @@ import pytest
 from pos_terminal.app import AppHost
 from pos_terminal.config import with_changes
 from pos_terminal.domain.sale import Phase
-from pos_terminal.domain.shift import ShiftReportKind
+from pos_terminal.domain.shift import DrawerCount, ShiftReportKind
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
@@ -470,4 +470,31 @@ async def test_the_window_does_not_close_a_shift_over_a_charge_made_elsewhere(
     await until(
         lambda: window.cashier.ticket.charge_button.text().startswith("Open a shift"), what="the next shift offered"
     )
+    await finish(window, host)
+
+
+async def test_the_currency_does_not_change_under_an_open_shift_or_an_open_check(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Saving GBP relabelled the open shift's float and a check of $30.00 as £: nothing converted them."""
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None and terminal.shifts.current() is not None
+    type_item(window, "Hamper", "30.00")
+    window.show_tab(Tab.SETTINGS)
+    settings = window.workspace.settings_view
+    settings.currency_box.setCurrentText("GBP")
+    QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
+    assert window.banner.text.text() == (
+        "The currency cannot change while shift 1 is open: its float and its sales are in AUD. "
+        "Close the shift first, then change the currency."
+    )
+    assert host.settings.currency == "AUD" and window.approvals.prompt is None
+
+    terminal.till.close_shift(DrawerCount.of_total(20_000))
+    refused = terminal.currency_change_refused("gbp")
+    assert refused is not None and refused.text().startswith("The currency cannot change while a check in AUD")
+    assert terminal.currency_change_refused("AUD") is None, "the same currency, or only the locale, is no change"
+    terminal.register.new_check()
+    assert terminal.currency_change_refused("GBP") is None
     await finish(window, host)
