@@ -8,6 +8,7 @@ create call never re-sends: a lost answer is :class:`OutcomeUnknown`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ from pos_terminal.api.models import (
     Summary,
     Transaction,
     TransactionRef,
+    loosened,
 )
 from pos_terminal.api.retry import RetryPolicy
 from pos_terminal.api.routes import Routes
@@ -345,9 +347,13 @@ class PosClient:
             raise ResponseInvalid(detail=f"not JSON: {response.text[:80]!r}") from None
 
     def _one(self, response: httpx.Response, model: type[Model]) -> Model:
+        data = self._json(response)
         try:
-            return model.model_validate(self._json(response), context=self._context)
+            return model.model_validate(data, context=self._context)
         except ValidationError as exc:
+            if (loose := loosened(model, data)) is not None:
+                with contextlib.suppress(ValidationError):
+                    return model.model_validate(loose, context=self._context)
             raise ResponseInvalid(detail=_first_error(exc)) from None
 
     def _list(self, response: httpx.Response, kind: type[Entry], what: str) -> list[Entry]:
@@ -397,6 +403,12 @@ def read_entries(content: bytes, kind: type[Entry], what: str, context: Mapping[
         try:
             entries.append(one.validate_python(entry, context=context))
         except ValidationError as exc:
+            if (loose := loosened(kind, entry)) is not None:
+                try:
+                    entries.append(one.validate_python(loose, context=context))
+                    continue
+                except ValidationError:
+                    pass
             log.warning("skipping unreadable %s entry %d: %s", what, index, _first_error(exc))
     return entries
 

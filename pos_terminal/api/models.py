@@ -9,7 +9,9 @@ amounts, required fields present.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -19,6 +21,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictInt,
+    TypeAdapter,
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -99,29 +102,6 @@ class WireModel(BaseModel):
     )
 
 
-def _time_or_none(value: Any, handler: ValidatorFunctionWrapHandler) -> datetime | None:
-    """A time a customer is described with: one that cannot be read is left out, not the customer with it."""
-    try:
-        return _read_time(value, handler) if value is not None else None
-    except (ValidationError, ValueError):
-        return None
-
-
-def _text_or_none(value: Any) -> str | None:
-    """A customer's descriptive text: a number (``"memberNo": 100234``) as its digits, anything else not text none."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    return None
-
-
-# The customer's fields beside the two a charge needs (customerId, checkInId): a deployment that writes one of them
-# differently (a birthday as 12/04/1990, a member number as a number) must not keep the cashier from charging them.
-LooseTime = Annotated[datetime | None, WrapValidator(_time_or_none)]
-LooseText = Annotated[str | None, BeforeValidator(_text_or_none)]
-
-
 def _state(value: Any, info: ValidationInfo) -> Any:
     """The spec's spellings and its prose's, and a deployment's own from the settings (the client's context)."""
     if not isinstance(value, str):
@@ -132,19 +112,58 @@ def _state(value: Any, info: ValidationInfo) -> Any:
 State = Annotated[TxState, BeforeValidator(_state)]
 
 
+_DESCRIPTIVE_TEXT = frozenset(
+    {
+        "firstName",
+        "first_name",
+        "lastName",
+        "last_name",
+        "gender",
+        "memberNo",
+        "member_no",
+        "checkInNumber",
+        "check_in_number",
+        "notes",
+    }
+)
+_DESCRIPTIVE_TIMES = frozenset({"dob", "checkInDate", "check_in_date"})
+
+
+@cache
+def _time_adapter() -> TypeAdapter[datetime | None]:
+    """Built when a customer's time first fails to read, not at import (the window shows before any answer)."""
+    return TypeAdapter(Time)
+
+
+def _loosened(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A customer's descriptive fields as far as they can be read: a number as its digits, anything else that is
+    not text, and a time that cannot be read, left out."""
+    loose = dict(data)
+    for key, value in data.items():
+        if key in _DESCRIPTIVE_TEXT and not isinstance(value, str | None):
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            loose[key] = str(value) if number else None
+        elif key in _DESCRIPTIVE_TIMES and value is not None:
+            try:
+                _time_adapter().validate_python(value)
+            except ValidationError:
+                loose[key] = None
+    return loose
+
+
 class Customer(WireModel):
     """POS customer (2.5)."""
 
     customer_id: str
-    first_name: LooseText = None
-    last_name: LooseText = None
-    gender: LooseText = None
-    dob: LooseTime = None
-    member_no: LooseText = None
+    first_name: str | None = None
+    last_name: str | None = None
+    gender: str | None = None
+    dob: Time = None
+    member_no: str | None = None
     check_in_id: str | None = None
-    check_in_number: LooseText = None
-    check_in_date: LooseTime = None
-    notes: LooseText = None
+    check_in_number: str | None = None
+    check_in_date: Time = None
+    notes: str | None = None
 
     @property
     def display_name(self) -> str:
@@ -396,3 +415,20 @@ class PaymentTransaction(WireModel):
 class NonceResource(WireModel):
     nonce: str
     transaction: PaymentTransaction
+
+
+def loosened(kind: type[Any], data: Any) -> dict[str, Any] | None:
+    """An entry of ``kind`` that failed to read, with what only describes its customer read as far as it can be; None
+    when there is nothing of the kind to loosen.
+
+    Only ``customerId`` and ``checkInId`` are needed to charge: a deployment that writes the rest differently (a
+    birthday as 12/04/1990, a member number as a number) must not keep the cashier from charging the customer, nor
+    a record from its list. Asked only once an entry failed as the spec writes it, so the usual answer pays nothing.
+    """
+    if not isinstance(data, Mapping):
+        return None
+    if kind is Customer:
+        return _loosened(data)
+    if kind is Transaction and isinstance(customer := data.get("customer"), Mapping):
+        return {**data, "customer": _loosened(customer)}
+    return None

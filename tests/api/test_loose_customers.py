@@ -42,3 +42,25 @@ async def test_a_customer_described_differently_is_listed_and_keeps_what_a_charg
     assert (third.member_no, third.check_in_number) == ("100234", "7")
     assert (fourth.gender, fourth.notes) == (None, None)
     assert second.reference() == {"customerId": "c2", "firstName": "Ben", "checkInId": "k2"}
+
+
+async def test_a_record_whose_customer_is_described_differently_is_still_listed_and_read(
+    http: httpx.AsyncClient, fake_service: FakeService
+) -> None:
+    record = {
+        "transactionId": "t1",
+        "state": "complete",
+        "total": 100,
+        "chargeAmount": 100,
+        "customer": {"customerId": "c2", "firstName": "Ben", "checkInId": "k2", "dob": "12/04/1990", "memberNo": 7},
+    }
+    fake_service.routes["GET /v4/transactions"] = Answer.json(200, [record])
+    fake_service.routes["GET /v4/transactions/t1"] = Answer.json(200, record)
+    client = PosClient(http, f"{fake_service.url}/v4", StaticCredentials("t"))
+    start, end = datetime(2026, 11, 27, tzinfo=UTC), datetime(2026, 11, 28, tzinfo=UTC)
+    [listed] = await client.list_transactions(start, end)
+    read = await client.get_transaction("t1")
+    for transaction in (listed, read):
+        assert transaction.customer is not None
+        assert (transaction.customer.display_name, transaction.customer.member_no) == ("Ben", "7")
+        assert transaction.customer.dob is None

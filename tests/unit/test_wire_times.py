@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from pos_terminal.api.client import PosClient
-from pos_terminal.api.models import Customer, Summary, Transaction
+from pos_terminal.api.models import Customer, Summary, Transaction, loosened
 from tests.helpers.http import async_http_client
 
 NOON = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -59,9 +59,17 @@ def test_unreadable_times_are_refused(wire: str) -> None:
     with pytest.raises(ValidationError) as caught:
         Transaction.model_validate({"transactionId": "t", "state": "complete", "created": wire})
     assert caught.value.errors()[0]["loc"] == ("created",)
-    # a customer's own times only describe them: the customer stays, chargeable, without the time
-    customer = Customer.model_validate({"customerId": "cus-1", "checkInDate": wire, "dob": wire})
-    assert (customer.check_in_date, customer.dob) == (None, None)
+    # a customer's own times only describe them: read again without them, the customer stays, chargeable
+    record = {"customerId": "cus-1", "checkInId": "k-1", "checkInDate": wire, "dob": wire}
+    with pytest.raises(ValidationError):
+        Customer.model_validate(record)
+    customer = Customer.model_validate(loosened(Customer, record))
+    assert (customer.customer_id, customer.check_in_id, customer.check_in_date, customer.dob) == (
+        "cus-1",
+        "k-1",
+        None,
+        None,
+    )
 
 
 def test_every_time_field_is_read_in_utc() -> None:
