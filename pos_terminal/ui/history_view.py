@@ -141,7 +141,12 @@ def send_receipt(terminal: Terminal, transaction: Transaction) -> str:
     from pos_terminal.ui import printing
 
     data = render_receipt(receipt, money=terminal.money)
-    printer = printing.print_pdf(data, printer=terminal.settings.printer, title=f"Receipt {receipt.transaction_id}")
+    try:
+        printer = printing.print_pdf(data, printer=terminal.settings.printer, title=f"Receipt {receipt.transaction_id}")
+    except printing.NoPrinter as exc:  # there is no PDF to save here: say what would print it
+        raise printing.NoPrinter(
+            exc.sentence, hint="Add a printer in the system settings, or set up the receipt printer (Settings)."
+        ) from None
     reports.record_receipt(receipt, "printed", where=printer)
     return f"The receipt went to the printer {printer}."
 

@@ -8,11 +8,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import with_changes
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.sale import Phase
+from pos_terminal.ui import printing
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from tests.conftest import new_checked_in_customer
 from tests.helpers.ui import authorized_sale, choose, transactions_of, type_item
@@ -280,6 +282,27 @@ async def test_a_copy_of_a_receipt_prints_from_history_without_a_receipt_printer
     assert host.terminal is not None
     entries = host.terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     assert [e.detail["where"] for e in entries if e.action == "receipt printed" and e.detail] == [f"pdf:{printed}"]
+    await finish(window, host)
+
+
+async def test_a_copy_of_a_receipt_with_no_printer_at_all_says_what_would_print_it(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    if printing.system_printer_exists():
+        pytest.skip("this machine has a system printer: the copy would print there")
+    window, register, _ = await authorized_sale(host, make_window, client, "Nell Noprint", "Tart", "7.00")
+    QTest.keyClick(window, Qt.Key.Key_F9)
+    await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
+    history = window.workspace.history
+    window.show_tab(Tab.HISTORY)
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: history.receipt_button.isEnabled() and not history.tasks.busy, what="the sale")
+    QTest.mouseClick(history.receipt_button, Qt.MouseButton.LeftButton)
+    await until(lambda: not history.tasks.busy and window.banner.isVisible(), what="the sentence")
+    assert window.banner.text.text() == (
+        "There is no printer to print on. Add a printer in the system settings, or set up the receipt printer "
+        "(Settings)."
+    ), "no “save the PDF instead”: History has no PDF to save"
     await finish(window, host)
 
 
