@@ -55,6 +55,19 @@ def register(commands: Commands) -> None:
     config.set_defaults(profile_handler=_config)
 
 
+def _refuse_a_currency_change(paths: Paths, before: Settings, after: Settings) -> None:
+    """Not a new currency while this profile's till holds money in the old one (the window asks the same)."""
+    if after.currency == before.currency or not paths.journal_file.exists():
+        return
+    from pos_terminal.services.setup import currency_change_refused
+    from pos_terminal.store.journal import Journal
+
+    with Journal(paths.journal_file) as journal:
+        refused = currency_change_refused(journal, before.terminal_id, before.currency, after.currency)
+    if refused is not None:
+        raise refused
+
+
 def _save_settings(paths: Paths, settings: Settings) -> None:
     from pos_terminal.config import save_settings
 
@@ -85,6 +98,7 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
         printer=args.printer,
         custom_urls=urls,
     )
+    _refuse_a_currency_change(paths, settings, chosen)
     if chosen.printer is not None:
         from pos_terminal.ui.printing import check_printer
 
@@ -123,6 +137,7 @@ def _config(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     regions = [key for key, _ in region_choices(paths)]
     value = args.value if args.config_command == "set" else None
     changed = change_setting(settings, args.name, value, regions=regions)
+    _refuse_a_currency_change(paths, settings, changed)
     _save_settings(paths, changed)
     now = get_setting(changed, args.name.strip())
     out.data({args.name.strip(): now})

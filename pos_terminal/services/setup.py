@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from pos_terminal.api.regions import EMBEDDED, load_regions
 from pos_terminal.config import CustomUrls, Settings, basic_choices, with_changes
+from pos_terminal.domain.sale import FINISHED
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.counter import check_devices
+
+if TYPE_CHECKING:
+    from pos_terminal.store.journal import Journal
 
 CUSTOM = "custom"  # addresses typed in the settings rather than taken from the region table
 
@@ -199,3 +203,30 @@ def change_setting(settings: Settings, name: str, value: str | None, *, regions:
         else:
             new.pop(tail, None)
     return checked(with_changes(settings, **{head: new}), regions)
+
+
+def currency_change_refused(journal: Journal, terminal_id: str, was: str, currency: str) -> UserError | None:
+    """Why the till of ``journal`` may not change from ``was`` to ``currency`` now, or None: the money it holds is
+    counted in ``was`` (the open shift's float and sales, the check being sold), and a new currency would relabel it,
+    not convert it. The window and the command line ask the same journal."""
+    if currency.strip().upper() == was.upper():
+        return None
+    from pos_terminal.services.register import OpenCheck
+    from pos_terminal.services.shifts import Shifts
+
+    if (shift := Shifts(journal, terminal_id=terminal_id).current()) is not None:
+        return UserError(
+            f"The currency cannot change while shift {shift.id} is open: its float and its sales are in {was}.",
+            hint="Close the shift first, then change the currency.",
+        )
+    kept = journal.open_check.load()
+    try:
+        state = OpenCheck.from_json(kept) if kept else None
+    except (UserError, ValueError, KeyError, TypeError):
+        state = None  # unreadable: the till starts a new check, so nothing is held in it
+    if state is not None and state.check.items and state.phase not in FINISHED:
+        return UserError(
+            f"The currency cannot change while a check in {was} is open.",
+            hint="Finish the check or clear it first, then change the currency.",
+        )
+    return None

@@ -33,7 +33,6 @@ from pos_terminal.config import Settings
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.people import Person
-from pos_terminal.domain.sale import FINISHED
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
@@ -396,23 +395,11 @@ class Terminal:
         return True
 
     def currency_change_refused(self, currency: str) -> UserError | None:
-        """Why this till may not change to ``currency`` now, or None: the money it holds is counted in its currency
-        (the open shift's float and sales, the check being sold), and a new one would relabel it, not convert it."""
-        was = self.settings.currency
-        if currency.strip().upper() == was:
-            return None
-        if (shift := self.shifts.current()) is not None:
-            return UserError(
-                f"The currency cannot change while shift {shift.id} is open: its float and its sales are in {was}.",
-                hint="Close the shift first, then change the currency.",
-            )
-        state = self.register.current
-        if state.check.items and state.phase not in FINISHED:
-            return UserError(
-                f"The currency cannot change while a check in {was} is open.",
-                hint="Finish the check or clear it first, then change the currency.",
-            )
-        return None
+        """Why this till may not change to ``currency`` now, or None (:func:`services.setup.currency_change_refused`:
+        the register keeps every change of its check in the journal)."""
+        from pos_terminal.services.setup import currency_change_refused
+
+        return currency_change_refused(self.journal, self.settings.terminal_id, self.settings.currency, currency)
 
     @property
     def is_sandbox(self) -> bool:

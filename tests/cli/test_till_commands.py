@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from pos_terminal.cli import main
 from tests.cli.conftest import CLI, Run, write_config
 from tests.conftest import new_checked_in_customer
 from tests.helpers.cli import MANAGER, MANAGER_PIN, pin_fd
@@ -367,3 +368,33 @@ def test_shift_x_and_close_on_the_receipt_printer_carry_the_shift(
         said(CASHIER, "1 check")
     finally:
         fake.close()
+
+
+def test_the_currency_does_not_change_while_a_shift_is_open(
+    cli: CLI, pins: list[int], profile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``config set currency GBP`` relabelled an open shift's float of $150.00 as £150.00."""
+
+    def local(*command: str) -> Run:  # config and setup take no --service
+        capsys.readouterr()
+        code = main([*command, "--profile", str(profile)])
+        said = capsys.readouterr()
+        return Run(code, said.out, said.err)
+
+    signed_in(cli)
+    staffed(cli, pins)
+    assert cli("shift", "open", "--float", "150", "--pin-fd", pin_fd(pins, MANAGER_PIN)).code == 0
+    for refused in (
+        local("config", "set", "currency", "GBP"),
+        local("setup", "--region", "sandbox", "--terminal", "LANE-CLI", "--currency", "GBP"),
+    ):
+        assert refused.code == 1
+        assert refused.err_lines == [
+            "The currency cannot change while shift 1 is open: its float and its sales are in AUD. "
+            "Close the shift first, then change the currency."
+        ]
+    assert local("config", "get", "currency").out.strip() == "AUD"
+    assert local("config", "set", "locale", "en_GB").code == 0, "the locale only writes the same money differently"
+    closed = cli("shift", "close", "--count", "50=3", "--pin-fd", pin_fd(pins, MANAGER_PIN))
+    assert closed.code == 0, closed.err
+    assert local("config", "set", "currency", "GBP").code == 0
