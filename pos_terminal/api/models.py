@@ -112,23 +112,6 @@ def _state(value: Any, info: ValidationInfo) -> Any:
 State = Annotated[TxState, BeforeValidator(_state)]
 
 
-_DESCRIPTIVE_TEXT = frozenset(
-    {
-        "firstName",
-        "first_name",
-        "lastName",
-        "last_name",
-        "gender",
-        "memberNo",
-        "member_no",
-        "checkInNumber",
-        "check_in_number",
-        "notes",
-    }
-)
-_DESCRIPTIVE_TIMES = frozenset({"dob", "checkInDate", "check_in_date"})
-
-
 @cache
 def _time_adapter() -> TypeAdapter[datetime | None]:
     """Built when a customer's time first fails to read, not at import (the window shows before any answer)."""
@@ -140,10 +123,13 @@ def _loosened(data: Mapping[str, Any]) -> dict[str, Any]:
     not text, and a time that cannot be read, left out."""
     loose = dict(data)
     for key, value in data.items():
-        if key in _DESCRIPTIVE_TEXT and not isinstance(value, str | None):
+        field = _DESCRIBING.get(key)
+        if field is None or value is None:
+            continue
+        if field not in _TIMES and not isinstance(value, str):
             number = isinstance(value, int | float) and not isinstance(value, bool)
             loose[key] = str(value) if number else None
-        elif key in _DESCRIPTIVE_TIMES and value is not None:
+        elif field in _TIMES:
             try:
                 _time_adapter().validate_python(value)
             except ValidationError:
@@ -415,6 +401,16 @@ class PaymentTransaction(WireModel):
 class NonceResource(WireModel):
     nonce: str
     transaction: PaymentTransaction
+
+
+# What only describes a customer (all but the two a charge needs), by either name a deployment may send it under
+_DESCRIBING = {
+    name: field
+    for field in Customer.model_fields
+    if field not in ("customer_id", "check_in_id")
+    for name in (field, to_camel(field))
+}
+_TIMES = frozenset({"dob", "check_in_date"})
 
 
 def loosened(kind: type[Any], data: Any) -> dict[str, Any] | None:
