@@ -27,7 +27,9 @@ OVER_FLOOR_CI_BOUND = 4.0
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_start_up_against_a_bare_window(bench: Bench) -> None:
-    runs = bench.rounds(measuring=7, smoke=2)
+    # an odd count: the median of two starts is their mean, and one start slowed by a neighbour's load (the
+    # suite's other worker) counted half; a CI run failed so at 6.16× with the floor itself at 3.6× its quiet time
+    runs = bench.rounds(measuring=7, smoke=3)
     figures = measure(runs)
     bare = statistics.median(figures.bare) * 1000
     ready = statistics.median(figures.ready) * 1000
