@@ -27,7 +27,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
-from pos_terminal.ui.range_picker import RangePicker
+from pos_terminal.ui.range_picker import RangePicker, other_terminal
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label, wheel_when_focused
@@ -285,8 +285,9 @@ class HistoryView(QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.status)
 
-        self.scope.currentIndexChanged.connect(lambda _: self.other.setVisible(self.scope.currentData() == "other"))
+        self.scope.currentIndexChanged.connect(self.on_scope_changed)
         self.load_button.clicked.connect(self.load)
+        self.other.returnPressed.connect(self.load)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _: self.show_row(current.row()))
         self.complete_button.clicked.connect(lambda: self.act(Action.COMPLETE))
         self.cancel_button.clicked.connect(lambda: self.act(Action.CANCEL))
@@ -323,13 +324,19 @@ class HistoryView(QWidget):
 
     # --- range -----------------------------------------------------------------------------------
 
+    def on_scope_changed(self, _: int) -> None:
+        """Another terminal's id is asked for where it is chosen, and typed at once (as on Reports)."""
+        self.other.setVisible(self.scope.currentData() == "other")
+        if self.other.isVisible():
+            self.other.setFocus()
+
     def selected_terminal(self) -> str | None:
         assert self.terminal is not None
         choice = self.scope.currentData()
         if choice == "this":
             return self.terminal.settings.terminal_id
         if choice == "other":
-            return self.other.text().strip() or self.terminal.settings.terminal_id
+            return other_terminal(self.other.text())
         return None
 
     # --- loading and showing ---------------------------------------------------------------------

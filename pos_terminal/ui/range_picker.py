@@ -1,4 +1,5 @@
-"""Choosing a time range: today, this shift since a time, yesterday, or custom; shared by History and Reports.
+"""Choosing what to list, shared by History and Reports: a time range (today, this shift since a time, yesterday, or
+custom) and, for another terminal, its id.
 
 The arithmetic is the domain's (:class:`TimeRange`); the picker only reads the widgets.
 """
@@ -8,10 +9,24 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from pos_terminal.domain.report import TimeRange
+from pos_terminal.errors import UserError
 from pos_terminal.ui.widgets import label
 
 from PySide6.QtCore import QDateTime, QTime
 from PySide6.QtWidgets import QComboBox, QDateTimeEdit, QHBoxLayout, QTimeEdit, QWidget
+
+
+class NoOtherTerminal(UserError):
+    sentence = "No terminal id is given for the other terminal."
+    hint = "Type the other terminal's id, or choose another scope."
+
+
+def other_terminal(typed: str) -> str:
+    """The other terminal's id as typed; :class:`NoOtherTerminal` when none is (not this terminal's, silently)."""
+    if not (other := typed.strip()):
+        raise NoOtherTerminal()
+    return other
+
 
 PRESETS = (("Today", "today"), ("This shift", "shift"), ("Yesterday", "yesterday"), ("Custom", "custom"))
 

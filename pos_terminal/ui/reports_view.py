@@ -45,7 +45,7 @@ from pos_terminal.reports.worker import ReportWorker, Source
 from pos_terminal.services.reports import ReportOrder, Reports
 from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import printing
-from pos_terminal.ui.range_picker import RangePicker
+from pos_terminal.ui.range_picker import RangePicker, other_terminal
 from pos_terminal.ui.report_figures import FiguresModel
 from pos_terminal.ui.report_preview import PREVIEW_PAGES, PageView, Preview
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -70,10 +70,6 @@ from PySide6.QtWidgets import (
 PREVIEW_DPI = 100.0
 RECONCILED_STYLE = "color: #1f5f3a; background: #e6f4ec; border: 1px solid #1f7a4d; border-radius: 6px; padding: 6px;"
 MISMATCH_STYLE = "color: #8c1d18; background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; padding: 6px;"
-
-
-class NoOtherTerminal(UserError):
-    hint = "Type the other terminal's id, or choose another scope."
 
 
 class NoReport(UserError):
@@ -263,10 +259,7 @@ class ReportsView(QWidget):
         if choice == "merged":
             return ReportScope.merged()
         if choice == "other":
-            other = self.other.text().strip()
-            if not other:
-                raise NoOtherTerminal("No terminal id is given for the other terminal.")
-            return ReportScope.terminal(other)
+            return ReportScope.terminal(other_terminal(self.other.text()))
         return ReportScope.terminal(terminal.settings.terminal_id)
 
     # --- the report ------------------------------------------------------------------------------

@@ -306,6 +306,32 @@ async def test_a_copy_of_a_receipt_with_no_printer_at_all_says_what_would_print_
     await finish(window, host)
 
 
+async def test_history_of_another_terminal_asks_for_its_id_rather_than_listing_this_one(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """With "Another terminal…" and no id, History listed this terminal's sales under that heading; Reports said
+    why it could not list."""
+    window, _, _ = await authorized_sale(host, make_window, client, "Otto Other", "Bun", "3.00")
+    history = window.workspace.history
+    window.show_tab(Tab.HISTORY)
+    await until(lambda: history.model.rowCount() == 1 and not history.tasks.busy, what="this terminal's sale")
+    errors: list[str] = []
+    window.messages.error.connect(errors.append)
+    history.scope.setCurrentIndex(history.scope.findData("other"))
+    assert history.other.isVisible() and history.other.hasFocus(), "the id is typed where it is asked for"
+    QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
+    await until(lambda: errors and not history.tasks.busy, what="the sentence")
+    assert (
+        errors[0]
+        == "No terminal id is given for the other terminal. Type the other terminal's id, or choose another scope."
+    )
+    QTest.keyClicks(history.other, "LANE-9")
+    QTest.keyClick(history.other, Qt.Key.Key_Return)
+    await until(lambda: history.model.rowCount() == 0 and not history.tasks.busy, what="LANE-9's sales: none")
+    assert history.status.text() == "No transactions in range."
+    await finish(window, host)
+
+
 async def test_a_complete_the_service_could_not_confirm_is_sent_again_while_the_window_is_open(
     host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:

@@ -38,8 +38,8 @@ async def test_history_reports_settings_and_help_fit_and_line_up(
     for size in (SMALL, LARGE):
         window.resize(*size)
         window.show_tab(Tab.HISTORY)
-        history.scope.setCurrentIndex(history.scope.findData("other"))
-        await until(lambda: history.model.rowCount() > 0, what="the sale in History")
+        await until(lambda: history.model.rowCount() > 0 and not history.tasks.busy, what="the sale in History")
+        history.scope.setCurrentIndex(history.scope.findData("other"))  # its id field shown too
         assert clipped(window) == [], f"History at {size}"
         heights = {b.height() for b in (history.complete_button, history.cancel_button, history.refund_button)}
         assert len(heights) == 1, f"History's buttons side by side differ in height: {heights}"
