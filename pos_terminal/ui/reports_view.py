@@ -72,6 +72,9 @@ RECONCILED_STYLE = "color: #1f5f3a; background: #e6f4ec; border: 1px solid #1f7a
 MISMATCH_STYLE = "color: #8c1d18; background: #fde8e7; border: 1px solid #b3261e; border-radius: 6px; padding: 6px;"
 
 
+STORE = "store"  # the scope of the whole store's day
+
+
 class NoReport(UserError):
     hint = "Press “Show report” first."
 
@@ -111,8 +114,7 @@ class ReportsView(QWidget):
         self.scope.addItem("This terminal", "this")
         self.scope.addItem("Another terminal…", "other")
         self.scope.addItem("All terminals", "all")
-        self.scope.addItem("All terminals merged", "merged")
-        self.scope.addItem("The whole store (every till)", "store")
+        self.scope.addItem("All terminals merged", "merged")  # and the whole store, at a till of one (show_link)
         self.other = QLineEdit()
         self.other.setPlaceholderText("Terminal id")
         self.other.setAccessibleName("Other terminal id")
@@ -219,7 +221,18 @@ class ReportsView(QWidget):
         self.terminal = terminal
         # the person at the till when a copy is made, else the computer's user (a till nobody signs in to)
         self.reports = terminal.reports(actor=lambda: terminal.till.actor or terminal.actor)
+        self.show_link(terminal)
         self.show_nothing()
+
+    def show_link(self, terminal: Terminal) -> None:
+        """The whole store is a choice at a till of one, and only there (a till alone was offered it, and refused)."""
+        index = self.scope.findData(STORE)
+        if terminal.store.linked and index < 0:
+            self.scope.addItem("The whole store (every till)", STORE)
+        elif not terminal.store.linked and index >= 0:
+            if self.scope.currentIndex() == index:
+                self.scope.setCurrentIndex(self.scope.findData("this"))
+            self.scope.removeItem(index)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         """The report child is started as the manager comes in, to have loaded what a report needs when one is asked
@@ -270,7 +283,7 @@ class ReportsView(QWidget):
 
     async def _show(self, terminal: Terminal, reports: Reports) -> None:
         period = self.selected_range(reports)
-        if self.scope.currentData() == "store":
+        if self.scope.currentData() == STORE:
             asking = "Asking the store database and the service for the store's day…"
             await self._make(terminal, reports.store_order(period, terminal.store), asking)
             return
@@ -311,9 +324,13 @@ class ReportsView(QWidget):
             order = await ordering
             self.waiting.start("Reading the figures…")
             face = await self.worker.face(order, money=terminal.money)
+        except UserError as exc:  # its own cause: the service away, a store not reached, a range refused
+            self.waiting.stop()
+            self.status.setText(f"No report: {exc.sentence}")
+            raise
         except BaseException:
             self.waiting.stop()
-            self.status.setText("No report: the service did not answer with one.")
+            self.status.setText("No report.")
             raise
         finally:
             self.waiting.stop()

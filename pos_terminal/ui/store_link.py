@@ -57,6 +57,8 @@ class StoreLink(QObject):
         status = await terminal.store.join(address, password)
         self.window.messages.show_info(f"This till is part of the store at {address} now.")
         self.window.workspace.settings_view.show_link(terminal)
+        if (reports := self.window.workspace.built_reports) is not None:
+            reports.show_link(terminal)
         self.window.status.show_store(status)
         self.start(terminal)
         self.window.till.refresh_people()
@@ -69,4 +71,6 @@ class StoreLink(QObject):
         status = await terminal.store.leave()
         self.window.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
         self.window.workspace.settings_view.show_link(terminal)
+        if (reports := self.window.workspace.built_reports) is not None:
+            reports.show_link(terminal)
         self.window.status.show_store(status)

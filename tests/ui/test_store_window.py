@@ -91,6 +91,10 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
     terminal = host.terminal
     assert terminal is not None
     cash_sale(window, "Dee Day")  # made before the till joined: it goes to the store with the join
+    window.show_tab(Tab.REPORTS)
+    reports = window.workspace.reports
+    assert isinstance(reports, ReportsView)
+    assert reports.scope.findData("store") < 0, "a till alone is not offered the store's day (and then refused it)"
 
     window.show_tab(Tab.SETTINGS)
     settings = window.workspace.settings_view
@@ -114,8 +118,7 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
         screenshot(window, f"store-settings-{width}x{height}", tmp_path)
 
     window.show_tab(Tab.REPORTS)
-    reports = window.workspace.reports
-    assert isinstance(reports, ReportsView)
+    assert reports.scope.findData("store") >= 0, "joined: the store's day is a choice"
     reports.scope.setCurrentIndex(reports.scope.findData("store"))
     QTest.mouseClick(reports.show_button, Qt.MouseButton.LeftButton)
     await until(lambda: reports.paper is not None and len(reports.pages) >= 1, what="the store's day and its preview")
@@ -132,6 +135,9 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
         window.resize(width, height)
         screenshot(window, f"store-day-{width}x{height}", tmp_path)
     window.resize(1280, 800)
+    window.store_link.leave(terminal)  # what Leave does once the manager said yes
+    await until(lambda: not terminal.store.linked, what="alone again")
+    assert reports.scope.findData("store") < 0 and reports.scope.currentData() == "this"
     await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
 
 
