@@ -5,9 +5,10 @@
   open) is said in one sentence; the slip stays queued, the printer is asked again
   every ``retry_seconds`` (or at once with :meth:`Counter.retry_now`) and the slip is
   printed once it is back, or the cashier cancels it. A receipt is printed for every
-  charge completed at this terminal, and for every cash sale, when ``print_receipts`` is
-  set. A charge restored after a restart counts from where it stood then (:meth:`Counter.restored`):
-  one found complete after it gets its receipt, one complete before it no second one.
+  charge completed at this terminal, every refund made here (:meth:`Counter.refunded`) and
+  every cash sale, when ``print_receipts`` is set. A charge restored after a restart counts
+  from where it stood then (:meth:`Counter.restored`): one found complete after it gets its
+  receipt, one complete before it no second one.
 - **The cash drawer** opens when a check with cash taken is charged (authorized), when a
   cash sale is finished, and when :meth:`Counter.open_drawer` is called (a manager's
   no-sale opening: the approval is the caller's business, and who approved goes to the
@@ -194,14 +195,21 @@ class Counter:
             if self.cash_drawer:
                 self._kicks.append(("cash payment", None))
                 self._wake()
-        elif state.phase is Phase.COMPLETE and before is Phase.AUTHORIZED:
-            receipt_of, transaction = self.receipt_of, state.transaction
-            if self.printer is None or not self.print_receipts or receipt_of is None or transaction is None:
-                return
-            try:
-                self.queue_receipt(receipt_of(transaction))
-            except UserError as exc:
-                log.info("no receipt for %s: %s", state.transaction_id, exc.sentence)
+        elif state.phase is Phase.COMPLETE and before is Phase.AUTHORIZED and state.transaction is not None:
+            self._customers_slip(state.transaction)
+
+    def refunded(self, transaction: Transaction) -> None:
+        """A refund made here: the customer's slip of it, as a completed charge gets its receipt."""
+        self._customers_slip(transaction)
+
+    def _customers_slip(self, transaction: Transaction) -> None:
+        """The receipt of ``transaction`` as it stands (complete, or refunded), when this counter prints them."""
+        if self.printer is None or not self.print_receipts or self.receipt_of is None:
+            return
+        try:
+            self.queue_receipt(self.receipt_of(transaction))
+        except UserError as exc:
+            log.info("no receipt for %s: %s", transaction.transaction_id, exc.sentence)
 
     # --- the print queue ------------------------------------------------------------------------------------
 

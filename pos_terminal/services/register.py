@@ -124,6 +124,21 @@ class OpenCheck:
             discount_approved_bp=int(data.get("discountApprovedBp") or 0),
         )
 
+    @classmethod
+    def kept_in(cls, journal: Journal) -> OpenCheck | None:
+        """The check the journal keeps open, None when none is; :class:`UnreadableCheck` when it cannot be read."""
+        data = journal.open_check.load()
+        if not data:
+            return None
+        try:
+            return cls.from_json(data)
+        except (UserError, ValidationError, KeyError, TypeError, ValueError) as exc:
+            raise UnreadableCheck() from exc
+
+
+class UnreadableCheck(UserError):
+    sentence = "The check saved before the restart could not be read."
+
 
 @dataclass(frozen=True)
 class Restored:
@@ -207,16 +222,15 @@ class Register:
 
     def restore(self) -> Restored:
         """Load the check that was open when the terminal stopped."""
-        data = self.journal.open_check.load()
-        if not data:
-            return Restored(check_restored=False, charge_in_flight=False)
         try:
-            state = OpenCheck.from_json(data)
-        except (UserError, ValidationError, KeyError, TypeError, ValueError):
+            state = OpenCheck.kept_in(self.journal)
+        except UnreadableCheck:
             log.warning("the saved open check is unreadable; starting a new one")
             self.journal.open_check.clear()
             self.current = OpenCheck()
             return Restored(check_restored=False, charge_in_flight=False, unreadable=True)
+        if state is None:
+            return Restored(check_restored=False, charge_in_flight=False)
         if state.phase is Phase.CHARGING:
             state = replace(state, phase=Phase.VERIFYING)
         self.current = state

@@ -211,7 +211,7 @@ def currency_change_refused(journal: Journal, terminal_id: str, was: str, curren
     not convert it. The window and the command line ask the same journal."""
     if currency.strip().upper() == was.upper():
         return None
-    from pos_terminal.services.register import OpenCheck
+    from pos_terminal.services.register import OpenCheck, UnreadableCheck
     from pos_terminal.services.shifts import Shifts
 
     if (shift := Shifts(journal, terminal_id=terminal_id).current()) is not None:
@@ -219,11 +219,10 @@ def currency_change_refused(journal: Journal, terminal_id: str, was: str, curren
             f"The currency cannot change while shift {shift.id} is open: its float and its sales are in {was}.",
             hint="Close the shift first, then change the currency.",
         )
-    kept = journal.open_check.load()
     try:
-        state = OpenCheck.from_json(kept) if kept else None
-    except (UserError, ValueError, KeyError, TypeError):
-        state = None  # unreadable: the till starts a new check, so nothing is held in it
+        state = OpenCheck.kept_in(journal)
+    except UnreadableCheck:
+        state = None  # the till starts a new check in its place: nothing is held in it
     if state is not None and state.check.items and state.phase not in FINISHED:
         return UserError(
             f"The currency cannot change while a check in {was} is open.",

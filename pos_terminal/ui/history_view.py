@@ -543,14 +543,10 @@ class HistoryView(QWidget):
         assert self.terminal is not None
         cash = cash_paid(p.model_dump() for p in transaction.payments) if transaction.state is TxState.REFUNDED else 0
         back = f" Give back {self.terminal.money.format(cash)} in cash." if cash else ""
-        said = f"{said_done(transaction, self.terminal.money)}{back}"
+        self.messages.show_info(f"{said_done(transaction, self.terminal.money)}{back}")
         counter = self.terminal.counter
-        if transaction.state is TxState.REFUNDED and counter.printer is not None and counter.print_receipts:
-            try:  # the customer's slip of the refund, as every completed charge gets one
-                counter.queue_receipt(self.terminal.reports(actor=self.terminal.actor).receipt_of(transaction))
-            except UserError as exc:
-                said = f"{said} {exc.sentence}"
-        self.messages.show_info(said)
+        if transaction.state is TxState.REFUNDED:
+            counter.refunded(transaction)
         if cash and counter.cash_drawer:
             self.tasks.run(
                 counter.open_drawer("refund", approved_by=approved_by), key=f"drawer-{transaction.transaction_id}"
