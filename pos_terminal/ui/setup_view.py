@@ -17,12 +17,12 @@ from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import join_store
 from pos_terminal.ui import widgets
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import Waiting, button, label, wheel_when_focused
+from pos_terminal.ui.widgets import Waiting, button, label, least_room, wheel_when_focused
 
 if TYPE_CHECKING:
     from pos_terminal.paths import Paths
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget
 
 FORM_WIDTH = 720  # the setup's fields at most, margins included
@@ -91,7 +91,9 @@ class SetupView(QWidget):
         self.currency_box.setAccessibleName("Currency")
         self.currency_box.addItems(list(CURRENCIES))
         self.currency_box.setCurrentText(settings.currency)
-        self.example = label(role="hint")
+        self.example = label(role="hint", wrap=True)  # a currency refused says why: it must not widen the form
+        least_room(self.example, 2)  # nor move it, as typing goes from a refusal to an example and back
+        self.example.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)  # level with its label
         self.store_address = QLineEdit()
         self.store_address.setMaxLength(MAX_ADDRESS)
         self.store_address.setPlaceholderText("postgresql://till@host/shop or sqlite:///path")

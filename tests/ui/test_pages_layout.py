@@ -20,7 +20,7 @@ from tests.helpers.ui import authorized_sale, misaligned_labels
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
 from tests.ui.layout import clipped
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -79,6 +79,14 @@ async def test_setup_and_sign_in_fit_and_line_up(
     QApplication.processEvents()
     assert clipped(window) == []
     assert misaligned_labels(window.setup) == []
+    setup = window.setup
+    below = setup.continue_button.mapTo(window, QPoint(0, 0))
+    setup.currency_box.setCurrentText("JPY")  # a currency refused: the preview says why, whole, in its place
+    QApplication.processEvents()
+    assert setup.example.text().startswith("The service counts money in cents")
+    assert clipped(window) == [] and misaligned_labels(setup) == []
+    assert setup.continue_button.mapTo(window, QPoint(0, 0)) == below, "the refusal moved the form"
+    setup.currency_box.setCurrentText("AUD")
     QTest.mouseClick(window.setup.continue_button, Qt.MouseButton.LeftButton)
     sign_in = window.sign_in
     await until(lambda: sign_in.state is SignInState.PENDING, what="a code")
