@@ -109,9 +109,13 @@ class CrashReports:
         """Write a native crash of this process (and every thread's stack) to a file until :meth:`finish`."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._path = self.log_dir / f"{_RUNNING}{os.getpid()}.txt"
-        self._file = self._path.open("w", encoding="utf-8")
+        # named crash-running only once a crash would be written to it: a SIGSEGV between the file's creation and
+        # faulthandler taking over left an empty report (a clean-clone CI run killed the window just then)
+        arming = self._path.with_suffix(".arming")
+        self._file = arming.open("w", encoding="utf-8")
         self._was_enabled = faulthandler.is_enabled()
         faulthandler.enable(file=self._file, all_threads=True)
+        os.replace(arming, self._path)
         return self._path
 
     def finish(self) -> None:
