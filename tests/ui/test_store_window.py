@@ -136,7 +136,9 @@ async def test_a_till_joins_the_store_in_settings_and_shows_the_stores_day(
         screenshot(window, f"store-day-{width}x{height}", tmp_path)
     window.resize(1280, 800)
     window.store_link.leave(terminal)  # what Leave does once the manager said yes
-    await until(lambda: not terminal.store.linked, what="alone again")
+    # the leave's last step tells the views, after the store said so: wait for the window, not only the store
+    await until(lambda: not window.tasks.is_running("store leave"), what="alone again")
+    assert not terminal.store.linked
     assert reports.scope.findData("store") < 0 and reports.scope.currentData() == "this"
     await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
 
