@@ -40,7 +40,7 @@ from pos_terminal.ui.charging import Charging
 from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.keypad_page import KeypadPage
 from pos_terminal.ui.products import ProductPanel
-from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.tasks import ACT, PRINTER, Messages, Tasks
 from pos_terminal.ui.ticket import Ticket
 from pos_terminal.ui.widgets import confirm, empty, on_enter
 
@@ -242,6 +242,10 @@ class CashierView(QWidget):
         self.customers.show_chosen(state.customer)
         if state.phase is not self._shown_phase:
             self.messages.resolve(CHECK)  # what was said about the check before it moved on is no longer true
+            if self._shown_phase in FINISHED and state.phase is Phase.BUILDING:
+                # the next sale: a print or another act refused during the last one is behind the cashier
+                self.messages.resolve(PRINTER)
+                self.messages.resolve(ACT)
             self._shown_phase = state.phase
             focused = QApplication.focusWidget()
             if focused is not None and self.middle.isAncestorOf(focused):

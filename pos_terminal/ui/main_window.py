@@ -33,7 +33,7 @@ from pos_terminal.ui.script_fonts import add_fallback_fonts
 from pos_terminal.ui.settings_flow import SettingsFlow
 from pos_terminal.ui.statusbar import StatusBar
 from pos_terminal.ui.store_link import StoreLink
-from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.tasks import CONNECT, CRASH, Messages, Tasks
 from pos_terminal.ui.till_flow import TillFlow
 from pos_terminal.ui.widgets import Banner, Waiting, confirm, label, on_first_paint
 from pos_terminal.ui.workspace import Workspace
@@ -327,7 +327,7 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """Setup on first launch, else connect with the saved settings; first, say if the last run crashed."""
         if self.host.crash_notice:
-            self.messages.show_error(self.host.crash_notice)
+            self.messages.show_error(self.host.crash_notice, topic=CRASH)
         if self.host.first_launch:
             self.show_page(Page.SETUP)
             self.setup.terminal_id.setFocus()
@@ -352,6 +352,7 @@ class MainWindow(QMainWindow):
             terminal = await self.host.connect()
         finally:
             wait.stop()
+        self.messages.resolve(CONNECT)
         self.terminal = terminal
         if person is not None:
             terminal.till.resume(person.id)  # new settings: the same person stays at the till
@@ -368,7 +369,7 @@ class MainWindow(QMainWindow):
 
     def _connect_failed(self, error: UserError) -> None:
         self.status.show_terminal(None)
-        self.messages.show_error(error)
+        self.messages.show_error(error, topic=CONNECT)
         self.settings_flow.settings_without_sign_in()
 
     def enter_sign_in(self, terminal: Terminal) -> None:

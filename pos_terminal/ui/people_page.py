@@ -22,7 +22,7 @@ from pos_terminal.services.terminal import Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.approval_dialog import ManagerPrompt, pin_field, with_approval
 from pos_terminal.ui.people_model import PeopleModel
-from pos_terminal.ui.tasks import Messages, Tasks
+from pos_terminal.ui.tasks import STORE, Messages, Tasks, topic_of
 from pos_terminal.ui.widgets import (
     BIG_BUTTON,
     BUTTON,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pos_terminal.services.till import Till
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -89,6 +89,8 @@ class PeoplePage(QWidget):
         self.subject: Person | None = None  # whom the open form changes (None: a new person)
         self.prompt: ManagerPrompt | None = None
         self.confirm_box: QMessageBox | None = None  # a manager at the till is asked before a PIN reset
+        self.done_about: Person | None = None  # the person as the change said beside the form left them
+        self.reason_topic: str | None = None  # what the refusal is about, when its cause can go (the store away)
 
         self.heading = label("People", role="heading")
         self.scope = label(role="hint", wrap=True)
@@ -230,6 +232,7 @@ class PeoplePage(QWidget):
         self.enable_button.clicked.connect(self.on_enable_clicked)
         self.submit_button.clicked.connect(self.on_submit_clicked)
         self.cancel_button.clicked.connect(self.on_cancel_clicked)
+        self.messages.resolved.connect(self._on_resolved)
         for field in (self.name, self.pin, self.pin_again, self.new_name):
             field.returnPressed.connect(self.on_submit_clicked)
         for box in (self.role, self.new_role):
@@ -259,6 +262,7 @@ class PeoplePage(QWidget):
         self.model.at = terminal.till.now() if terminal is not None else utcnow()
         self.model.replace_rows(terminal.staff.people() if terminal is not None else [])
         self._choose(chosen.id if chosen is not None else None)
+        self._forget_done_if_changed()
         if terminal is None:
             self.scope.setText("Not connected.")
         elif terminal.store.linked:
@@ -266,6 +270,28 @@ class PeoplePage(QWidget):
         else:
             self.scope.setText("This till's people (it stands alone). A manager approves each change.")
         self.add_button.setEnabled(terminal is not None)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """Shown again (the tab, or the workspace after the till's sign-in): people as they are now."""
+        super().showEvent(event)
+        if self.terminal is not None:
+            self.refresh()
+
+    def _forget_done_if_changed(self) -> None:
+        """What was changed is said while the person is as the change left them: "Anna sets a new PIN at their
+        next sign-in" goes once she has set it (or anything else about her changed)."""
+        about = self.done_about
+        if about is None or self.done.isHidden():
+            return
+        now = next((person for person in self.model.rows if person.id == about.id), None)
+        if now != about:
+            self.done.hide()
+            self.done_about = None
+
+    def _on_resolved(self, topic: str) -> None:
+        """A refusal whose cause is gone (the store is reached again) goes; the form keeps what was typed."""
+        if self.reason_topic is not None and topic == self.reason_topic:
+            self._say(None)
 
     def _choose(self, person_id: int | None) -> None:
         row = self.model.row_of(person_id) if person_id is not None else None
@@ -336,6 +362,9 @@ class PeoplePage(QWidget):
             self.new_role.setFocus()
 
     def _say(self, error: UserError | str | None) -> None:
+        # a refusal for want of the store goes once it is reached again; one about what was typed stays with it
+        topic = topic_of(error) if isinstance(error, UserError) else None
+        self.reason_topic = topic if topic == STORE else None
         self.reason.setText(error.text() if isinstance(error, UserError) else (error or ""))
         self.reason.setVisible(error is not None)
         if error is not None:
@@ -490,6 +519,7 @@ class PeoplePage(QWidget):
         self._choose(person.id)
         self.done.setText(said(person))
         self.done.show()
+        self.done_about = next((row for row in self.model.rows if row.id == person.id), person)
         self.changed.emit()
 
     def _refused(self, error: UserError) -> None:

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.main_window import MainWindow
 
+from pos_terminal.ui.tasks import STORE
+
 from PySide6.QtCore import QObject
 
 log = logging.getLogger(__name__)
@@ -37,7 +39,10 @@ class StoreLink(QObject):
         window = self.window
         if window.terminal is not terminal:
             return
-        window.status.show_store(terminal.store.status())
+        status = terminal.store.status()
+        window.status.show_store(status)
+        if status.online:
+            window.messages.resolve(STORE)  # what was refused while the store was away can be done again
         if report.people_changed:
             window.till.refresh_people()
             window.till_flow.show_status()
@@ -55,6 +60,7 @@ class StoreLink(QObject):
 
     async def _join(self, terminal: Terminal, address: str, password: str | None) -> None:
         status = await terminal.store.join(address, password)
+        self.window.messages.resolve(STORE)
         self.window.messages.show_info(f"This till is part of the store at {address} now.")
         self.window.workspace.settings_view.show_link(terminal)
         if (reports := self.window.workspace.built_reports) is not None:
@@ -69,6 +75,7 @@ class StoreLink(QObject):
 
     async def _leave(self, terminal: Terminal) -> None:
         status = await terminal.store.leave()
+        self.window.messages.resolve(STORE)
         self.window.messages.show_info("This till stands alone again; everything it recorded stays in its journal.")
         self.window.workspace.settings_view.show_link(terminal)
         if (reports := self.window.workspace.built_reports) is not None:

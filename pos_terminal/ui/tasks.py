@@ -20,15 +20,43 @@ if TYPE_CHECKING:  # asyncio (with ssl, sockets, subprocesses) loads after the f
 
 log = logging.getLogger(__name__)
 
+# What a message is about decides what removes it (docs/messages.md lists every message and its condition).
+STORE = "store"  # the store database out of reach: goes once the till reaches it again, or leaves the store
+PRINTER = "printer"  # nothing printed on the system's printer: goes once the next sale starts (or a print succeeds)
+CONNECT = "connect"  # the terminal not opened (its journal, settings or keychain): goes once it is
+ACT = "act"  # any other act refused: goes once the next sale starts
+CRASH = "crash"  # the last run ended in a crash: stays until dismissed, it names the report to send
+
+
+def _one_of(error: UserError, module: str, *names: str) -> bool:
+    """Whether ``error`` is one of the classes ``names`` of ``module``; a module not loaded raised none of them
+    (nor is it loaded to find out: the printing module brings Qt's print support)."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(error, tuple(getattr(loaded, name) for name in names))
+
+
+def topic_of(error: UserError | str) -> str:
+    """The topic of an error posted without one, from what went wrong."""
+    if not isinstance(error, UserError):
+        return ACT
+    if _one_of(error, "pos_terminal.store.store_errors", "StoreUnavailable") or _one_of(
+        error, "pos_terminal.services.store_sync", "StoreOffline"
+    ):
+        return STORE
+    if _one_of(error, "pos_terminal.ui.printing", "NoPrinter", "PrintFailed"):
+        return PRINTER
+    return ACT
+
 
 class Messages(QObject):
     """Signals: ``error(str)`` one sentence of what went wrong and what to do; ``info(str)`` news;
     ``posted(str, str, str)`` either, as kind ("error" or "info"), text and topic; ``resolved(str)`` a topic
     whose cause is gone.
 
-    A message may name its *topic* (what it is about: the open check, the sign-in …). When the cause is
-    gone, whoever knows it calls :meth:`resolve` with the topic, and a message about it still shown goes:
-    an error never stays up after it stopped being true.
+    A message names its *topic* (what it is about: the open check, the sign-in …); an error posted without one
+    gets it from what went wrong (:func:`topic_of`). When the cause is gone, whoever knows it calls
+    :meth:`resolve` with the topic, and a message about it still shown goes (the banner's, and a page's own
+    sentence that listens to ``resolved``): an error never stays up after it stopped being true.
     """
 
     error = Signal(str)
@@ -40,7 +68,7 @@ class Messages(QObject):
         text = error.text() if isinstance(error, UserError) else error
         log.info("shown to the cashier: %s", text)
         self.error.emit(text)
-        self.posted.emit("error", text, topic)
+        self.posted.emit("error", text, topic or topic_of(error))
 
     def show_info(self, text: str, *, topic: str = "") -> None:
         self.info.emit(text)
