@@ -40,7 +40,7 @@ from pos_terminal.ui.charging import Charging
 from pos_terminal.ui.customers import CustomerPanel
 from pos_terminal.ui.keypad_page import KeypadPage
 from pos_terminal.ui.products import ProductPanel
-from pos_terminal.ui.tasks import ACT, PRINTER, Messages, Tasks
+from pos_terminal.ui.tasks import ACT, CATALOG, PRINTER, Messages, Tasks
 from pos_terminal.ui.ticket import Ticket
 from pos_terminal.ui.widgets import confirm, empty, on_enter
 
@@ -217,8 +217,10 @@ class CashierView(QWidget):
             catalog = self.terminal.catalog()
         except CatalogError as exc:
             # said in the banner, and kept where the products would be: a later message must not hide it
-            self.messages.show_error(exc)
+            self.messages.show_error(exc, topic=CATALOG)
             catalog, problem = Catalog(), exc.text()
+        else:
+            self.messages.resolve(CATALOG)  # the file mended, or another chosen
         self.products.set_catalog(catalog, self.money, problem=problem)
         self._tab_order()
 

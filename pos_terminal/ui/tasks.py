@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 STORE = "store"  # the store database out of reach: goes once the till reaches it again, or leaves the store
 PRINTER = "printer"  # nothing printed on the system's printer: goes once the next sale starts (or a print succeeds)
 CONNECT = "connect"  # the terminal not opened (its journal, settings or keychain): goes once it is
+CATALOG = "catalog"  # the catalog file cannot be read: goes once the catalog loads
 ACT = "act"  # any other act refused: goes once the next sale starts
 CRASH = "crash"  # the last run ended in a crash: stays until dismissed, it names the report to send
 

@@ -5,11 +5,13 @@ the status bar said "Store online"; People said "Anna sets a new PIN at their ne
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
 
 from pos_terminal.app import AppHost
+from pos_terminal.config import with_changes
 from pos_terminal.domain.people import Role
 from pos_terminal.domain.sale import Phase
 from pos_terminal.logs import CrashReports
@@ -184,4 +186,20 @@ async def test_news_goes_after_its_time_and_the_customers_failure_with_the_next_
     client.delete("/sandbox/faults").raise_for_status()
     QTest.keyClick(window, Qt.Key.Key_F5)
     await until(lambda: customers.status.text().endswith("checked in."), what="fetched again")
+    await finish(window, host)
+
+
+async def test_a_catalog_that_cannot_be_read_is_said_until_it_loads(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text('{"items": [{"name": "Tea", "price": 400, "taxRate": 10}]')  # cut short
+    host.save_settings(with_changes(host.settings, catalog_file=str(catalog)))
+    window = await signed_in_window(host, make_window, client)
+    window.cashier.load_catalog()  # as a change of the catalog makes it
+    assert window.banner.isVisible() and str(catalog) in window.banner.text.text(), window.banner.text.text()
+    catalog.write_text('{"items": [{"name": "Tea", "price": 400, "taxRate": 10}]}')
+    window.cashier.load_catalog()
+    assert [entry.name for entry in window.cashier.products.catalog.entries] == ["Tea"]
+    assert not window.banner.isVisible(), window.banner.text.text()
     await finish(window, host)
