@@ -7,12 +7,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from pos_terminal.ui.tasks import STORE
+
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.main_window import MainWindow
-
-from pos_terminal.ui.tasks import STORE
 
 from PySide6.QtCore import QObject
 
