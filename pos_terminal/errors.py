@@ -13,6 +13,7 @@ class UserError(Exception):
 
     sentence: str = "Something went wrong."
     hint: str | None = None
+    about: str | None = None  # what failed ("store", "printer"): the window's message goes when that is mended
 
     def __init__(self, sentence: str | None = None, *, hint: str | None = None) -> None:
         if sentence is not None:

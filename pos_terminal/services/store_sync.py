@@ -55,6 +55,8 @@ class NotInAStore(UserError):
 class StoreOffline(UserError):
     """Something only the store may decide, asked for while it cannot be reached."""
 
+    about = "store"
+
 
 @dataclass(frozen=True)
 class StoreStatus:

@@ -20,6 +20,7 @@ class StoreUnavailable(StoreDatabaseError):
     """Cannot be reached or used just now; trying again later may work."""
 
     hint = "Check that the store's server is on and reachable from this till; the till keeps selling meanwhile."
+    about = "store"
 
 
 class StoreAccessDenied(StoreDatabaseError):

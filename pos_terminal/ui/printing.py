@@ -28,10 +28,12 @@ MAX_DPI = 300  # more only makes bigger print jobs; receipt printers are 203 dpi
 
 class NoPrinter(UserError):
     hint = "Add a printer in the system settings, or save the PDF instead."
+    about = "printer"
 
 
 class PrintFailed(UserError):
     hint = "Check that the printer is on and has paper, then print again."
+    about = "printer"
 
 
 class SaveFailed(UserError):

@@ -29,24 +29,9 @@ ACT = "act"  # any other act refused: goes once the next sale starts
 CRASH = "crash"  # the last run ended in a crash: stays until dismissed, it names the report to send
 
 
-def _one_of(error: UserError, module: str, *names: str) -> bool:
-    """Whether ``error`` is one of the classes ``names`` of ``module``; a module not loaded raised none of them
-    (nor is it loaded to find out: the printing module brings Qt's print support)."""
-    loaded = sys.modules.get(module)
-    return loaded is not None and isinstance(error, tuple(getattr(loaded, name) for name in names))
-
-
 def topic_of(error: UserError | str) -> str:
-    """The topic of an error posted without one, from what went wrong."""
-    if not isinstance(error, UserError):
-        return ACT
-    if _one_of(error, "pos_terminal.store.store_errors", "StoreUnavailable") or _one_of(
-        error, "pos_terminal.services.store_sync", "StoreOffline"
-    ):
-        return STORE
-    if _one_of(error, "pos_terminal.ui.printing", "NoPrinter", "PrintFailed"):
-        return PRINTER
-    return ACT
+    """The topic of an error posted without one: what the error says it is about (``UserError.about``)."""
+    return (error.about if isinstance(error, UserError) else None) or ACT
 
 
 class Messages(QObject):
