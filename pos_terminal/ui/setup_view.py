@@ -63,16 +63,15 @@ class SetupView(QWidget):
         outer.addWidget(self.form_box, 100)
         outer.addStretch(1)
         layout = QVBoxLayout(self.form_box)
-        layout.setContentsMargins(48, 32, 48, 32)
+        layout.setContentsMargins(48, 16, 48, 16)  # room for the custom addresses at 1024×768
         layout.addWidget(label("Welcome to pos-terminal", role="heading"))
-        layout.addWidget(
-            label(
-                "Choose where this terminal works. The embedded sandbox needs no account: "
-                "every feature works against it, with demo customers.",
-                role="hint",
-                wrap=True,
-            )
+        self.intro = label(
+            "Choose where this terminal works. The embedded sandbox needs no account: "
+            "every feature works against it, with demo customers.",
+            role="hint",
+            wrap=True,
         )
+        layout.addWidget(self.intro)
         form = widgets.form()
         self.region = QComboBox()
         self.region.setAccessibleName("Region")
@@ -176,10 +175,12 @@ class SetupView(QWidget):
         wheel_when_focused(self)
 
     def _custom_visible(self) -> None:
-        """The addresses only for the custom region: the others bring their own."""
+        """The addresses only for the custom region: the others bring their own. The words on the embedded sandbox
+        give them their room (at 1024×768 the store's hint was cut)."""
         custom = self.region.currentData() == CUSTOM
         for edit in (self.auth_url, self.pos_url, self.payments_url):
             self.form.setRowVisible(edit, custom)
+        self.intro.setVisible(not custom)
 
     def _preview(self) -> None:
         try:
