@@ -65,6 +65,8 @@ class Till:
     def status(self, *, in_session: bool) -> Any:
         done = self.run("status", "--json", in_session=in_session)
         assert done.returncode == 0, done.stderr
+        said = done.stderr.startswith("No keychain is available to this command")
+        assert said is not in_session, done.stderr  # outside the session it says why it is signed out
         return json.loads(done.stdout)
 
 
