@@ -103,3 +103,19 @@ async def test_settings_and_the_status_bar_name_a_service_given_to_a_till_set_up
     assert not view.region.isEnabled() and "--service" in view.region.toolTip()
     assert view.choices().region == "sandbox", "saving keeps the region saved: --service is this run's"
     await finish(window, host)
+
+
+async def test_a_settings_file_without_a_terminal_id_is_set_up_first(
+    tmp_path: Path, sandbox: SandboxServer, make_window: Callable[[AppHost], MainWindow]
+) -> None:
+    paths = Paths.profile(tmp_path / "written-by-hand").ensure()
+    paths.config_file.write_text('schema_version = 1\nlocale = "de_DE"\ncurrency = "EUR"\n')
+    host = AppHost(paths, service_url=sandbox.url)
+    window = make_window(host)
+    window.show_first_screen()  # as a start does: painted before the settings are read
+    host.settings  # noqa: B018 (read then, as the start reads them)
+    window.start()
+    assert window.page is Page.SETUP and window.terminal is None, "no till runs as nobody"
+    assert window.first_wait is None and not window.cashier.customers.waiting.active
+    assert (window.setup.terminal_id.text(), window.setup.currency_box.currentText()) == ("", "EUR")
+    await finish(window, host)
