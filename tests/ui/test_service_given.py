@@ -23,8 +23,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-SHOTS = Path("/work/shots")
-
 
 def shots(window: MainWindow, name: str, tmp_path: Path) -> None:
     for width, height in ((1024, 768), (1920, 1080)):
@@ -86,7 +84,11 @@ async def test_a_new_profile_started_with_a_service_is_set_up_first_with_that_se
 
 
 async def test_settings_and_the_status_bar_name_a_service_given_to_a_till_set_up_for_the_sandbox(
-    host: AppHost, sandbox: SandboxServer, client: httpx.Client, make_window: Callable[[AppHost], MainWindow]
+    host: AppHost,
+    sandbox: SandboxServer,
+    client: httpx.Client,
+    make_window: Callable[[AppHost], MainWindow],
+    tmp_path: Path,
 ) -> None:
     assert host.settings.region == "sandbox"  # set up for the embedded sandbox, started with --service URL
     window = await signed_in_window(host, make_window, client)
@@ -101,6 +103,7 @@ async def test_settings_and_the_status_bar_name_a_service_given_to_a_till_set_up
         sandbox.url,
     )
     assert not view.region.isEnabled() and "--service" in view.region.toolTip()
+    shots(window, "identity-settings-given", tmp_path)
     assert view.choices().region == "sandbox", "saving keeps the region saved: --service is this run's"
     await finish(window, host)
 
