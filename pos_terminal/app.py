@@ -56,7 +56,8 @@ class AppHost:
         self.paths = paths.ensure()
         self.crash_notice = crash_notice
         self.service_url = service_url
-        self.first_launch = service_url is None and not paths.config_file.exists()
+        # a new profile is set up first, whatever --service says: its terminal id is never guessed
+        self.first_launch = not paths.config_file.exists()
         self.terminal: Terminal | None = None
         self._settings: Settings | None = None
         self._sandbox: SandboxServer | None = None
@@ -68,7 +69,14 @@ class AppHost:
         if self._settings is None:
             from pos_terminal.config import load_settings
 
-            self._settings, _ = load_settings(self.paths.config_file)
+            settings, existed = load_settings(self.paths.config_file)
+            if not settings.terminal_id.strip():
+                self.first_launch = True  # a file without a terminal id: the till was never set up
+            if not existed and self.service_url:
+                from pos_terminal.services.setup import of_service
+
+                settings = of_service(settings, self.service_url)  # the set-up page shows the service given
+            self._settings = settings
         return self._settings
 
     def region_choices(self) -> list[tuple[str, str]]:

@@ -9,7 +9,6 @@ one sentence, never a traceback, and never silently replaced.
 from __future__ import annotations
 
 import os
-import socket
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pos_terminal.domain.decode import MAX_BYTES, decode_toml
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.errors import ConfigError
+from pos_terminal.errors import ConfigError, UserError
 
 SCHEMA_VERSION = 1
 
@@ -36,13 +35,6 @@ def upgrade(from_version: int) -> Callable[[Upgrade], Upgrade]:
         return function
 
     return register
-
-
-def suggested_terminal_id() -> str:
-    """A terminal id from the host name: short, upper case, safe for the service's 64-character limit."""
-    host = socket.gethostname().split(".")[0] or "TERMINAL"
-    cleaned = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in host).strip("-")
-    return (cleaned or "TERMINAL").upper()[:32]
 
 
 class CustomUrls(BaseModel):
@@ -118,7 +110,8 @@ class Settings(BaseModel):
     schema_version: int = SCHEMA_VERSION
     region: str = "sandbox"
     custom_urls: CustomUrls = Field(default_factory=CustomUrls)
-    terminal_id: str = Field(default_factory=suggested_terminal_id, min_length=1, max_length=64)
+    # empty until the till is set up: no command or window guesses one (see :func:`set_up_till`)
+    terminal_id: str = Field(default="", max_length=64)
     locale: str = "en_AU"
     currency: str = Field(default="AUD", min_length=3, max_length=3)
     client_id: str = "pos-terminal"
@@ -181,6 +174,22 @@ def basic_choices(terminal_id: str, locale: str, currency: str) -> dict[str, str
         raise ConfigError("The terminal id is empty.", hint="Give this terminal a short name, like LANE-1.")
     MoneyFormat(locale, currency)  # says which of the two is unknown
     return {"terminal_id": terminal_id, "locale": locale, "currency": currency}
+
+
+class NotSetUp(UserError):
+    """A command that works as this till, run on a profile that was never set up."""
+
+    sentence = (
+        "This till is not set up yet: “pos-terminal setup --terminal ID --region REGION” sets it up "
+        "(or --service URL for a service of your own), as the window's first start does."
+    )
+
+
+def set_up_till(settings: Settings, existed: bool) -> Settings:
+    """``settings`` when they are a till's that was set up (a file with a terminal id); else :class:`NotSetUp`."""
+    if not existed or not settings.terminal_id.strip():
+        raise NotSetUp()
+    return settings
 
 
 def load_settings(path: Path) -> tuple[Settings, bool]:

@@ -125,14 +125,14 @@ def _launch_gui(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.cli.store import _store_pass
-    from pos_terminal.config import load_settings
+    from pos_terminal.config import load_settings, set_up_till
     from pos_terminal.embedded import start_embedded_sandbox
     from pos_terminal.services.session import SessionState
     from pos_terminal.services.terminal import Terminal, resolve_service
 
     paths = Paths.for_profile(args.profile).ensure()
     configure_logging(paths.log_file, f"pos-terminal {args.command}")
-    settings, _ = load_settings(paths.config_file)
+    settings = set_up_till(*load_settings(paths.config_file))
     async with AsyncExitStack() as stack:
         embedded_root = None
         if not args.service and settings.region == "sandbox":

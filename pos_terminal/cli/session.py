@@ -132,4 +132,8 @@ async def _status(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
     out.line(f"Sign-in in:  {status['tokenStore']}" + (" — INSECURE" if status["insecureTokenStore"] else ""))
     charges, changes = status["unfinishedCharges"], status["pendingStateChanges"]
     out.line(f"Pending:     {counted(charges, 'charge')} verifying, {counted(changes, 'state change')} to send")
+    if not terminal.session.store.can_store:  # a sign-in kept in a keychain this run does not reach is not gone
+        from pos_terminal.services.session import NoKeychainHere
+
+        out.note(NoKeychainHere().text())
     return EXIT_OK

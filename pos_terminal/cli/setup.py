@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pos_terminal.cli.arguments import Commands, _actions, _profile
 from pos_terminal.cli.output import EXIT_OK, Output
 from pos_terminal.cli.store import _join_store
-from pos_terminal.errors import ConfigError
+from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 
 if TYPE_CHECKING:
@@ -21,7 +21,13 @@ def register(commands: Commands) -> None:
         "setup", help="write this terminal's settings (region, terminal id, ...) without the window"
     )
     _profile(setup)
-    setup.add_argument("--region", required=True, help="sandbox (embedded), a region of the region table, or custom")
+    setup.add_argument("--region", help="sandbox (embedded), a region of the region table, or custom")
+    setup.add_argument(
+        "--service",
+        metavar="URL",
+        help="instead of --region: the service at URL, as custom addresses (POS API at URL/v4), as the window's "
+        "--service URL uses it",
+    )
     setup.add_argument("--terminal", dest="terminal_id", required=True, metavar="ID", help="this terminal's id")
     setup.add_argument("--locale", help="locale of amounts and dates, like en_AU (default: as set, else en_AU)")
     setup.add_argument("--currency", help="ISO 4217 code, like AUD (default: as set, else AUD)")
@@ -82,6 +88,15 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     from pos_terminal.services.setup import region_choices, set_up
 
     settings, _ = load_settings(paths.config_file)
+    region = args.region
+    if args.service is not None:
+        if region is not None:
+            raise UserError("Give --region or --service, not both: --service URL is the custom region at URL.")
+        from pos_terminal.services.setup import CUSTOM, of_service
+
+        settings, region = of_service(settings, args.service), CUSTOM
+    elif region is None:
+        raise UserError("Say where this till works: --region REGION, or --service URL for a service of your own.")
     given = {"auth_url": args.auth_url, "pos_url": args.pos_url, "payments_url": args.payments_url}
     urls = None
     if any(value is not None for value in given.values()):
@@ -91,7 +106,7 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     chosen = set_up(
         settings,
         regions=[key for key, _ in region_choices(paths)],
-        region=args.region,
+        region=region,
         terminal_id=args.terminal_id,
         locale=settings.locale if args.locale is None else args.locale,
         currency=settings.currency if args.currency is None else args.currency,

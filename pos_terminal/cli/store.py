@@ -90,14 +90,14 @@ async def _store_pass(store: StoreSync, out: Output, *, quiet: bool = False) -> 
 
 async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     """``store init|add-till|join|status|leave``: the journal and the keychain, no sign-in to the service needed."""
-    from pos_terminal.config import load_settings
+    from pos_terminal.config import load_settings, set_up_till
     from pos_terminal.services.terminal import store_sync_for
 
     paths = paths.ensure()
     configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
-    settings, _ = load_settings(paths.config_file)
     if args.store_command in ("init", "add-till"):
         return await _store_owner(args, out)
+    settings = set_up_till(*load_settings(paths.config_file))  # joins, leaves and reports as this till
     from pos_terminal.store.journal import Journal
 
     with Journal(paths.journal_file) as journal:

@@ -63,6 +63,16 @@ class NotSignedIn(UserError):
     hint = "Sign in first (pos-terminal login)."
 
 
+class NoKeychainHere(NotSignedIn):
+    """No keychain answers this process, and no file is allowed: a sign-in kept in the keychain cannot be read."""
+
+    sentence = "No keychain is available to this command, so it cannot read the sign-in kept there."
+    hint = (
+        "Run it in the desktop's session (from cron, with that session's DBUS_SESSION_BUS_ADDRESS; see the README), "
+        "or keep the sign-in in a file (allow_insecure_token_file = true)."
+    )
+
+
 class NotAToken(UserError):
     sentence = "What was given is not a token."
     hint = "Give the access token alone, or the authorization server's answer (JSON) as it came."
@@ -113,8 +123,9 @@ class Session:
         better_store: Callable[[], TokenStore | None] | None = None,
         earlier: Callable[[], bool] | None = None,
     ) -> None:
-        """``better_store``: asked once, before the first sign-in, for a store to keep it in instead of ``store``
-        (the terminal's: a keychain set up since "no keychain" was remembered); None keeps ``store``.
+        """``better_store``: asked once, when no sign-in is found or before the first sign-in, for a store to look
+        in and keep it in instead of ``store`` (the terminal's: a keychain set up since "no keychain" was
+        remembered); None keeps ``store``.
         ``earlier``: asked when :meth:`restore` finds no sign-in, to move one an earlier release kept elsewhere into
         ``store``; True when it did. A start with its sign-in stored reads the store once."""
         self.auth = auth
@@ -160,8 +171,11 @@ class Session:
         return tokens.expires_at
 
     def restore(self) -> bool:
-        """Pick up a sign-in stored earlier; True when there is one."""
+        """Pick up a sign-in stored earlier; True when there is one. None stored where this start looked first (a
+        remembered "no keychain"): the keychain found now, if one is, is where it looks next and keeps it."""
         data = self.store.load()
+        if not data and self._ensure_better_store():
+            data = self.store.load()
         if not data and self._earlier is not None and self._earlier():
             data = self.store.load()
         if not data:
@@ -182,7 +196,7 @@ class Session:
             return _Watched(self._manager, self)
         if self._static is not None:
             return _Watched(self._static, self)
-        raise NotSignedIn()
+        raise NotSignedIn() if self.store.can_store else NoKeychainHere()
 
     # --- sign-in ---------------------------------------------------------------------------------
 
@@ -191,11 +205,17 @@ class Session:
         self._ensure_storable()
         return await self.auth.start_device_authorization(self.scope)
 
+    def _ensure_better_store(self) -> bool:
+        """Ask ``better_store`` once; True when it gave a store, kept from now on."""
+        if self._better_store is None:
+            return False
+        better, self._better_store = self._better_store(), None
+        if better is not None:
+            self.store = better
+        return better is not None
+
     def _ensure_storable(self) -> None:
-        if self._better_store is not None:
-            better, self._better_store = self._better_store(), None
-            if better is not None:
-                self.store = better
+        self._ensure_better_store()
         if not self.store.can_store:
             raise NoKeychain()
 

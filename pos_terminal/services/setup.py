@@ -33,6 +33,15 @@ def region_choices(paths: Paths) -> list[tuple[str, str]]:
     return [(EMBEDDED, "Embedded sandbox (no account needed)")] + [(k, r.name) for k, r in regions.items()]
 
 
+def of_service(settings: Settings, service_url: str) -> Settings:
+    """``settings`` naming the service given with ``--service URL`` as custom addresses (its auth and payments at
+    URL, its POS API at URL/v4, as the terminal reaches it): what a new profile's set-up page and ``setup --service``
+    start from, and what Settings then shows as it is."""
+    root = service_url.strip().rstrip("/")
+    urls = CustomUrls(auth_url=root, pos_url=f"{root}/v4", payments_url=root)
+    return settings.model_copy(update={"region": CUSTOM, "custom_urls": urls})
+
+
 def check_region(region: str, known: Collection[str]) -> str:
     """``region`` when it is one of ``known`` (or the custom addresses); else one sentence naming the choices."""
     region = region.strip()

@@ -62,6 +62,9 @@ DONE_KEPT = timedelta(days=31)  # how long the journal keeps what it sent to the
 log = logging.getLogger(__name__)
 
 
+GIVEN = "service"  # the region key of a service given with --service URL
+
+
 @dataclass(frozen=True)
 class ServiceAddress:
     """Where the service is, the key its sign-in is stored under, and the region whose sign-in settings apply
@@ -73,7 +76,7 @@ class ServiceAddress:
     payments_url: str
     production: bool
     account: str
-    region: str = "service"
+    region: str = GIVEN
 
     @classmethod
     def from_region(cls, key: str, region: Region) -> ServiceAddress:
@@ -114,7 +117,7 @@ def resolve_service(
         loopback = is_loopback(service_url)
         return ServiceAddress.from_root(
             service_url,
-            name="sandbox" if loopback else service_url,
+            name=urlsplit(service_url).netloc,  # "127.0.0.1:8000", "pos.example.com": the service as it is
             account=f"service:{service_url.rstrip('/')}",
             production=not loopback,
         )

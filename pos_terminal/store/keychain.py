@@ -10,17 +10,20 @@ backend:
 - a backend already chosen in this process (``keyring.set_keyring``), ``PYTHON_KEYRING_BACKEND`` and
   keyring's own configuration file are the user's choice and always win, as they do in keyring;
 - a remembered keychain is loaded and asked again whether it works (the Secret Service, for one,
-  checks its D-Bus service); when it no longer does, keyring looks again and the answer is remembered;
-- a remembered "no keychain" is used at once, and looked at again before a sign-in
-  (:meth:`Keychain.look_again`): a keychain set up since keeps that sign-in, and every secret from the
-  next start. (Not on a thread after the start: a thread still looking when the window closes was killed
-  by the interpreter's exit, which aborted the bundle now and then.)
+  checks its D-Bus service); when it does not, keyring looks again. A keychain found is remembered; none found
+  is not, while the remembered one is still installed: a process outside the desktop's session (cron without
+  ``DBUS_SESSION_BUS_ADDRESS``) does not reach the keychain, which is still there for the session's;
+- a remembered "no keychain" is used at once, and looked at again when no sign-in is stored where it led, and
+  before a sign-in (:meth:`Keychain.look_again`): a keychain set up since is where the sign-in is looked for and
+  kept, and every secret from the next start. (Not on a thread after the start: a thread still looking when the
+  window closes was killed by the interpreter's exit, which aborted the bundle now and then.)
 
 Nothing secret is in the file: the name of a Python class, and what it was found with.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -77,6 +80,15 @@ def _read(memory: Path) -> str | None:
     return name
 
 
+def _installed(name: str) -> bool:
+    """Whether the backend class ``name`` is still there to load (it may only not answer this process)."""
+    module, _, cls = name.rpartition(".")
+    try:
+        return isinstance(getattr(importlib.import_module(module), cls, None), type)
+    except Exception:  # a backend's module may fail to import in its own ways
+        return False
+
+
 def remember(memory: Path, backend: KeyringBackend) -> None:
     write(memory, {**_found_with(), "backend": _name(backend)}, "the keychain found")
 
@@ -108,7 +120,7 @@ class Keychain:
         if name is not None:
             try:
                 remembered = keyring.core.load_keyring(name)
-            except Exception:  # gone, or no longer working here: look again
+            except Exception:  # gone, or not answering this process: look again
                 remembered = None
             if remembered is not None and (is_keychain(remembered) or is_none(remembered)):
                 keyring.set_keyring(remembered)
@@ -116,7 +128,10 @@ class Keychain:
             log.info("the keychain remembered (%s) is not available; looking again", name)
         found = _detect()
         keyring.set_keyring(found)
-        remember(self.memory, found)
+        if is_keychain(found) or name is None or not _installed(name):
+            remember(self.memory, found)
+        else:  # a process outside the desktop's session (cron, ssh) does not reach it; the session's still does
+            log.warning("no keychain answers this process; the one remembered (%s) stays remembered", name)
         return found, False
 
     @property
@@ -133,8 +148,8 @@ class Keychain:
             return None
         self.from_memory = False
         found = _detect()
-        remember(self.memory, found)
         if not is_keychain(found):
-            return None
-        log.info("a keychain is available now (%s); the sign-in is kept there", _name(found))
+            return None  # "no keychain" is what is remembered already
+        remember(self.memory, found)
+        log.info("a keychain is available now (%s); the sign-in is looked for and kept there", _name(found))
         return found

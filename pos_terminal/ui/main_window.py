@@ -329,6 +329,9 @@ class MainWindow(QMainWindow):
         if self.host.crash_notice:
             self.messages.show_error(self.host.crash_notice, topic=CRASH)
         if self.host.first_launch:
+            if self.first_wait is not None:  # a settings file without a terminal id: found only once it was read
+                self.first_wait.stop()
+                self.first_wait = None
             self.show_page(Page.SETUP)
             self.setup.terminal_id.setFocus()
         else:

@@ -12,7 +12,7 @@ from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.counter import check_devices
 from pos_terminal.services.setup import check_custom_urls
 from pos_terminal.services.store_sync import StoreStatus
-from pos_terminal.services.terminal import Terminal
+from pos_terminal.services.terminal import GIVEN, Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES, MAX_ADDRESS, MAX_PASSWORD
 from pos_terminal.ui.widgets import button, confirm, label, wheel_when_focused
@@ -323,11 +323,24 @@ class SettingsView(QWidget):
         for key, name in regions:
             self.region.addItem(name, key)
         self.region.addItem("Custom addresses", "custom")
-        self.region.setCurrentIndex(max(0, self.region.findData(settings.region)))
+        urls = settings.custom_urls
+        given = terminal.service if terminal is not None and terminal.service.region == GIVEN else None
+        if given is not None and settings.region == "custom" and urls.pos_url == given.pos_url:
+            given = None  # set up with --service URL: the settings name that service already, as they are
+        if given is not None:  # started with --service URL: that service, whatever the settings name
+            self.region.addItem(f"{given.name}, given with --service", GIVEN)
+            urls = CustomUrls(auth_url=given.auth_url, pos_url=given.pos_url, payments_url=given.payments_url)
+        self.region.setCurrentIndex(max(0, self.region.findData(GIVEN if given else settings.region)))
+        self.region.setEnabled(given is None)
+        self.region.setToolTip(
+            "This window was started with --service URL: it uses that service, whatever region is saved here."
+            if given is not None
+            else ""
+        )
         self.region.blockSignals(False)
-        self.auth_url.setText(settings.custom_urls.auth_url)
-        self.pos_url.setText(settings.custom_urls.pos_url)
-        self.payments_url.setText(settings.custom_urls.payments_url)
+        self.auth_url.setText(urls.auth_url)
+        self.pos_url.setText(urls.pos_url)
+        self.payments_url.setText(urls.payments_url)
         self.terminal_id.setText(settings.terminal_id)
         self.locale_box.setCurrentText(settings.locale)
         self.currency_box.setCurrentText(settings.currency)
@@ -368,16 +381,19 @@ class SettingsView(QWidget):
             catalog = self._settings.catalog_file
         elif catalog:
             load_catalog(catalog)
+        region = self.region.currentData()
         urls = CustomUrls(
             auth_url=self.auth_url.text().strip(),
             pos_url=self.pos_url.text().strip(),
             payments_url=self.payments_url.text().strip(),
         )
-        check_custom_urls(self.region.currentData(), urls)
+        if region == GIVEN:  # the service of --service is this run's: the saved region stays as it is
+            region, urls = self._settings.region, self._settings.custom_urls
+        check_custom_urls(region, urls)
         return with_changes(
             self._settings,
             **typed,
-            region=self.region.currentData(),
+            region=region,
             custom_urls=urls,
             method_override=self.method_override.isChecked(),
             printer=self.printer.currentData(),

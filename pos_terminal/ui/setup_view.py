@@ -1,5 +1,6 @@
-"""First launch: region (the embedded sandbox preselected), terminal id, locale and currency, and optionally the
-store this till joins (its database's address and password).
+"""First launch: region (the embedded sandbox preselected; a window started with ``--service URL`` shows that service
+as custom addresses), terminal id, locale and currency, and optionally the store this till joins (its database's
+address and password). The terminal id is typed: none is guessed.
 
 With no store address the till stands alone, as ever. With one, Continue joins the store before the page is left
 (:func:`pos_terminal.services.terminal.join_store`, as ``pos-terminal setup --store`` does): a store that cannot be
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pos_terminal.config import Settings, suggested_terminal_id
+from pos_terminal.config import CustomUrls, Settings
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
-from pos_terminal.services.setup import set_up
+from pos_terminal.services.setup import CUSTOM, set_up
 from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import join_store
 from pos_terminal.ui import widgets
@@ -62,23 +63,35 @@ class SetupView(QWidget):
         outer.addWidget(self.form_box, 100)
         outer.addStretch(1)
         layout = QVBoxLayout(self.form_box)
-        layout.setContentsMargins(48, 32, 48, 32)
+        layout.setContentsMargins(48, 16, 48, 16)  # room for the custom addresses at 1024×768
         layout.addWidget(label("Welcome to pos-terminal", role="heading"))
-        layout.addWidget(
-            label(
-                "Choose where this terminal works. The embedded sandbox needs no account: "
-                "every feature works against it, with demo customers.",
-                role="hint",
-                wrap=True,
-            )
+        self.intro = label(
+            "Choose where this terminal works. The embedded sandbox needs no account: "
+            "every feature works against it, with demo customers.",
+            role="hint",
+            wrap=True,
         )
+        layout.addWidget(self.intro)
         form = widgets.form()
         self.region = QComboBox()
         self.region.setAccessibleName("Region")
         for key, name in regions:
             self.region.addItem(name, key)
+        self.region.addItem("Custom addresses", CUSTOM)
         self.region.setCurrentIndex(max(0, self.region.findData(settings.region)))
-        self.terminal_id = QLineEdit(settings.terminal_id or suggested_terminal_id())
+        self.auth_url = QLineEdit(settings.custom_urls.auth_url)
+        self.pos_url = QLineEdit(settings.custom_urls.pos_url)
+        self.payments_url = QLineEdit(settings.custom_urls.payments_url)
+        for edit, name in (
+            (self.auth_url, "Auth address"),
+            (self.pos_url, "POS API address"),
+            (self.payments_url, "Payments address"),
+        ):
+            edit.setAccessibleName(name)
+            edit.setPlaceholderText("https://…")
+            edit.setMaxLength(MAX_ADDRESS)
+        self.terminal_id = QLineEdit(settings.terminal_id)
+        self.terminal_id.setPlaceholderText("A short name of its own, like LANE-1")
         self.terminal_id.setAccessibleName("Terminal id")
         self.terminal_id.setMaxLength(64)
         self.locale_box = QComboBox()
@@ -105,6 +118,9 @@ class SetupView(QWidget):
         self.store_password.setPlaceholderText("PostgreSQL only; kept in the keychain, never in the settings")
         self.store_password.setAccessibleName("Store database password")
         form.addRow("&Region", self.region)
+        form.addRow("Auth address", self.auth_url)
+        form.addRow("POS API address", self.pos_url)
+        form.addRow("Payments address", self.payments_url)
         form.addRow("&Terminal id", self.terminal_id)
         form.addRow("&Locale", self.locale_box)
         form.addRow("C&urrency", self.currency_box)
@@ -122,6 +138,7 @@ class SetupView(QWidget):
         form.addRow("Its pass&word", self.store_password)
         widgets.level_labels(form)
         layout.addLayout(form)
+        self.form = form
         self.error = label(role="reason", wrap=True)
         self.error.setAccessibleName("Why not")
         layout.addWidget(self.error)
@@ -137,6 +154,9 @@ class SetupView(QWidget):
         layout.addStretch(1)
         self.inputs: tuple[QWidget, ...] = (
             self.region,
+            self.auth_url,
+            self.pos_url,
+            self.payments_url,
             self.terminal_id,
             self.locale_box,
             self.currency_box,
@@ -146,11 +166,21 @@ class SetupView(QWidget):
         self.locale_box.currentTextChanged.connect(self._preview)
         self.currency_box.currentTextChanged.connect(self._preview)
         self.store_address.textChanged.connect(self._password_wanted)
+        self.region.currentIndexChanged.connect(self._custom_visible)
         for edit in (self.terminal_id, self.store_address, self.store_password):
             edit.returnPressed.connect(self.on_continue_clicked)
         self._preview()
         self._password_wanted()
+        self._custom_visible()
         wheel_when_focused(self)
+
+    def _custom_visible(self) -> None:
+        """The addresses only for the custom region: the others bring their own. The words on the embedded sandbox
+        give them their room (at 1024×768 the store's hint was cut)."""
+        custom = self.region.currentData() == CUSTOM
+        for edit in (self.auth_url, self.pos_url, self.payments_url):
+            self.form.setRowVisible(edit, custom)
+        self.intro.setVisible(not custom)
 
     def _preview(self) -> None:
         try:
@@ -175,6 +205,11 @@ class SetupView(QWidget):
             terminal_id=self.terminal_id.text(),
             locale=self.locale_box.currentText(),
             currency=self.currency_box.currentText(),
+            custom_urls=CustomUrls(
+                auth_url=self.auth_url.text().strip(),
+                pos_url=self.pos_url.text().strip(),
+                payments_url=self.payments_url.text().strip(),
+            ),
         )
 
     @property

@@ -395,7 +395,7 @@ def test_what_a_real_deployment_may_answer_is_one_sentence(
 
 
 def test_a_bad_settings_file_is_one_sentence(cli: CLI, profile: Path) -> None:
-    write_config(profile, routes={"refunds": "/refunds"})
+    write_config(profile, terminal_id="LANE-CLI", routes={"refunds": "/refunds"})
     refused = cli("status")
     assert refused.err_lines == [assert_refused(refused, says="unknown routes: refunds")]
 
@@ -429,6 +429,7 @@ def test_a_service_address_that_cannot_be_one_gets_one_sentence(
 ) -> None:
     from pos_terminal.cli import main
 
+    write_config(tmp_path / "lane", terminal_id="LANE-CLI")
     code = main(["status", "--profile", str(tmp_path / "lane"), "--service", service])
     run = Run(code, *capsys.readouterr())
     assert_refused(run, says=says)

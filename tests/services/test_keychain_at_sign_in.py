@@ -1,5 +1,6 @@
-"""A terminal started on a remembered "no keychain" looks again before a sign-in: a keychain set up since keeps that
-sign-in, and the next start uses it (``pos_terminal.store.keychain``)."""
+"""A terminal started on a remembered "no keychain" looks again when it finds no sign-in and before a sign-in: a
+keychain set up since keeps that sign-in, and the next start uses it (``pos_terminal.store.keychain``); a sign-in
+already kept in a keychain found then is the terminal's at once."""
 
 from __future__ import annotations
 
@@ -51,8 +52,10 @@ async def test_a_keychain_set_up_since_keeps_the_next_sign_in(
     offered.append(keychain)  # a keychain is set up
     second = Terminal(paths, settings, service)
     try:
-        assert isinstance(second.keychain.backend, fail.Keyring)  # the start did not wait to look
-        assert second.session.store.insecure and looks == [1]
+        assert isinstance(second.keychain.backend, fail.Keyring)  # what was remembered, loaded at once
+        # no sign-in stored in the file it led to: the start looked again, as a sign-in would, for one kept there
+        assert not second.session.store.insecure and looks == [1, 1]
+        assert second.session.state is SessionState.SIGNED_OUT
         with http_client(base_url=sandbox.url) as http:
             await second.session.sign_in_with_token(mint_token(http, expiresIn=0))
         assert second.session.state is SessionState.CONNECTED

@@ -84,9 +84,9 @@ async def test_first_launch_to_signed_in_and_disconnect(
 
 
 async def test_denied_sign_in_offers_a_new_code(
-    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+    tmp_path: Path, profile: Paths, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
-    host = AppHost(Paths.profile(tmp_path / "p"), service_url=str(client.base_url).rstrip("/"))
+    host = AppHost(profile, service_url=str(client.base_url).rstrip("/"))
     window = make_window(host)
     window.start()
     sign_in = window.sign_in
@@ -108,10 +108,10 @@ async def test_denied_sign_in_offers_a_new_code(
 
 
 async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepted(
-    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+    profile: Paths, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
 ) -> None:
     keyring.set_keyring(fail.Keyring())  # a machine with no keychain (the fixture puts its own back after)
-    host = AppHost(Paths.profile(tmp_path / "p"), service_url=str(client.base_url).rstrip("/"))
+    host = AppHost(profile, service_url=str(client.base_url).rstrip("/"))
     window = make_window(host)
     window.start()
     sign_in = window.sign_in

@@ -87,6 +87,7 @@ async def test_setup_and_sign_in_fit_and_line_up(
     assert clipped(window) == [] and misaligned_labels(setup) == []
     assert setup.continue_button.mapTo(window, QPoint(0, 0)) == below, "the refusal moved the form"
     setup.currency_box.setCurrentText("AUD")
+    setup.terminal_id.setText("LANE-1")  # none is guessed
     QTest.mouseClick(window.setup.continue_button, Qt.MouseButton.LeftButton)
     sign_in = window.sign_in
     await until(lambda: sign_in.state is SignInState.PENDING, what="a code")
@@ -95,10 +96,10 @@ async def test_setup_and_sign_in_fit_and_line_up(
 
 
 async def test_without_a_keychain_the_sign_in_page_fits(
-    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+    profile: Paths, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
 ) -> None:
     keyring.set_keyring(fail.Keyring())
-    host = AppHost(Paths.profile(tmp_path / "p"), service_url=str(client.base_url).rstrip("/"))
+    host = AppHost(profile, service_url=str(client.base_url).rstrip("/"))
     window = make_window(host)
     window.resize(*SMALL)
     window.start()
