@@ -26,7 +26,7 @@ from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
+from pos_terminal.ui.approval_dialog import ANSWERS, ManagerPrompt, with_approval
 from pos_terminal.ui.range_picker import RangePicker, other_terminal
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
@@ -491,6 +491,7 @@ class HistoryView(QWidget):
             f"Transaction <span style='white-space: nowrap'>{escape(transaction_id)}</span>. "
             "A refund cannot be undone.",  # the id never breaks at one of its hyphens
             lambda: self._run_action(transaction_id, Action.REFUND),
+            answers=ANSWERS[Guarded.REFUND],
         )
 
     def act(self, action: Action) -> None:

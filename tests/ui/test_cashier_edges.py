@@ -229,6 +229,10 @@ async def test_refund_from_history_after_a_confirmation(
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
     box = history.confirm
     assert isinstance(box, QMessageBox) and "Refund" in box.text()
+    answers = [
+        box.button(b).text().replace("&", "") for b in (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No)
+    ]
+    assert answers == ["Refund", "Do not refund"], "the buttons say what they do, not Yes and No"
     QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == charged
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)

@@ -105,6 +105,10 @@ async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
     QTest.keyClick(window, Qt.Key.Key_F10)
     box = window.approvals.confirmation
     assert isinstance(box, QMessageBox) and box.text() == "Open the cash drawer with no sale?"
+    answers = [
+        box.button(b).text().replace("&", "") for b in (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No)
+    ]
+    assert answers == ["Open the drawer", "Keep the drawer closed"], "the buttons say what they do, not Yes and No"
     box.button(QMessageBox.StandardButton.Yes).click()
     await until(lambda: len(fake.kicks()) == 2, what="the no-sale opening")
     await until(lambda: not window.tasks.is_running("drawer"), what="the audit entry")
