@@ -90,3 +90,43 @@ async def test_history_lists_this_tills_cash_sales_and_prints_and_saves_their_re
     await until(lambda: not history.tasks.busy and history.model.rowCount() == 0, what="LANE-9's: none")
     assert history.status.text() == "No transactions in range. Cash sales are listed at the till that took them."
     await finish(window, host)
+
+
+async def test_settings_offer_a_pdf_file_as_the_printer_and_history_prints_a_receipt_there(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """Settings offered only the system's default printer: a counter with no system printer could print no receipt
+    from the window. A PDF file for each print is offered, says where the files go, and a copy goes there."""
+    customer = new_checked_in_customer(client, firstName="Pia", lastName="Pdf", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = window.terminal
+    assert terminal is not None
+    await completed_sale(window, "Pia Pdf", "Tart", "7.00")
+    window.show_tab(Tab.SETTINGS)
+    settings = window.workspace.settings_view
+    folder = host.paths.prints_dir
+    choice = settings.printer.findText("A PDF file for each print")
+    assert choice >= 0, [settings.printer.itemText(i) for i in range(settings.printer.count())]
+    settings.printer.setCurrentIndex(choice)
+    assert settings.printer_hint.isVisible()
+    assert (
+        settings.printer_hint.text()
+        == f"Each print is saved as a PDF file of its own in {folder}; no printer is needed."
+    )
+    pictures(window, "history-settings-pdf-printer", tmp_path)
+    QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
+    await until(lambda: (host.settings.printer or "").startswith(f"pdf:{folder}"), what="the PDF file saved as printer")
+
+    history = window.workspace.history
+    window.show_tab(Tab.HISTORY)
+    await until(lambda: history.receipt_button.isEnabled() and not history.tasks.busy, what="the sale")
+    said = "The receipt is saved as {}: the printer set in Settings is a PDF file."
+    for name in ("Receipt-{}.pdf", "Receipt-{}-2.pdf"):  # a second copy is a file of its own beside the first
+        QTest.mouseClick(history.receipt_button, Qt.MouseButton.LeftButton)
+        current = history.current()
+        assert current is not None and current.transaction_id is not None
+        path = folder / name.format(current.transaction_id)
+        await until(lambda path=path: window.banner.text.text() == said.format(path), what=f"{path.name} printed")  # type: ignore[misc]
+        assert path.read_bytes().startswith(b"%PDF")
+    assert len(list(folder.glob("*.pdf"))) == 2
+    await finish(window, host)
