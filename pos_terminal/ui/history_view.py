@@ -595,11 +595,14 @@ class HistoryView(QWidget):
         if action is not Action.CANCEL:
             self._run_action(transaction_id, action)
             return
+        whose = (
+            f" to {transaction.customer.display_name}" if transaction.customer else ""
+        )  # as the cashier's screen asks
         self.prompt = with_approval(
             self,
             self.terminal.till,
             Guarded.CANCEL_CHARGED,
-            f"Cancel the charge of {self.terminal.money.format(transaction.charge_amount)}?",
+            f"Cancel the charge of {self.terminal.money.format(transaction.charge_amount)}{whose}?",
             lambda approval: self._run_action(transaction_id, action, approval),
             subject=transaction_id,
         )

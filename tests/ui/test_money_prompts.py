@@ -13,8 +13,8 @@ from pos_terminal.domain.people import Guarded
 from pos_terminal.domain.sale import Phase
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
-from pos_terminal.ui.main_window import MainWindow
-from tests.helpers.ui import ANA, ANA_PIN, pictures, switch_to, type_item, with_cashiers
+from pos_terminal.ui.main_window import MainWindow, Tab
+from tests.helpers.ui import ANA, ANA_PIN, authorized_sale, pictures, switch_to, type_item, with_cashiers
 from tests.ui.conftest import MANAGER, MANAGER_PIN, finish, signed_in_window, until
 
 from PySide6.QtCore import Qt
@@ -130,4 +130,25 @@ async def test_every_prompt_on_money_says_what_its_buttons_do(
     count = CloseShiftDialog(terminal.shifts.require_open(), terminal.money, window)
     assert (said(count.close_button), said(count.cancel_button)) == ("Close the shift", "Keep the shift open")
     count.deleteLater()
+    await finish(window, host)
+
+
+async def test_historys_cancel_prompt_names_whose_charge_and_says_what_its_buttons_do(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """History asked a cashier's manager "Cancel the charge of $6.00?" with Approve and Cancel."""
+    window, register, _ = await authorized_sale(host, make_window, client, "Hugo History", "Pie", "6.00")
+    await with_cashiers(host)
+    await switch_to(window, ANA, ANA_PIN)
+    history = window.workspace.history
+    window.show_tab(Tab.HISTORY)
+    await until(lambda: history.cancel_button.isEnabled() and not history.tasks.busy, what="the authorized sale")
+    QTest.mouseClick(history.cancel_button, Qt.MouseButton.LeftButton)
+    prompt = history.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    assert prompt.question.text() == "Cancel the charge of $6.00 to Hugo History?"
+    assert (said(prompt.approve_button), said(prompt.cancel_button)) == ("Cancel the charge", "Keep the charge")
+    QTest.mouseClick(prompt.cancel_button, Qt.MouseButton.LeftButton)
+    await until(lambda: not prompt.isVisible(), what="the prompt closed")
+    assert register.current.phase is Phase.AUTHORIZED and history.cancel_button.isEnabled(), "the charge is kept"
     await finish(window, host)
