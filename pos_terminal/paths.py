@@ -78,6 +78,11 @@ class Paths:
         return self.data_dir / "money-format.json"
 
     @property
+    def prints_dir(self) -> Path:
+        """Where the PDF-file printer Settings offers saves each print, a file of its own (no printer needed)."""
+        return self.data_dir / "prints"
+
+    @property
     def log_file(self) -> Path:
         return self.log_dir / "pos-terminal.log"
 

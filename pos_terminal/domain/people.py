@@ -167,17 +167,26 @@ class ApprovalNeeded(UserError):
 
 class DiscountNeedsApproval(ApprovalNeeded):
     """The check's discounts (``share_bp`` of its items, ``amount`` cents off) are above the limit: the manager
-    is told how much they approve, and the approval names it (the Z report's "For")."""
+    is told what the cashier typed (``percent_bp`` of the items, ``fixed`` cents off) with what it takes off, and
+    the approval names it (the Z report's "For"). The share decides the limit; it is never shown, as a percent
+    worked back from a rounded amount is one nobody typed (15 % of 4,90 € is 0,74 €, which is 15,11 %)."""
 
-    def __init__(self, share_bp: int, amount: int) -> None:
+    def __init__(self, share_bp: int, amount: int, *, percent_bp: int = 0, fixed: int = 0) -> None:
         self.share_bp = share_bp
         self.amount = amount
+        self.percent_bp = percent_bp
+        self.fixed = fixed
         super().__init__(Guarded.DISCOUNT)
 
     def what(self, money: Callable[[int], str], mark: str = ".") -> str:
-        """``12.5 % ($3.00)``: the discounts' share of the items and what they take off, by ``money``; ``mark`` is
-        the locale's decimal mark (``12,5 % (3,00 €)`` in de_DE)."""
-        return f"{percent_text(self.share_bp, mark)} % ({money(self.amount)})"
+        """What was typed and what it takes off, by ``money``; ``mark`` is the locale's decimal mark: ``15 %
+        (0,74 €)`` for a percent, ``3,00 €`` for an amount, ``10 % and 1,00 € (1,49 €)`` for both."""
+        if self.percent_bp and self.fixed:
+            percent = percent_text(self.percent_bp, mark)
+            return f"{percent} % and {money(self.fixed)} ({money(self.amount)})"
+        if self.fixed:
+            return money(self.amount)
+        return f"{percent_text(self.percent_bp or self.share_bp, mark)} % ({money(self.amount)})"
 
     def explained(self, money: Callable[[int], str], mark: str = ".") -> str:
         """The sentence of the prompt: ``A discount of 15 % ($3.60) needs a manager's approval.``"""

@@ -187,10 +187,8 @@ class Counter:
                 self._wake()
             cash_receipt_of = self.cash_receipt_of
             if self.printer is not None and self.print_receipts and cash_receipt_of is not None:
-                from pos_terminal.domain.slip import cash_receipt_slip
-
                 customer = state.customer.display_name if state.customer else None
-                self.queue(cash_receipt_slip(cash_receipt_of(state.check, customer), self.money, self.tz))
+                self.queue_cash_receipt(cash_receipt_of(state.check, customer))
         elif state.phase is Phase.AUTHORIZED and before in (Phase.CHARGING, Phase.VERIFYING) and cash:
             if self.cash_drawer:
                 self._kicks.append(("cash payment", None))
@@ -217,6 +215,11 @@ class Counter:
         from pos_terminal.domain.slip import receipt_slip
 
         return self.queue(receipt_slip(receipt, self.money, self.tz))
+
+    def queue_cash_receipt(self, receipt: CashReceipt) -> PrintJob:
+        from pos_terminal.domain.slip import cash_receipt_slip
+
+        return self.queue(cash_receipt_slip(receipt, self.money, self.tz))
 
     def queue_report(self, report: EndOfDayReport) -> PrintJob:
         from pos_terminal.domain.slip import report_slip

@@ -11,7 +11,7 @@ from typing import TypeVar
 from pos_terminal.api.client import Listing, PosClient
 from pos_terminal.api.models import Customer, Summary, Transaction, TransactionRow
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal
+from pos_terminal.store.journal import CashSale, Journal
 
 
 class CustomerNotFound(UserError):
@@ -94,6 +94,14 @@ class History:
     def _by_service_clock(self, start: datetime, end: datetime) -> tuple[datetime, datetime]:
         skew = self.client.clock_offset or timedelta(0)
         return start + skew, end + skew
+
+    def cash_sales(self, start: datetime, end: datetime, terminal_id: str | None, own: str) -> builtins.list[CashSale]:
+        """This till's cash sales (``own`` is its id) in the range by its own clock, for a list of ``terminal_id``'s
+        sales (None: every terminal's). The service never sees a cash sale: each is this till's own record, kept
+        in its journal, so a list of another terminal has none of them (that till's History lists its own)."""
+        if terminal_id is not None and terminal_id != own:
+            return []
+        return self.journal.cash_sales.between(start, end, terminal_id=own)
 
     async def get(self, transaction_id: str) -> Transaction:
         transaction = await self.client.get_transaction(transaction_id)

@@ -162,9 +162,18 @@ class Restored:
 class DiscountGuard(Protocol):
     """Whether the check's discounts need a manager (:class:`~pos_terminal.services.till.Till`)."""
 
-    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None, *, amount: int = 0) -> int:
-        """The share approved for the check now (``amount`` cents off); a UserError when a manager must approve
-        it first."""
+    def before_discount(
+        self,
+        share_bp: int,
+        approved_bp: int,
+        approval: Approval | None,
+        *,
+        amount: int = 0,
+        percent_bp: int = 0,
+        fixed: int = 0,
+    ) -> int:
+        """The share approved for the check now (``amount`` cents off, typed as ``percent_bp`` of the items and
+        ``fixed`` cents); a UserError when a manager must approve it first."""
         ...
 
 
@@ -264,6 +273,8 @@ class Register:
             approved_bp,
             approval,
             amount=-totals.discount_total,
+            percent_bp=sum(d.percent_bp or 0 for d in check.discounts),
+            fixed=-sum(d.amount or 0 for d in check.discounts),
         )
 
     def choose_customer(self, customer: Customer | None) -> OpenCheck:

@@ -442,6 +442,19 @@ class Reports:
             foot=store.foot_lines() if store is not None else (),
         )
 
+    def receipt_of_cash_sale(self, sale: CashSale) -> CashReceipt:
+        """The receipt of a cash sale the journal keeps, as it was when it was taken (its time, its till)."""
+        from pos_terminal.domain.check_json import check_from_json
+
+        try:
+            check = check_from_json(sale.check)
+        except (UserError, KeyError, TypeError, ValueError) as exc:
+            raise UserError(
+                f"The check of the cash sale of {sale.at:%Y-%m-%d %H:%M} cannot be read.",
+                hint="The sale stays in the shift's figures; its receipt cannot be made again.",
+            ) from exc
+        return replace(self.cash_receipt_of(check, sale.customer), when=sale.at, terminal_id=sale.terminal_id)
+
     # --- the audit of copies --------------------------------------------------------------------------------
 
     def record_report(self, report: Filed, output: Output, *, where: str, layout: str) -> None:
@@ -458,6 +471,15 @@ class Reports:
                 "where": where,
                 "reconciled": report.reconciled,
             },
+        )
+
+    def record_cash_receipt(self, sale: CashSale, output: Output, *, where: str) -> None:
+        """Write "receipt printed" or "receipt saved" of a cash sale (it has no transaction) to the audit log."""
+        self.journal.audit.record(
+            f"receipt {output}",
+            actor=self.actor,
+            terminal_id=self.terminal_id,
+            detail={"cashSale": sale.uid, "at": sale.at.isoformat(), "where": where},
         )
 
     def record_receipt(self, receipt: Receipt, output: Output, *, where: str) -> None:

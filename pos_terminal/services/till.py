@@ -246,15 +246,25 @@ class Till:
             return None
         return self.require(act, approval, subject=transaction_id)
 
-    def before_discount(self, share_bp: int, approved_bp: int, approval: Approval | None, *, amount: int = 0) -> int:
-        """Discounts worth ``share_bp`` of the items (``amount`` cents off): what is approved for the check now;
-        above the limit without a manager's approval, :class:`DiscountNeedsApproval` says how much they are."""
+    def before_discount(
+        self,
+        share_bp: int,
+        approved_bp: int,
+        approval: Approval | None,
+        *,
+        amount: int = 0,
+        percent_bp: int = 0,
+        fixed: int = 0,
+    ) -> int:
+        """Discounts worth ``share_bp`` of the items (``amount`` cents off), typed as ``percent_bp`` of the items
+        and ``fixed`` cents: what is approved for the check now; above the limit without a manager's approval,
+        :class:`DiscountNeedsApproval` says what was typed and how much it takes off."""
         if not discount_needs_approval(share_bp, self.discount_limit_bp, approved_bp):
             return approved_bp
         try:
             self.require(Guarded.DISCOUNT, approval)
         except ApprovalNeeded:
-            raise DiscountNeedsApproval(share_bp, amount) from None
+            raise DiscountNeedsApproval(share_bp, amount, percent_bp=percent_bp, fixed=fixed) from None
         return share_bp
 
     # --- shifts -------------------------------------------------------------------------------------------------

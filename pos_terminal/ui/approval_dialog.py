@@ -6,6 +6,9 @@ asks the till, and only when it says no does it open the prompt. The PIN is chec
 the loop's thread; the prompt is opened with ``open()``, never a nested ``exec()``
 (docs/event-loop.md), and deleted once answered.
 
+Its two buttons say what each does with the act: "Cancel the charge" and "Keep the charge", never an
+"Approve" beside a "Cancel" that keeps the charge it seems to name (:data:`ANSWERS`).
+
 However the prompt closes (approved, Cancel, Escape, a wrong PIN then Cancel), the keyboard goes
 back to where the cashier was: their window is made active again and the field they typed in (or,
 when that field is gone or off, the one the caller names) has the focus. Without a window manager
@@ -36,6 +39,18 @@ from PySide6.QtWidgets import (
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
     from pos_terminal.services.till import Till
+
+
+# what the prompt's two buttons say for each act: the act done, and the act not done; an act not named here is
+# approved or not approved, which says what the buttons do where no word of the question is a button's
+ANSWERS: dict[Guarded, tuple[str, str]] = {
+    Guarded.CANCEL_CHARGED: ("&Cancel the charge", "&Keep the charge"),
+    Guarded.REFUND: ("&Refund", "&Do not refund"),
+    Guarded.DISCOUNT: ("&Give the discount", "&No discount"),
+    Guarded.NO_SALE: ("&Open the drawer", "&Keep the drawer closed"),
+    Guarded.CLOSE_SHIFT: ("&Close the shift", "&Keep the shift open"),
+}
+APPROVE, REFUSE = "&Approve", "&Do not approve"
 
 
 def pin_field(name: str) -> QLineEdit:
@@ -93,8 +108,9 @@ class ManagerPrompt(QDialog):
         self.error.setAccessibleName("Why it was not approved")
         least_room(self.error, 2)  # a refused PIN moves nothing: the fields had shrunk and jumped to make its room
         self.error.hide()
-        self.approve_button = button("&Approve", role="primary", name="Approve")
-        self.cancel_button = button("Cancel", name="Do not approve")
+        yes, no = ANSWERS.get(act, (APPROVE, REFUSE))
+        self.approve_button = button(yes, role="primary")
+        self.cancel_button = button(no)
         form = QFormLayout()
         form.addRow("&Manager", self.manager)
         form.addRow("&PIN", self.pin)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.errors import UserError
-from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
+from pos_terminal.ui.approval_dialog import ANSWERS, ManagerPrompt, with_approval
 from pos_terminal.ui.widgets import confirm
 
 if TYPE_CHECKING:
@@ -81,6 +81,7 @@ class Approvals(QObject):
                 "Open the cash drawer with no sale?",
                 "The opening is written to the audit log.",
                 lambda: approved(None),
+                answers=ANSWERS[Guarded.NO_SALE],
             )
             return
         self.prompt = with_approval(

@@ -157,6 +157,9 @@ def balance_line(state: OpenCheck, money: Format) -> tuple[str, str, int]:
         # what the customer paid, after what the service took off (a member's loyalty), not what was asked
         name = "Charged" if state.phase is Phase.COMPLETE else "Refunded"
         return name, money(transaction.amount_charged), transaction.modified_amount or 0
+    if state.phase is Phase.CANCELED:
+        # the charge was released: nothing is left to pay, and the customer's account was charged nothing
+        return "Charged", money(0), 0
     if totals.change_due:
         return "Change due", money(totals.change_due), 0
     return "Balance", money(totals.left_to_pay if totals.total >= 0 else totals.balance), 0

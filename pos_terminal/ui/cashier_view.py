@@ -494,6 +494,7 @@ class CashierView(QWidget):
             "Start a new check?",
             f"The check being built ({what}{who}) is thrown away. Nobody has been charged for it.",
             self.new_check,
+            answers=("&Throw the check away", "&Keep the check"),
         )
 
     def new_check(self) -> None:

@@ -134,7 +134,7 @@ class CloseShiftDialog(QDialog):
         layout.addWidget(self.error)
         buttons = QHBoxLayout()
         self.close_button = button("Close the &shift", role="danger", name="Close the shift")
-        self.cancel_button = button("Cancel", name="Keep the shift open")
+        self.cancel_button = button("&Keep the shift open", name="Keep the shift open")
         buttons.addWidget(self.close_button, 2)
         buttons.addWidget(self.cancel_button, 1)
         layout.addLayout(buttons)

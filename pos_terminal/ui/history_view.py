@@ -7,6 +7,11 @@ Refund asks for a confirmation first (a dialog opened with ``open()``, never a
 nested ``exec()`` inside a coroutine). A cashier's refund or cancel asks for a
 manager's PIN instead, at the same place (:func:`~pos_terminal.ui.approval_dialog.with_approval`);
 after a refund, the cash paid on the check is given back and the banner says how much.
+
+This till's cash sales are listed beside the service's transactions, in time order, marked "cash sale"
+(:mod:`pos_terminal.ui.history_receipts`): the service never sees one, so "Another terminal" lists none of this
+till's (that till's History lists its own). Print receipt prints a copy of a sale's receipt, charge or cash sale;
+Save PDF… saves it as a PDF file.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from pos_terminal.api.models import Transaction, TransactionRow
@@ -26,11 +32,21 @@ from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
 from pos_terminal.services.checkout import ChangeStatus
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
+from pos_terminal.ui.approval_dialog import ANSWERS, ManagerPrompt, with_approval
+from pos_terminal.ui.history_receipts import (
+    CASH_SALE,
+    CashSaleListed,
+    cash_sale_html,
+    receipt_file_name,
+    save_cash_receipt,
+    save_receipt,
+    send_cash_receipt,
+    send_receipt,
+)
 from pos_terminal.ui.range_picker import RangePicker, other_terminal
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, label, wheel_when_focused
+from pos_terminal.ui.widgets import BIG_BUTTON, Waiting, button, confirm, file_dialog, label, wheel_when_focused
 
 from PySide6.QtCore import (
     QEvent,
@@ -41,6 +57,7 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
@@ -54,9 +71,11 @@ from PySide6.QtWidgets import (
 
 log = logging.getLogger(__name__)
 
-HEADERS = ("Created", "State", "Customer", "Charged", "Terminal", "Transaction")
+# "Amount": what the service charged for a transaction (once completed), the total paid in cash for a cash sale
+HEADERS = ("Created", "State", "Customer", "Amount", "Terminal", "Transaction")
 ID_COLUMN = HEADERS.index("Transaction")
-Listed = Transaction | TransactionRow  # a row as listed, or the whole record once it was read
+Sale = Transaction | TransactionRow  # a row as listed, or the whole record once it was read
+Listed = Sale | CashSaleListed
 
 
 class TransactionModel(ReadOnlyTableModel[Listed]):
@@ -70,9 +89,9 @@ class TransactionModel(ReadOnlyTableModel[Listed]):
     def set_transactions(self, transactions: list[Listed]) -> None:
         self.replace_rows(
             sorted(transactions, key=lambda t: t.created or datetime.min.replace(tzinfo=UTC), reverse=True)
-        )
+        )  # newest first, cash sales among the transactions by their time
 
-    def replace(self, transaction: Listed) -> int | None:
+    def replace(self, transaction: Sale) -> int | None:
         for row, known in enumerate(self.rows):
             if known.transaction_id == transaction.transaction_id:
                 self.rows[row] = transaction
@@ -83,11 +102,19 @@ class TransactionModel(ReadOnlyTableModel[Listed]):
     def transaction(self, row: int) -> Listed | None:
         return self.row(row)
 
-    def find(self, transaction_id: str) -> Listed | None:
+    def find(self, transaction_id: str) -> Sale | None:
         """The entry shown for ``transaction_id`` (a row as listed, or its whole record once read)."""
-        return next((t for t in self.rows if t.transaction_id == transaction_id), None)
+        return next(
+            (t for t in self.rows if not isinstance(t, CashSaleListed) and t.transaction_id == transaction_id), None
+        )
 
     def cell(self, t: Listed, column: int) -> Any:
+        if isinstance(t, CashSaleListed):
+            sale = t.sale
+            at = sale.at.astimezone().strftime("%d %b %H:%M:%S")
+            return (at, CASH_SALE, sale.customer or "", self.money.format(sale.total), sale.terminal_id or "—", "—")[
+                column
+            ]
         charged = charged_amount(t)
         return (
             t.created.astimezone().strftime("%d %b %H:%M:%S") if t.created else "",
@@ -99,6 +126,8 @@ class TransactionModel(ReadOnlyTableModel[Listed]):
         )[column]
 
     def style(self, t: Listed, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(t, CashSaleListed):
+            return "Cash sale: paid in full in cash at this till; the service never saw it"
         if role == Qt.ItemDataRole.ToolTipRole:  # the id, also where its column is left out for room
             return f"Transaction {t.transaction_id}"
         return None
@@ -107,7 +136,7 @@ class TransactionModel(ReadOnlyTableModel[Listed]):
 CHARGED_STATES = (TxState.COMPLETE, TxState.REFUNDED)
 
 
-def charged_amount(t: Listed) -> int | None:
+def charged_amount(t: Sale) -> int | None:
     """What the customer paid through the service; ``None`` while authorized or once canceled: the funds were
     only reserved, and a cancel releases them, whatever ``chargedAmount`` the record carries."""
     return t.amount_charged if t.state in CHARGED_STATES else None
@@ -126,29 +155,6 @@ def said_done(t: Transaction, money: MoneyFormat) -> str:
 
 
 _WITH_A_RECEIPT = (TxState.COMPLETE, TxState.REFUNDED)
-
-
-def send_receipt(terminal: Terminal, transaction: Transaction) -> str:
-    """Print ``transaction``'s receipt: on the receipt printer when there is one (queued there until it prints),
-    else on the terminal's printer; what was done, in a sentence. A UserError when it cannot be printed."""
-    reports = terminal.reports(actor=terminal.actor)
-    receipt = reports.receipt_of(transaction)
-    counter = terminal.counter
-    if counter.printer is not None:
-        counter.queue_receipt(receipt)
-        return "The receipt went to the receipt printer."
-    from pos_terminal.reports.receipt import render_receipt
-    from pos_terminal.ui import printing
-
-    data = render_receipt(receipt, money=terminal.money)
-    try:
-        printer = printing.print_pdf(data, printer=terminal.settings.printer, title=f"Receipt {receipt.transaction_id}")
-    except printing.NoPrinter as exc:  # there is no PDF to save here: say what would print it
-        raise printing.NoPrinter(
-            exc.sentence, hint="Add a printer in the system settings, or set up the receipt printer (Settings)."
-        ) from None
-    reports.record_receipt(receipt, "printed", where=printer)
-    return f"The receipt went to the printer {printer}."
 
 
 def detail_html(t: Transaction, money: MoneyFormat) -> str:
@@ -207,6 +213,18 @@ def detail_html(t: Transaction, money: MoneyFormat) -> str:
     return "<table cellspacing='4'>" + "".join(lines) + "</table>"
 
 
+def listed_words(transactions: int, cash_sales: int, *, elsewhere: bool) -> str:
+    """The list's count: "3 transactions and 1 cash sale."; for another terminal, where this till's cash sales are
+    not (each till lists its own)."""
+    if not transactions and not cash_sales:
+        said = "No transactions in range."
+    elif not cash_sales:
+        said = f"{counted(transactions, 'transaction')}."
+    else:
+        said = f"{counted(transactions, 'transaction')} and {counted(cash_sales, 'cash sale')}."
+    return f"{said} Cash sales are listed at the till that took them." if elsewhere else said
+
+
 class HistoryView(QWidget):
     """Signals: ``changed()`` after a state change (the status bar re-reads the outbox)."""
 
@@ -220,6 +238,7 @@ class HistoryView(QWidget):
         self.model = TransactionModel(MoneyFormat("en_AU", "AUD"), self)
         self.confirm: QMessageBox | None = None
         self.prompt: ManagerPrompt | None = None  # a manager's approval being asked for
+        self.save_dialog: QFileDialog | None = None  # where a receipt's PDF is saved, being asked
 
         self.range = RangePicker("History")
         self.scope = QComboBox()
@@ -255,7 +274,8 @@ class HistoryView(QWidget):
         self.complete_button = button("Complete", name="Complete selected transaction")
         self.cancel_button = button("Cancel", role="danger", name="Cancel selected transaction")
         self.refund_button = button("Refund…", role="danger", name="Refund selected transaction")
-        self.receipt_button = button("Print &receipt", name="Print the selected transaction's receipt")
+        self.receipt_button = button("Print &receipt", name="Print the selected sale's receipt")
+        self.save_pdf_button = button("Save &PDF…", name="Save the selected sale's receipt as a PDF file")
         self.status = label(role="hint", wrap=True)
         self.status.setAccessibleName("History status")
         self.waiting = Waiting(self.status.setText, self)
@@ -269,8 +289,9 @@ class HistoryView(QWidget):
         detail_layout.addWidget(self.detail, 1)
         detail_layout.addLayout(actions)
         self.extra_actions = QHBoxLayout()
-        self.receipt_button.setMinimumHeight(BIG_BUTTON)
-        self.extra_actions.addWidget(self.receipt_button)
+        for receipt_button in (self.receipt_button, self.save_pdf_button):
+            receipt_button.setMinimumHeight(BIG_BUTTON)
+            self.extra_actions.addWidget(receipt_button)
         self.extra_actions.addStretch(1)
         detail_layout.addLayout(self.extra_actions)
         splitter = QSplitter()
@@ -293,6 +314,7 @@ class HistoryView(QWidget):
         self.cancel_button.clicked.connect(lambda: self.act(Action.CANCEL))
         self.refund_button.clicked.connect(self.ask_refund)
         self.receipt_button.clicked.connect(self.print_receipt)
+        self.save_pdf_button.clicked.connect(self.ask_save_receipt)
         self.other.hide()
         self.show_row(-1)
         wheel_when_focused(self)  # a wheel on its way to the list changes neither the range nor the terminals
@@ -371,10 +393,15 @@ class HistoryView(QWidget):
         # painted empty: with both at once, each visit's peak grew with the day and raised the window's memory for
         # good (docs/memory.md).
         self.model.set_transactions([])
-        transactions: list[Listed] = [*terminal.history.rows_of(listing)]
+        chosen = self.selected_terminal()
+        cash = terminal.history.cash_sales(start, end, chosen, terminal.settings.terminal_id)
+        transactions: list[Listed] = [*terminal.history.rows_of(listing), *(CashSaleListed(sale) for sale in cash)]
         self.model.set_transactions(transactions)
-        count = len(transactions)
-        self.status.setText(f"{counted(count, 'transaction')}." if count else "No transactions in range.")
+        self.status.setText(
+            listed_words(
+                len(transactions) - len(cash), len(cash), elsewhere=chosen not in (None, terminal.settings.terminal_id)
+            )
+        )
         if transactions:
             self.table.selectRow(0)
         else:
@@ -391,7 +418,14 @@ class HistoryView(QWidget):
 
     def _enable_actions(self, transaction: Listed | None) -> None:
         """What the transaction's state allows, less what this terminal already asked for and waits to be sent (a
-        refund kept in the outbox is not offered again: the cash would be handed back twice)."""
+        refund kept in the outbox is not offered again: the cash would be handed back twice). A cash sale has its
+        receipt, and nothing to complete, cancel or refund at the service."""
+        if isinstance(transaction, CashSaleListed):
+            for widget in (self.complete_button, self.cancel_button, self.refund_button):
+                widget.setEnabled(False)
+            self.receipt_button.setEnabled(True)
+            self.save_pdf_button.setEnabled(True)
+            return
         allowed = set(allowed_actions(transaction.state)) if transaction else set()
         if transaction is not None and self.terminal is not None:
             waiting = {
@@ -404,6 +438,7 @@ class HistoryView(QWidget):
         self.cancel_button.setEnabled(Action.CANCEL in allowed)
         self.refund_button.setEnabled(Action.REFUND in allowed)
         self.receipt_button.setEnabled(transaction is not None and transaction.state in _WITH_A_RECEIPT)
+        self.save_pdf_button.setEnabled(self.receipt_button.isEnabled())
 
     def show_row(self, row: int) -> None:
         transaction = self.model.transaction(row)
@@ -411,6 +446,9 @@ class HistoryView(QWidget):
         if transaction is None:
             self.tasks.cancel("detail")
             self.detail.setHtml("<p>Choose a transaction to see its detail.</p>")
+        elif isinstance(transaction, CashSaleListed):
+            self.tasks.cancel("detail")
+            self.detail.setHtml(self._cash_sale_detail(transaction))
         elif isinstance(transaction, Transaction):
             self.detail.setHtml(detail_html(transaction, self.model.money))
         elif self.terminal is not None:
@@ -438,12 +476,30 @@ class HistoryView(QWidget):
         self.show_row(row)
         return record
 
+    def _cash_sale_detail(self, listed: CashSaleListed) -> str:
+        """The cash sale's receipt as the detail shows it; one sentence when its check cannot be read."""
+        assert self.terminal is not None
+        try:
+            receipt = self.terminal.reports(actor=self.terminal.actor).receipt_of_cash_sale(listed.sale)
+        except UserError as exc:
+            return f"<p>{escape(exc.text())}</p>"
+        return cash_sale_html(listed.sale, receipt, self.model.money)
+
     # --- actions ---------------------------------------------------------------------------------
 
     def print_receipt(self) -> None:
-        """The chosen sale's receipt again (a customer asks for a copy), as the service has the sale now."""
+        """The chosen sale's receipt again (a customer asks for a copy), as the service has the sale now; a cash
+        sale's from the check this till kept of it."""
         chosen = self.current()
-        if chosen is None or self.terminal is None or chosen.state not in _WITH_A_RECEIPT:
+        if chosen is None or self.terminal is None:
+            return
+        if isinstance(chosen, CashSaleListed):
+            try:
+                self.messages.show_info(send_cash_receipt(self.terminal, chosen.sale))
+            except UserError as exc:
+                self.messages.show_error(exc)
+            return
+        if chosen.state not in _WITH_A_RECEIPT:
             return
         self.tasks.run(self._print_receipt(self.terminal, chosen.transaction_id), key="receipt")
 
@@ -451,10 +507,47 @@ class HistoryView(QWidget):
         record = await terminal.history.get(transaction_id)
         self.messages.show_info(send_receipt(terminal, record))
 
+    def ask_save_receipt(self) -> None:
+        """Ask where to save the chosen sale's receipt as a PDF (the dialog is opened, never exec()'d)."""
+        chosen = self.current()
+        if chosen is None or self.terminal is None:
+            return
+        if not isinstance(chosen, CashSaleListed) and chosen.state not in _WITH_A_RECEIPT:
+            return
+        folder = Path.home() / "Documents"
+        name = receipt_file_name(chosen if isinstance(chosen, CashSaleListed) else chosen.transaction_id)
+        self.save_dialog = file_dialog(
+            self,
+            "Save receipt as PDF",
+            "PDF files (*.pdf)",
+            lambda path: self.save_receipt(chosen, path),
+            lambda: setattr(self, "save_dialog", None),
+            save_as=(folder if folder.is_dir() else Path.home()) / name,
+        )
+
+    def save_receipt(self, chosen: Listed, path: Path) -> None:
+        """Save ``chosen``'s receipt as a PDF at ``path``; the banner says where, or why not."""
+        terminal = self.terminal
+        if terminal is None:
+            return
+        if isinstance(chosen, CashSaleListed):
+            try:
+                saved = save_cash_receipt(terminal, chosen.sale, path)
+            except UserError as exc:
+                self.messages.show_error(exc)
+                return
+            self.messages.show_info(f"The receipt is saved to {saved}.")
+            return
+        self.tasks.run(self._save_receipt(terminal, chosen.transaction_id, path), key="receipt")
+
+    async def _save_receipt(self, terminal: Terminal, transaction_id: str, path: Path) -> None:
+        record = await terminal.history.get(transaction_id)
+        self.messages.show_info(f"The receipt is saved to {save_receipt(terminal, record, path)}.")
+
     def ask_refund(self) -> None:
         """Ask before refunding the chosen sale; its whole record first, for the cash that goes back with it."""
         chosen = self.current()
-        if chosen is None or self.terminal is None:
+        if chosen is None or self.terminal is None or isinstance(chosen, CashSaleListed):
             return
         self.confirm = None  # the question asked before was answered, and is gone
         if isinstance(chosen, Transaction):
@@ -491,21 +584,25 @@ class HistoryView(QWidget):
             f"Transaction <span style='white-space: nowrap'>{escape(transaction_id)}</span>. "
             "A refund cannot be undone.",  # the id never breaks at one of its hyphens
             lambda: self._run_action(transaction_id, Action.REFUND),
+            answers=ANSWERS[Guarded.REFUND],
         )
 
     def act(self, action: Action) -> None:
         transaction = self.current()
-        if transaction is None or self.terminal is None:
+        if transaction is None or self.terminal is None or isinstance(transaction, CashSaleListed):
             return
         transaction_id = transaction.transaction_id
         if action is not Action.CANCEL:
             self._run_action(transaction_id, action)
             return
+        whose = (
+            f" to {transaction.customer.display_name}" if transaction.customer else ""
+        )  # as the cashier's screen asks
         self.prompt = with_approval(
             self,
             self.terminal.till,
             Guarded.CANCEL_CHARGED,
-            f"Cancel the charge of {self.terminal.money.format(transaction.charge_amount)}?",
+            f"Cancel the charge of {self.terminal.money.format(transaction.charge_amount)}{whose}?",
             lambda approval: self._run_action(transaction_id, action, approval),
             subject=transaction_id,
         )

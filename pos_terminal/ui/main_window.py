@@ -510,6 +510,7 @@ class MainWindow(QMainWindow):
             f"{under_way} The terminal takes it up again at the next start; until then the customer's "
             "charge stays as it is.",
             self._close_now,
+            answers=("&Quit", "&Stay with the charge"),
         )
 
     def _close_now(self) -> None:

@@ -22,7 +22,8 @@ from PySide6.QtCore import QCoreApplication, QMarginsF, QRectF, QSizeF
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter
 from PySide6.QtPrintSupport import QPrinter, QPrinterInfo
 
-PDF_FILE_PRINTER = "pdf:"  # a printer named "pdf:FILE" prints into FILE, as a print dialog's "Print to File"
+PDF_FILE_PRINTER = "pdf:"  # a printer named "pdf:FILE" prints into FILE, as a print dialog's "Print to File";
+# "pdf:FOLDER/" (ending in a slash) prints each job into a file of its own in FOLDER, named by the job's title
 MAX_DPI = 300  # more only makes bigger print jobs; receipt printers are 203 dpi
 
 
@@ -76,10 +77,30 @@ def system_printer_exists() -> bool:
 
 
 def pdf_file_printer(printer: str | None) -> Path | None:
-    """The file a ``pdf:FILE`` printer prints into (Qt's "print to file"), or None for a system printer."""
+    """The file a ``pdf:FILE`` printer prints into (Qt's "print to file"), the folder of a ``pdf:FOLDER/`` one, or
+    None for a system printer."""
     if printer is None or not printer.startswith(PDF_FILE_PRINTER):
         return None
     return Path(printer.removeprefix(PDF_FILE_PRINTER)).expanduser()
+
+
+def pdf_folder_printer(folder: Path) -> str:
+    """The printer that prints each job into a PDF file of its own in ``folder``."""
+    return f"{PDF_FILE_PRINTER}{folder}{os.sep}"
+
+
+def _pdf_file_for(printer: str, title: str) -> Path:
+    """The file a PDF-file printer prints the job ``title`` into: its file, or a new file in its folder."""
+    path = pdf_file_printer(printer)
+    assert path is not None
+    if not printer.endswith(("/", os.sep)):
+        return path
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in title).strip("-") or "print"
+    candidate, number = path / f"{stem}.pdf", 1
+    while candidate.exists():  # a copy printed again is a file of its own beside the first
+        number += 1
+        candidate = path / f"{stem}-{number}.pdf"
+    return candidate
 
 
 def check_printer(printer: str | None) -> str:
@@ -103,12 +124,13 @@ def check_printer(printer: str | None) -> str:
 def print_pdf(data: bytes, *, printer: str | None, title: str) -> str:
     """Print every page of ``data`` on ``printer`` (the default one when ``None``); returns the printer's name.
 
-    ``pdf:FILE`` prints into FILE through Qt's PDF output, the page images a printer would get.
+    ``pdf:FILE`` prints into FILE through Qt's PDF output, the page images a printer would get, and ``pdf:FOLDER/``
+    into a new file in FOLDER; either returns ``pdf:`` and the file printed into.
     """
     name = check_printer(printer)
-    if (path := pdf_file_printer(name)) is not None:
-        print_to_pdf_file(data, path, title=title)
-        return name
+    if pdf_file_printer(name) is not None:
+        path = print_to_pdf_file(data, _pdf_file_for(name, title), title=title)
+        return f"{PDF_FILE_PRINTER}{path}"
     device = QPrinter(QPrinterInfo.printerInfo(name), QPrinter.PrinterMode.HighResolution)
     device.setOutputFormat(QPrinter.OutputFormat.NativeFormat)
     device.setPrinterName(name)

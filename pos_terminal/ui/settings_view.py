@@ -1,8 +1,14 @@
 """Settings: region and addresses, terminal id, locale and currency, method override, printer, catalog,
 auto-cancel hint, the discount a cashier may give alone and the idle lock, where the sign-in is kept, the counter's
-devices; and Disconnect, which asks first. Saving and disconnecting need a manager (the main window asks)."""
+devices; and Disconnect, which asks first. Saving and disconnecting need a manager (the main window asks).
+
+The printers offered are the system's and a PDF file for each print, in the profile's ``prints`` folder (named on
+screen when chosen): a counter with no system printer prints receipts and reports there."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -17,7 +23,7 @@ from pos_terminal.ui import widgets
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES, MAX_ADDRESS, MAX_PASSWORD
 from pos_terminal.ui.widgets import button, confirm, label, wheel_when_focused
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtPrintSupport import QPrinterInfo
 from PySide6.QtWidgets import (
@@ -75,6 +81,11 @@ class SettingsView(QWidget):
         self.method_override = QCheckBox("Send PATCH as POST with X-HTTP-Method-Override")
         self.printer = QComboBox()
         self.printer.setAccessibleName("Printer")
+        self.printer_hint = label(role="hint", wrap=True)
+        self.printer_hint.setAccessibleName("Where prints go")
+        self.printer_hint.setTextFormat(Qt.TextFormat.PlainText)  # a folder's name is never markup
+        self.printer_hint.hide()
+        self.printer.currentIndexChanged.connect(self._show_printer_hint)
         self.catalog_file = QLineEdit()
         self.catalog_file.setPlaceholderText("The catalog shipped with the terminal")
         self.catalog_file.setAccessibleName("Catalog file")
@@ -111,6 +122,7 @@ class SettingsView(QWidget):
         form.addRow("C&urrency", self.currency_box)
         form.addRow("", self.method_override)
         form.addRow("&Printer", self.printer)
+        form.addRow("", self.printer_hint)
         form.addRow("Catalog file", catalog_row)
         form.addRow("Auto-cancel hint", self.auto_cancel)
         form.addRow("Discount a cashier may give", self.discount_limit)
@@ -316,7 +328,15 @@ class SettingsView(QWidget):
             raise UserError(f"A device setting is invalid: {exc.errors()[0]['msg']}.") from None
         return check_devices(devices)
 
-    def show_settings(self, settings: Settings, regions: list[tuple[str, str]], terminal: Terminal | None) -> None:
+    def show_settings(
+        self,
+        settings: Settings,
+        regions: list[tuple[str, str]],
+        terminal: Terminal | None,
+        *,
+        prints: Path | None = None,
+    ) -> None:
+        """Fill the form from ``settings``; ``prints`` is the folder the PDF-file printer saves each print in."""
         self._settings = settings
         self.region.blockSignals(True)
         self.region.clear()
@@ -349,6 +369,10 @@ class SettingsView(QWidget):
         self.printer.addItem("The system's default printer", None)
         for name in QPrinterInfo.availablePrinterNames():
             self.printer.addItem(name, name)
+        if prints is not None:
+            from pos_terminal.ui.printing import pdf_folder_printer  # with the form, not at start-up
+
+            self.printer.addItem("A PDF file for each print", pdf_folder_printer(prints))
         if settings.printer and self.printer.findData(settings.printer) < 0:
             self.printer.addItem(f"{settings.printer} (not found)", settings.printer)
         self.printer.setCurrentIndex(max(0, self.printer.findData(settings.printer)))
@@ -367,6 +391,15 @@ class SettingsView(QWidget):
         self.join_store_button.setEnabled(terminal is not None)
         self.error.clear()
         self._custom_visible()
+
+    def _show_printer_hint(self, _: int = -1) -> None:
+        """Where a PDF-file printer puts each print, in one sentence under the printer chosen."""
+        printer = self.printer.currentData()
+        folder = isinstance(printer, str) and printer.startswith("pdf:") and printer.endswith(("/", os.sep))
+        if folder:
+            where = printer.removeprefix("pdf:").rstrip("/" + os.sep)
+            self.printer_hint.setText(f"Each print is saved as a PDF file of its own in {where}; no printer is needed.")
+        self.printer_hint.setVisible(folder)
 
     def _custom_visible(self) -> None:
         custom = self.region.currentData() == "custom"

@@ -421,10 +421,20 @@ def keyboard_back(dialog: QDialog, back_to: QWidget | None = None) -> None:
     _KeyboardBack(dialog, back_to)
 
 
-def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Callable[[], None]) -> QMessageBox:
-    """Ask before something that cannot be undone; "No" is the default and Escape. Opened with ``open()``,
-    never a nested ``exec()``, so the window's coroutines go on while it is up. Deleted once answered: a day
-    of refunds otherwise keeps every box it asked, hidden, as a child of ``parent``."""
+def confirm(
+    parent: QWidget,
+    title: str,
+    question: str,
+    detail: str,
+    on_yes: Callable[[], None],
+    *,
+    answers: tuple[str, str] | None = None,
+) -> QMessageBox:
+    """Ask before something that cannot be undone; "No" is the default and Escape. ``answers`` are what the two
+    buttons say instead of Yes and No, the act done and the act not done ("Refund", "Do not refund"), where the
+    act is on money. Opened with ``open()``, never a nested ``exec()``, so the window's coroutines go on while it
+    is up. Deleted once answered: a day of refunds otherwise keeps every box it asked, hidden, as a child of
+    ``parent``."""
     box = QMessageBox(parent)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setIconPixmap(warning_sign(box))
@@ -434,6 +444,10 @@ def confirm(parent: QWidget, title: str, question: str, detail: str, on_yes: Cal
     box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
     box.setDefaultButton(QMessageBox.StandardButton.No)
     box.setEscapeButton(QMessageBox.StandardButton.No)
+    if answers is not None:
+        yes, no = answers
+        box.button(QMessageBox.StandardButton.Yes).setText(yes)
+        box.button(QMessageBox.StandardButton.No).setText(no)
     for answer in box.buttons():  # the stock buttons were about 70×22 px: too small for a finger
         answer.setMinimumSize(120, BUTTON)
     box.finished.connect(lambda result: on_yes() if result == QMessageBox.StandardButton.Yes.value else None)

@@ -154,6 +154,7 @@ class Workspace(QObject):
 
     def show_settings(self) -> None:
         """Filled when shown, not at start-up: it asks the system for its printers."""
+        host = self.window.host
         self.settings_view.show_settings(
-            self.window.host.settings, self.window.host.region_choices(), self.window.terminal
+            host.settings, host.region_choices(), self.window.terminal, prints=host.paths.prints_dir
         )

@@ -229,6 +229,10 @@ async def test_refund_from_history_after_a_confirmation(
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
     box = history.confirm
     assert isinstance(box, QMessageBox) and "Refund" in box.text()
+    answers = [
+        box.button(b).text().replace("&", "") for b in (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No)
+    ]
+    assert answers == ["Refund", "Do not refund"], "the buttons say what they do, not Yes and No"
     QTest.mouseClick(box.button(QMessageBox.StandardButton.No), Qt.MouseButton.LeftButton)
     assert client.get(f"/sandbox/customers/{customer['customerId']}").json()["balance"] == charged
     QTest.mouseClick(history.refund_button, Qt.MouseButton.LeftButton)
@@ -278,7 +282,7 @@ async def test_a_copy_of_a_receipt_prints_from_history_without_a_receipt_printer
     QTest.mouseClick(history.receipt_button, Qt.MouseButton.LeftButton)
     await until(lambda: not history.tasks.busy and printed.exists(), what="the copy")
     assert printed.read_bytes().startswith(b"%PDF") and printed.stat().st_size > 1_000
-    assert window.banner.text.text() == f"The receipt went to the printer pdf:{printed}."
+    assert window.banner.text.text() == f"The receipt is saved as {printed}: the printer set in Settings is a PDF file."
     assert host.terminal is not None
     entries = host.terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     assert [e.detail["where"] for e in entries if e.action == "receipt printed" and e.detail] == [f"pdf:{printed}"]
@@ -300,9 +304,9 @@ async def test_a_copy_of_a_receipt_with_no_printer_at_all_says_what_would_print_
     QTest.mouseClick(history.receipt_button, Qt.MouseButton.LeftButton)
     await until(lambda: not history.tasks.busy and window.banner.isVisible(), what="the sentence")
     assert window.banner.text.text() == (
-        "There is no printer to print on. Add a printer in the system settings, or set up the receipt printer "
-        "(Settings)."
-    ), "no “save the PDF instead”: History has no PDF to save"
+        "There is no printer to print on. Save PDF… keeps the receipt as a file; or choose a printer in Settings "
+        "(a PDF file, or the receipt printer), or add one in the system settings."
+    ), "what would print it, and Save PDF… beside Print receipt"
     await finish(window, host)
 
 
@@ -328,7 +332,7 @@ async def test_history_of_another_terminal_asks_for_its_id_rather_than_listing_t
     QTest.keyClicks(history.other, "LANE-9")
     QTest.keyClick(history.other, Qt.Key.Key_Return)
     await until(lambda: history.model.rowCount() == 0 and not history.tasks.busy, what="LANE-9's sales: none")
-    assert history.status.text() == "No transactions in range."
+    assert history.status.text() == "No transactions in range. Cash sales are listed at the till that took them."
     await finish(window, host)
 
 

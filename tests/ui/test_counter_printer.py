@@ -105,6 +105,10 @@ async def test_a_cash_sale_opens_the_drawer_and_a_no_sale_opening_asks_first(
     QTest.keyClick(window, Qt.Key.Key_F10)
     box = window.approvals.confirmation
     assert isinstance(box, QMessageBox) and box.text() == "Open the cash drawer with no sale?"
+    answers = [
+        box.button(b).text().replace("&", "") for b in (QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No)
+    ]
+    assert answers == ["Open the drawer", "Keep the drawer closed"], "the buttons say what they do, not Yes and No"
     box.button(QMessageBox.StandardButton.Yes).click()
     await until(lambda: len(fake.kicks()) == 2, what="the no-sale opening")
     await until(lambda: not window.tasks.is_running("drawer"), what="the audit entry")
@@ -370,4 +374,34 @@ async def test_the_z_report_at_the_close_goes_to_the_receipt_printer_when_it_is_
         "Choose the 80 mm roll layout to print the report there."
     )
     assert len(fake.jobs()) == 1
+    await finish(window, host)
+
+
+async def test_a_copy_of_a_cash_sales_receipt_prints_on_the_receipt_printer_from_history(
+    printer_host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, fake: FakePrinter
+) -> None:
+    """History had no cash sales: a customer who paid cash could not have a copy of their receipt."""
+    host = printer_host
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    type_item(window, "Scone", "3.20")
+    QTest.keyClick(window, Qt.Key.Key_F6)
+    QTest.keyClicks(cashier.keypad_page.cash_input, "5")
+    QTest.keyClick(cashier.keypad_page.cash_input, Qt.Key.Key_Return)
+    QTest.keyClick(window, Qt.Key.Key_F8)
+    await until(lambda: len(fake.jobs()) == 1, what="the cash sale's receipt")
+    first = text_of(fake.jobs()[0])
+    window.show_tab(Tab.HISTORY)
+    history = window.workspace.history
+    await until(lambda: history.model.rowCount() == 1 and not history.tasks.busy, what="the cash sale listed")
+    assert history.receipt_button.isEnabled()
+    QTest.mouseClick(history.receipt_button, Qt.MouseButton.LeftButton)
+    await until(lambda: len(fake.jobs()) == 2, what="the copy")
+
+    def lines(text: str) -> list[str]:  # the sale's time is the journal's, read a moment before the first slip's
+        return [line for line in text.splitlines() if not line.startswith("Time")]
+
+    assert lines(text_of(fake.jobs()[1])) == lines(first), "the copy is the receipt printed at the sale"
+    assert "Scone" in first and "Change" in first
+    assert window.banner.text.text() == "The receipt went to the receipt printer."
     await finish(window, host)
