@@ -119,6 +119,7 @@ class Table:
     widths: tuple[float, ...]  # each column's share of a wide page
     right: tuple[int, ...] = ()  # amount columns
     ids: tuple[int, ...] = ()  # columns of transaction ids: printed whole, small, on a wide page
+    wrap: tuple[int, ...] = ()  # columns of sentences: on a wide page they go on in the rows under, never cut
     empty: str = "None."  # said instead when there is no row
     narrow: tuple[tuple[Pair, ...], ...] | None = None
 
@@ -703,20 +704,20 @@ class _Words:
         heading = f"Audit log of {'every till' if store else 'this terminal'}"
         if not self.listings:
             return Section(SectionKey.AUDIT, heading, (), count=len(r.audit), short="Audit entries")
-        rows = tuple((self.time(a.at), a.action, a.actor or "", a.terminal_id or "", a.detail) for a in r.audit)
+        # each entry a sentence of who did what (pos_terminal.domain.audit_words), never its kept JSON
+        rows = tuple((self.time(a.at), a.terminal_id or "", a.detail) for a in r.audit)
         narrow = tuple(
             (
-                Pair(
-                    f"{self.time(a.at)}  {a.terminal_id + '  ' if store and a.terminal_id else ''}{a.action}"
-                    f"{f' ({a.actor})' if a.actor else ''}"
-                ),
+                Pair(f"{self.time(a.at)}  {a.terminal_id}" if store and a.terminal_id else self.time(a.at)),
+                Pair(a.detail),
             )
             for a in r.audit
         )
         table = Table(
-            ("Time", "Action", "Who", "Terminal", "Detail"),
+            ("Time", "Terminal", "What happened"),
             rows,
-            (0.11, 0.17, 0.14, 0.12, 0.46),
+            (0.11, 0.12, 0.77),
+            wrap=(2,),
             empty="No entries in the range.",
             narrow=narrow,
         )

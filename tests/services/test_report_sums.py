@@ -11,13 +11,16 @@ list that added to 11,73 €.
 from __future__ import annotations
 
 import io
+import os
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import httpx
 from pypdf import PdfReader
 
 from pos_terminal.domain.check import Check, Discount, Item, Payment
+from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.report_document import SectionKey, Table, report_document
 from pos_terminal.domain.sale import Phase
@@ -86,6 +89,8 @@ async def test_each_person_s_due_and_charged_add_up_to_the_transaction_list_besi
     assert refund.transaction is not None and refund.transaction.state is TxState.REFUNDED
     sold[first]["state"] = TxState.REFUNDED
     await charge(guest, Check().add_item(cake).add_item(coffee))
+    details = StoreDetails("Café Nord", address="Hafenstraße 12\n20459 Hamburg")
+    assert terminal.set_store_details(details, by=MARIA)  # its audit entry a sentence on the report
     closed = till.close_shift(DrawerCount.of_total(10_000 + 400 + cash_sale_total))
 
     report = await terminal.shifts.report(terminal.reports(), closed)
@@ -144,6 +149,9 @@ async def test_each_person_s_due_and_charged_add_up_to_the_transaction_list_besi
         assert (as_json[name]["chargeAmount"], as_json[name]["chargedAmount"]) == (figures["due"], figures["charged"])
         assert "charged" not in as_json[name], "the key that meant what was due is gone"
     slip = [(b.left, b.right) for b in report_slip(report, money).blocks if isinstance(b, Line)]
+    if folder := os.environ.get("POS_TERMINAL_SCREENSHOTS"):  # the Z report on paper, to be looked at
+        for layout in ("a4", "roll"):
+            (Path(folder) / f"reports-z-report-{layout}.pdf").write_bytes(render(report, layout, money=terminal.money))
     pages = PdfReader(io.BytesIO(render(report, "roll", money=terminal.money))).pages
     roll = " ".join(" ".join(page.extract_text() for page in pages).split())
     for name, figures in mine.items():

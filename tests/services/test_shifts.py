@@ -228,7 +228,7 @@ async def test_a_day_with_two_cashiers_and_a_manager_ends_with_a_z_report_that_a
     assert [t.transaction_id for t in report.refunds] == [first]
     assert report.as_json()["shift"]["drawer"]["overShort"] == -350
     opened_entry = {a.action: a.detail for a in report.audit}["shift opened"]
-    assert opened_entry == f"opening float: {terminal.money.format(20_000)}, shift: {closed.id}", "not 20000"
+    assert opened_entry == f"{ANA} opened shift {closed.id} with a float of {terminal.money.format(20_000)}."
     assert_z_on_paper(report, tmp_path)
     assert_shift_on_the_slip(report, day)
 
