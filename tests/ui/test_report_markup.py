@@ -26,11 +26,11 @@ from tests.ui.conftest import MANAGER_PIN, finish, screenshot, until
 from tests.ui.test_back_office import click, details_page, people_page, type_in
 from tests.ui.test_store_window import cash_sale
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import Qt as QtGui
 from PySide6.QtGui import QTextDocument
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 PERSON = "<b>Mia</b> &amp; Co"  # a name holds no line break (one line, spaces as one)
 TYPED = {  # every field of the store's details
@@ -97,6 +97,13 @@ def shown(label: QLabel) -> str:
     document = QTextDocument()
     document.setHtml(text)
     return document.toPlainText().replace("\u2028", "\n").replace("\u2029", "\n")
+
+
+def inside(page: QWidget, viewport: QWidget) -> bool:
+    """The page is seen whole across: neither edge out of the preview's sight (it once stayed as wide as the
+    widest window had made it, centred in a box wider than the preview, its right side cut off)."""
+    left = page.mapTo(viewport, QPoint(0, 0)).x()
+    return left >= 0 and left + page.width() <= viewport.width()
 
 
 def labels(widget: QWidget) -> Iterable[QLabel]:
@@ -173,6 +180,10 @@ async def test_markup_typed_into_the_store_s_details_and_a_name_shows_as_typed_i
         assert {typed["name"], *typed["address"].splitlines(), PERSON} <= set(found)
         for width, height in ((1024, 768), (1920, 1080)):
             window.resize(width, height)
+            QApplication.processEvents()
+            assert reports.preview.pages and all(
+                inside(page, reports.preview.viewport()) for page in reports.preview.pages
+            )
             assert_as_typed(window, [*typed.values(), PERSON])
             screenshot(window, f"reports-store-day-two-line-address-{round + 1}-{width}x{height}", tmp_path)
     await finish(window, host, wait=False)
