@@ -111,6 +111,8 @@ class ReportsView(QWidget):
         self.range = RangePicker("Report")
         self.scope = QComboBox()
         self.scope.setAccessibleName("Terminals in the report")
+        # as wide as its longest choice, the store's day's too, which comes later (it read "The whole store (eve")
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.addItem("This terminal", "this")
         self.scope.addItem("Another terminal…", "other")
         self.scope.addItem("All terminals", "all")

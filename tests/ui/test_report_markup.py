@@ -181,6 +181,9 @@ async def test_markup_typed_into_the_store_s_details_and_a_name_shows_as_typed_i
         for width, height in ((1024, 768), (1920, 1080)):
             window.resize(width, height)
             QApplication.processEvents()
+            scope = reports.scope
+            room = scope.fontMetrics().horizontalAdvance(scope.currentText()) + 20  # the text and its arrow
+            assert scope.width() >= room, "the store's day's choice whole in its box"
             assert reports.preview.pages and all(
                 inside(page, reports.preview.viewport()) for page in reports.preview.pages
             )
