@@ -17,12 +17,15 @@ from pathlib import Path
 import httpx
 
 from pos_terminal.app import AppHost
+from pos_terminal.config import DeviceSettings, Settings, save_settings
 from pos_terminal.domain.report_document import SectionKey
+from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.reports_view import ReportsView
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import mint_token, new_checked_in_customer
-from tests.ui.conftest import MANAGER_PIN, finish, screenshot, until
+from tests.ui.conftest import MANAGER_PIN, TERMINAL_ID, finish, screenshot, until
 from tests.ui.test_back_office import click, details_page, people_page, type_in
 from tests.ui.test_store_window import cash_sale
 
@@ -131,10 +134,17 @@ def assert_as_typed(widget: QWidget, typed: Iterable[str]) -> list[str]:
 
 
 async def test_markup_typed_into_the_store_s_details_and_a_name_shows_as_typed_in_reports(
-    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+    profile: Paths,
+    sandbox: SandboxServer,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    tmp_path: Path,
 ) -> None:
     from pos_terminal.store.database import StoreDatabase
 
+    # with the customer's display, which greets with the store's name
+    save_settings(profile.config_file, Settings(terminal_id=TERMINAL_ID, devices=DeviceSettings(customer_display=True)))
+    host = AppHost(profile, service_url=sandbox.url)
     address = f"sqlite:///{tmp_path / 'shop' / 'store.sqlite3'}"
     with StoreDatabase(address) as database:
         database.init_schema()
@@ -171,6 +181,10 @@ async def test_markup_typed_into_the_store_s_details_and_a_name_shows_as_typed_i
     # label's first line is what Qt guessed from); then markup in every field.
     for round, typed in enumerate((FIRST, TYPED)):
         await save_details(window, typed)
+        display = window.hardware.customer_display
+        assert display is not None and display.welcome.isVisible()
+        assert shown(display.welcome) == f"Welcome to {typed['name']}"
+        assert_as_typed(display, typed.values())
         reports = await store_day(window)
         summary = shown(reports.drawer)
         for line in (typed["name"], *typed["address"].splitlines(), PERSON):
