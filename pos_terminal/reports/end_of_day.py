@@ -298,7 +298,7 @@ class _Paper:
                 else:
                     text = pair.label.strip()
                     whole = self.fit(text, fonts.REGULAR, size, self.width) == text and fonts.covered(text)
-                    cells.append([text if whole else L.para(text, self.s.small), ""])
+                    cells.append([text if whole else L.para(text, self.s.cell), ""])  # as the lines beside it
                     style.append(("SPAN", (0, index), (1, index)))
                 if pair.strong:
                     style.append(("FONT", (0, index), (-1, index), fonts.BOLD, size))
