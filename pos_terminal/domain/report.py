@@ -18,7 +18,7 @@ then filters on ``completed`` itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any, Literal
@@ -437,6 +437,13 @@ class EndOfDayReport:
             "shift": None if self.shift is None else self.shift.as_json(),
             "store": None if self.store is None else self.store.as_json(),
         }
+
+
+def with_shift(report: EndOfDayReport, *, section: ShiftSection) -> EndOfDayReport:
+    """``report`` as the X or Z report of ``section``'s shift: each person's charged is what the service charged on
+    their checks, as the report's transactions list it (a refunded one included)."""
+    charged = {t.transaction_id: t.charged for t in report.transactions if t.charged is not None}
+    return replace(report, shift=section.with_charged(charged))
 
 
 def _relevant(t: TxRow, period: TimeRange) -> bool:

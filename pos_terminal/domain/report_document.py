@@ -40,6 +40,12 @@ from pos_terminal.domain.words import counted
 
 Money = Callable[[int], str]
 
+# What the two amounts of a charge are called, in every report: before the member's benefit, and after it.
+DUE_AND_CHARGED = (
+    "Due: the check's total less the cash paid at the till, what the service was asked to charge, before the "
+    "member's benefit. Charged: what the service charged the customer's account, after the member's benefit."
+)
+
 # The figures in the order a report prints them, and the name each is printed under.
 FIGURE_NAMES: tuple[tuple[str, str], ...] = (
     ("count", "Count"),
@@ -113,6 +119,7 @@ class Table:
     widths: tuple[float, ...]  # each column's share of a wide page
     right: tuple[int, ...] = ()  # amount columns
     ids: tuple[int, ...] = ()  # columns of transaction ids: printed whole, small, on a wide page
+    wrap: tuple[int, ...] = ()  # columns of sentences: on a wide page they go on in the rows under, never cut
     empty: str = "None."  # said instead when there is no row
     narrow: tuple[tuple[Pair, ...], ...] | None = None
 
@@ -382,7 +389,7 @@ class _Words:
                 title="Sales per person",
                 none="No check was completed in the shift.",
                 note="Checks each person charged that were completed in the shift (a refunded one included), and "
-                "the refunds each made. Charged: what went to the service, after cash.",
+                f"the refunds each made. Cash: paid at the till. {DUE_AND_CHARGED}",
             )
         )
         layouts = {  # each list's key, its column widths on a wide page, and which columns are amounts
@@ -407,6 +414,7 @@ class _Words:
                 str(p.checks),
                 money(p.total),
                 money(p.cash),
+                money(p.due),
                 money(p.charged),
                 f"{p.refunds} · {money(p.refunded)}" if p.refunds else "",
             )
@@ -417,10 +425,10 @@ class _Words:
             for p in people
         )
         table = Table(
-            ("Person", "Checks", "Total", "Cash", "Charged", "Refunds"),
+            ("Person", "Checks", "Total", "Cash", "Due", "Charged", "Refunds"),
             rows,
-            (0.28, 0.09, 0.15, 0.15, 0.15, 0.18),
-            right=(1, 2, 3, 4, 5),
+            (0.22, 0.08, 0.13, 0.13, 0.13, 0.13, 0.18),
+            right=(1, 2, 3, 4, 5, 6),
             empty=none,
             narrow=narrow,
         )
@@ -482,8 +490,7 @@ class _Words:
             title="Sales per person, every till",
             none="No check was completed in the range.",
             note="Checks each person completed in the range on any till, through the service or paid in full in "
-            "cash, and the refunds each made. Cash: paid at the till (a check's total less what the service "
-            "charged). Charged: what went to the service.",
+            f"cash, and the refunds each made. Cash: paid at the till. {DUE_AND_CHARGED}",
         )
         if day.unmatched:
             unmatched = Note(
@@ -522,8 +529,8 @@ class _Words:
         figures = Figures(lines, total, "" if single or r.rows else "No completed transactions")
         note = Note(
             "Counted: complete transactions whose completion lies in the range (a refunded one leaves the "
-            "figures). Payout = the charge amounts asked for + tips − fees; the Charged column of the transactions "
-            "is what customers paid after loyalty benefits.",
+            "figures). Payout = what was due + tips − fees. "
+            f"{DUE_AND_CHARGED}",
             Tone.SMALL,
         )
         every = (*lines, *((total,) if total else ()))
@@ -584,8 +591,15 @@ class _Words:
             (Pair(f"{moment}  {terminal_label(t.terminal_id)}", money, strong=True), Pair(customer), Pair(tx_id))
             for t, (moment, _, customer, money, tx_id) in zip(rows, body, strict=True)
         )
+        # a refund gives back what was charged; an open or canceled charge has only what was due
         table = Table(
-            ("Created" if when == "created" else "Changed", "Terminal", "Customer", "Amount", "Transaction"),
+            (
+                "Created" if when == "created" else "Changed",
+                "Terminal",
+                "Customer",
+                "Refunded" if key is SectionKey.REFUNDS else "Due",
+                "Transaction",
+            ),
             body,
             (0.12, 0.13, 0.23, 0.14, 0.38),
             right=(3,),
@@ -654,6 +668,7 @@ class _Words:
                 t.customer,
                 str(t.state),
                 money(t.total),
+                "—" if t.charged is None else money(t.charge_amount),
                 "—" if t.charged is None else money(t.charged),
                 money(t.tip_amount) if t.tip_amount else "",
                 money(t.fee) if t.fee else "",
@@ -662,21 +677,22 @@ class _Words:
             for t in self.report.transactions
         )
         table = Table(
-            ("Time", "Terminal", "Customer", "State", "Total", "Charged", "Tip", "Fee", "Transaction"),
+            ("Time", "Terminal", "Customer", "State", "Total", "Due", "Charged", "Tip", "Fee", "Transaction"),
             rows,
             # a dated time ("11-22 13:05") needs the room of eleven characters; it was cut to "11-22…"
-            (0.105, 0.08, 0.16, 0.08, 0.085, 0.085, 0.065, 0.065, 0.275)
+            (0.105, 0.07, 0.12, 0.075, 0.075, 0.075, 0.075, 0.055, 0.055, 0.295)
             if self.dated
-            else (0.075, 0.09, 0.17, 0.08, 0.085, 0.085, 0.065, 0.065, 0.285),
-            right=(4, 5, 6, 7),
-            ids=(8,),
+            else (0.075, 0.08, 0.14, 0.075, 0.075, 0.075, 0.075, 0.055, 0.055, 0.295),
+            right=(4, 5, 6, 7, 8),
+            ids=(9,),
             empty="No transactions in the range.",
         )
         blocks: tuple[Block, ...] = (table,)
         if rows:
             note = Note(
                 "Every transaction created, completed, refunded or canceled in the range, and any still authorized. "
-                "Time: when it was completed (complete, refunded) or created (the others), in local time.",
+                "Time: when it was completed (complete, refunded) or created (the others), in local time. "
+                f"{DUE_AND_CHARGED}",
                 Tone.SMALL,
             )
             blocks = (note, table)
@@ -688,20 +704,20 @@ class _Words:
         heading = f"Audit log of {'every till' if store else 'this terminal'}"
         if not self.listings:
             return Section(SectionKey.AUDIT, heading, (), count=len(r.audit), short="Audit entries")
-        rows = tuple((self.time(a.at), a.action, a.actor or "", a.terminal_id or "", a.detail) for a in r.audit)
+        # each entry a sentence of who did what (pos_terminal.domain.audit_words), never its kept JSON
+        rows = tuple((self.time(a.at), a.terminal_id or "", a.detail) for a in r.audit)
         narrow = tuple(
             (
-                Pair(
-                    f"{self.time(a.at)}  {a.terminal_id + '  ' if store and a.terminal_id else ''}{a.action}"
-                    f"{f' ({a.actor})' if a.actor else ''}"
-                ),
+                Pair(f"{self.time(a.at)}  {a.terminal_id}" if store and a.terminal_id else self.time(a.at)),
+                Pair(a.detail),
             )
             for a in r.audit
         )
         table = Table(
-            ("Time", "Action", "Who", "Terminal", "Detail"),
+            ("Time", "Terminal", "What happened"),
             rows,
-            (0.11, 0.17, 0.14, 0.12, 0.46),
+            (0.11, 0.12, 0.77),
+            wrap=(2,),
             empty="No entries in the range.",
             narrow=narrow,
         )

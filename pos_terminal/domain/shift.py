@@ -15,7 +15,7 @@ are int cents, times UTC.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -138,7 +138,13 @@ class Shift:
 
 @dataclass(frozen=True, slots=True)
 class CompletedCheck:
-    """A check completed in the shift: who charged it, its total, the cash paid on it, what the service charged."""
+    """A check completed in the shift: who charged it, its total, the cash paid on it, what was due to the service
+    (before the member's benefit) and what the service charged (after it).
+
+    The two words mean one thing each in every report: **due** is ``chargeAmount``, the total less the cash paid at
+    the till; **charged** is ``chargedAmount``, what the service took from the customer's account once the member's
+    benefit was taken off. ``charged`` is ``None`` while the service's record of the check is not known (the till's
+    journal keeps what was due; :meth:`ShiftSection.with_charged` fills it from the service's listing)."""
 
     ref_id: str
     transaction_id: str | None
@@ -146,7 +152,8 @@ class CompletedCheck:
     completed_at: datetime
     total: int
     cash: int
-    charged: int  # chargeAmount: what went to the service
+    due: int  # chargeAmount: before the member's benefit
+    charged: int | None = None  # chargedAmount: after it; None while the service's record is not known
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +231,8 @@ class PersonSales:
     checks: int
     total: int
     cash: int
-    charged: int
+    due: int  # before the members' benefits
+    charged: int  # after them: what the service charged (a check whose record is not known counts nothing)
     refunds: int
     refunded: int
 
@@ -242,15 +250,16 @@ def sales_per_person(sales: Iterable[CompletedCheck], refunds: Iterable[RefundRo
     """Per person, by name (nobody's: the command line or a release before people, as "—")."""
     rows: dict[str, list[int]] = {}
     for s in sales:
-        row = rows.setdefault(s.person or "—", [0, 0, 0, 0, 0, 0])
+        row = rows.setdefault(s.person or "—", [0, 0, 0, 0, 0, 0, 0])
         row[0] += 1
         row[1] += s.total
         row[2] += s.cash
-        row[3] += s.charged
+        row[3] += s.due
+        row[4] += s.charged or 0
     for r in refunds:
-        row = rows.setdefault(r.person or "—", [0, 0, 0, 0, 0, 0])
-        row[4] += 1
-        row[5] += r.refunded
+        row = rows.setdefault(r.person or "—", [0, 0, 0, 0, 0, 0, 0])
+        row[5] += 1
+        row[6] += r.refunded
     return tuple(PersonSales(name, *figures) for name, figures in sorted(rows.items(), key=lambda kv: kv[0].casefold()))
 
 
@@ -287,6 +296,20 @@ class ShiftSection:
         return self.shift.count.total - self.drawer.expected
 
     @property
+    def unlisted(self) -> int:
+        """Checks charged in the shift whose record the service's listing did not hold: what it charged is unknown."""
+        return sum(1 for s in self.sales if s.transaction_id is not None and s.charged is None)
+
+    def with_charged(self, charged: Mapping[str, int]) -> ShiftSection:
+        """The section with what the service charged on each check (``chargedAmount`` by transaction id, from the
+        listing the report prints beside it), so that each person's charged adds up to the report's transactions.
+        A cash sale (no transaction) was charged nothing."""
+        sales = tuple(
+            replace(s, charged=0 if s.transaction_id is None else charged.get(s.transaction_id)) for s in self.sales
+        )
+        return replace(self, sales=sales, people=sales_per_person(sales, self.refunds))
+
+    @property
     def title(self) -> str:
         if self.kind is ShiftReportKind.X:
             return f"X report — shift {self.shift.id} so far"
@@ -314,7 +337,8 @@ class ShiftSection:
                     "checks": p.checks,
                     "total": p.total,
                     "cash": p.cash,
-                    "charged": p.charged,
+                    "chargeAmount": p.due,
+                    "chargedAmount": p.charged,
                     "refunds": p.refunds,
                     "refunded": p.refunded,
                 }
@@ -328,7 +352,8 @@ class ShiftSection:
                     "completedAt": when(s.completed_at),
                     "total": s.total,
                     "cash": s.cash,
-                    "charged": s.charged,
+                    "chargeAmount": s.due,
+                    "chargedAmount": s.charged,
                 }
                 for s in self.sales
             ],
@@ -420,6 +445,7 @@ def person_lines(person: PersonSales, money: Callable[[int], str]) -> tuple[tupl
         (person.person, counted(person.checks, "check")),
         ("  total", money(person.total)),
         ("  cash", money(person.cash)),
+        ("  due", money(person.due)),
         ("  charged", money(person.charged)),
     ]
     if person.refunds:
@@ -462,6 +488,14 @@ def shift_notes(section: ShiftSection) -> tuple[tuple[str, bool], ...]:
     notes: list[tuple[str, bool]] = []
     if section.no_sales:
         notes.append((f"The drawer was opened {counted(section.no_sales, 'time')} without a sale.", False))
+    if section.unlisted:
+        notes.append(
+            (
+                f"{counted(section.unlisted, 'check')} of the shift not found in the service's listing: what the "
+                "service charged on them is not in the Charged column.",
+                True,
+            )
+        )
     if section.pending_changes:
         unconfirmed = counted(section.pending_changes, "state change")
         notes.append(

@@ -200,7 +200,7 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     blocks.append(Feed())
     for payment in r.payments:
         blocks.append(Line(f"Paid by {payment.name}", money(-payment.amount)))
-    blocks.append(Line("Charged to the account", money(r.charge_amount)))
+    blocks.append(Line("Due on the account", money(r.charge_amount)))
     for modifier in r.modifiers:
         blocks.append(Line(modifier.name, money(modifier.amount)))
     if not r.modifiers and r.loyalty_adjustment:

@@ -4,7 +4,8 @@ Pure: the records come from the store database (each till's shifts, cash sales a
 transactions (:class:`~pos_terminal.domain.report.TxRow`); amounts are int cents, times UTC. Sales per person
 count, for each person, the checks they completed through the service in the range (their ``complete`` in a till's
 audit log, the transaction completed in the range by the service's record) and the cash sales they took, and the
-refunds they made; what was paid at the till on a charged check is its total less what the service charged.
+refunds they made; what was paid at the till on a charged check is its total less what was due to the service
+(``chargeAmount``, before the member's benefit); what the service charged is ``chargedAmount``, after it.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ class StoreDay:
                     "checks": p.checks,
                     "total": p.total,
                     "paidAtTill": p.cash,
-                    "charged": p.charged,
+                    "chargeAmount": p.due,
+                    "chargedAmount": p.charged,
                     "refunds": p.refunds,
                     "refunded": p.refunded,
                 }
@@ -137,17 +139,24 @@ def store_day(
             continue
         # the person who charged the check, as a shift's report counts it; else who completed it
         person = charged_by.get(t.ref_id or "", completed_by.get(t.transaction_id))
-        charged = t.charge_amount
+        due = t.charge_amount
         completed.append(
             CompletedCheck(
-                t.ref_id or t.transaction_id, t.transaction_id, person, t.completed, t.total, t.total - charged, charged
+                t.ref_id or t.transaction_id,
+                t.transaction_id,
+                person,
+                t.completed,
+                t.total,
+                t.total - due,
+                due,
+                t.charged_amount,
             )
         )
     unmatched = sum(1 for tid in completed_by if tid not in by_id)
     for sale in cash_sales:
         completed.append(
             CompletedCheck(
-                str(sale["id"]), None, sale.get("actor"), sale["at"], int(sale["total"]), int(sale["total"]), 0
+                str(sale["id"]), None, sale.get("actor"), sale["at"], int(sale["total"]), int(sale["total"]), 0, 0
             )
         )
     name = address = None

@@ -306,9 +306,15 @@ class RowTable(Flowable):  # type: ignore[misc]  # reportlab has no type hints
         lefts = [sum(self.widths[:i]) for i in range(len(self.widths))]
         canvas.saveState()
         canvas.setFillColor(SHADE)
+        # every other entry shaded; a row with an empty first cell goes on with the entry above (a long sentence)
+        entry, shaded = -1, []
+        for index, row in enumerate(self.rows):
+            entry += 1 if index == 0 or row[0] else 0
+            if entry % 2:
+                shaded.append(index)
         shading = [
             f"0 {top - self.row_height * (index + 2) - 0.5:.2f} {self.width:.2f} {self.row_height:.2f} re"
-            for index in range(1, len(self.rows), 2)
+            for index in shaded
         ]
         if shading:
             canvas._code.append("\n".join(shading) + " f")

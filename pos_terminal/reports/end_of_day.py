@@ -235,19 +235,38 @@ class _Paper:
         """A table on A4: one that goes on over pages under its header row, each cell cut to its column."""
         col = [share * self.width for share in table.widths]
         small = self.size - 2
-        fitted = [
-            [
-                value
-                if i in table.right
-                else fonts.fit(value, fonts.REGULAR, _ID_SIZE, col[i] - 6)
-                if i in table.ids
-                else self._cut(value, small, col[i])
-                for i, value in enumerate(row)
-            ]
-            for row in table.rows
-        ]
+        fitted: list[list[str]] = []
+        for row in table.rows:
+            fitted.append(
+                [
+                    value
+                    if i in table.right
+                    else fonts.fit(value, fonts.REGULAR, _ID_SIZE, col[i] - 6)
+                    if i in table.ids
+                    else self._lines(value, small, col[i])[0]
+                    if i in table.wrap
+                    else self._cut(value, small, col[i])
+                    for i, value in enumerate(row)
+                ]
+            )
+            for i in table.wrap:  # a sentence goes on in the rows under it, never cut
+                for line in self._lines(row[i], small, col[i])[1:]:
+                    fitted.append([line if j == i else "" for j in range(len(row))])
         sizes = dict.fromkeys(table.ids, _ID_SIZE)
         return [L.RowTable(table.head, fitted, col, right=table.right, size=small, sizes=sizes)]
+
+    def _lines(self, value: str, size: float, column: float) -> list[str]:
+        """``value`` in lines that each fit ``column``, broken between words (a word too long for it is cut)."""
+        lines: list[str] = []
+        line = ""
+        for word in value.split(" "):
+            longer = f"{line} {word}" if line else word
+            if line and self.fit(longer, fonts.REGULAR, size, column - 6) != longer:
+                lines.append(line)
+                line = word
+            else:
+                line = longer
+        return [self._cut(line, size, column) for line in (*lines, line)]
 
     def _cut(self, value: str, size: float, column: float) -> str:
         """``value`` cut to its column; a short word that only reaches into the padding (a state) is left whole."""
@@ -279,7 +298,7 @@ class _Paper:
                 else:
                     text = pair.label.strip()
                     whole = self.fit(text, fonts.REGULAR, size, self.width) == text and fonts.covered(text)
-                    cells.append([text if whole else L.para(text, self.s.small), ""])
+                    cells.append([text if whole else L.para(text, self.s.cell), ""])  # as the lines beside it
                     style.append(("SPAN", (0, index), (1, index)))
                 if pair.strong:
                     style.append(("FONT", (0, index), (-1, index), fonts.BOLD, size))

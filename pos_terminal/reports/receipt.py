@@ -157,7 +157,7 @@ class _Receipt(_Roll):
         paid: list[list[object]] = []
         for payment in r.payments:
             paid.append([L.cell(f"Paid by {payment.name}", self.s.cell, self.width * 0.66), money(-payment.amount)])
-        paid.append(["Charged to the account", money(r.charge_amount)])
+        paid.append(["Due on the account", money(r.charge_amount)])
         for modifier in r.modifiers:
             paid.append([L.cell(modifier.name, self.s.cell, self.width * 0.66), money(modifier.amount)])
         if not r.modifiers and r.loyalty_adjustment:

@@ -14,15 +14,15 @@ window or the command line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Literal, Protocol, TypeGuard, TypeVar, overload
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, overload
 
 from pos_terminal.api.client import Listing, PosClient
 from pos_terminal.api.models import Summary, Transaction, TransactionRow
+from pos_terminal.domain.audit_words import audit_sentence
 from pos_terminal.domain.check import Check
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
@@ -111,50 +111,11 @@ def figures(s: Summary) -> SummaryFigures:
     return SummaryFigures(s.terminal_id, count=s.count, total=s.total, fees=s.fees, payout=s.payout, tips=s.tips)
 
 
-# Keys of audit details that hold cents, and how each reads on a report. A catalog edit keeps [old, new]. Without
-# its key here an amount prints as the cents kept: a shift's float read "openingFloat: 20000".
-_AMOUNTS = {
-    "chargeAmount": "charge amount",
-    "total": "total",
-    "paid": "cash taken",
-    "change": "change",
-    "openingFloat": "opening float",
-    "countedCash": "cash counted",
-    "expectedCash": "cash expected",
-    "overShort": "over or short",
-    "price": "price",
-}
-
-
-def _cents(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _written(value: object, write: Callable[[int], str]) -> str | None:
-    """``value`` (a number, or a catalog edit's [old, new] with None for none) written by ``write``; None when it
-    is not one of those."""
-    if _cents(value):
-        return write(value)
-    if isinstance(value, list) and len(value) == 2 and all(v is None or _cents(v) for v in value):
-        return " → ".join("none" if v is None else write(v) for v in value)
-    return None
-
-
-def _detail(entry: AuditEntry, money: Callable[[int], str] | None) -> str:
-    parts = []
-    for key, value in sorted(entry.detail.items()):
-        written = _written(value, money) if key in _AMOUNTS and money is not None else None
-        if written is not None:
-            parts.append(f"{_AMOUNTS[key]}: {written}")
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        parts.append(f"{key}: {text}")
-    return ", ".join(parts)
-
-
 def audit_row(entry: AuditEntry, money: Callable[[int], str] | None, same: Repeated) -> AuditRow:
-    """The entry as a report prints it; amounts in cents are written by ``money`` when given."""
-    return AuditRow(entry.at, same(entry.action), same(entry.actor), same(entry.terminal_id), _detail(entry, money))
+    """The entry as a report prints it: a sentence of who did what (:func:`audit_sentence`), amounts in cents written
+    by ``money`` when given."""
+    sentence = audit_sentence(entry.action, entry.actor, entry.detail, money)
+    return AuditRow(entry.at, same(entry.action), same(entry.actor), same(entry.terminal_id), sentence)
 
 
 def cash_sale_row(sale: CashSale) -> CashSaleRow:

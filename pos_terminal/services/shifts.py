@@ -13,7 +13,6 @@ reconciled against the listed transactions as any report is.
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING
@@ -154,7 +153,7 @@ class Shifts:
                     completed_at=row.completed_at,
                     total=totals.total,
                     cash=cash_paid(row.check.get("payments") or ()),
-                    charged=totals.charge_amount,
+                    due=totals.charge_amount,  # what the service charged is its listing's: ShiftSection.with_charged
                 )
             )
         for sale in self.journal.cash_sales.between(since, until, terminal_id=self.terminal_id):
@@ -166,6 +165,7 @@ class Shifts:
                     completed_at=sale.at,
                     total=sale.total,
                     cash=sale.paid - sale.change,
+                    due=0,
                     charged=0,
                 )
             )
@@ -250,13 +250,13 @@ class Shifts:
         """What the X (open) or Z (closed) report is made of: the service's summary over exactly the shift's time,
         reconciled against the listed transactions, with the shift's drawer, people, refunds, cancellations and
         approvals."""
-        from pos_terminal.domain.report import RangeKind, ReportScope, TimeRange
+        from pos_terminal.domain.report import RangeKind, ReportScope, TimeRange, with_shift
 
         end = shift.closed_at or reports.now()
         period = TimeRange(shift.opened_at, max(end, shift.opened_at + timedelta(microseconds=1)), RangeKind.SHIFT)
         scope = ReportScope.terminal(shift.terminal_id or reports.terminal_id)
         order = await reports.order(period, scope)
-        return order.then(partial(dataclasses.replace, shift=self.section(shift, until=period.end)))
+        return order.then(partial(with_shift, section=self.section(shift, until=period.end)))
 
 
 def _transaction(row: ChangeRow) -> Transaction | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from pos_terminal import assets
@@ -23,8 +24,11 @@ LICENCES = (
 )
 
 
+LINKED = ("Settings", "Data", "Log folder")  # the fields that are links to a folder or file
+
+
 def _link(path: Path) -> str:
-    return f'<a href="{path.as_uri()}">{path}</a>'
+    return f'<a href="{escape(path.as_uri(), quote=True)}">{escape(str(path))}</a>'
 
 
 class AboutDialog(QDialog):
@@ -52,7 +56,7 @@ class AboutDialog(QDialog):
             "Log folder": _link(paths.log_dir),
         }
         for name, text in self.fields.items():
-            value = label(text, wrap=True)
+            value = label(text, wrap=True, rich=name in LINKED)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
             value.setOpenExternalLinks(True)
             value.setAccessibleName(name)
@@ -60,7 +64,7 @@ class AboutDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(label("Licences of bundled assets", role="heading"))
         for what, parts in LICENCES:
-            entry = label(f"{what}: {_link(assets.path(*parts))}", wrap=True)
+            entry = label(f"{escape(what)}: {_link(assets.path(*parts))}", wrap=True, rich=True)
             entry.setOpenExternalLinks(True)
             layout.addWidget(entry)
         close = button("&Close", name="Close")

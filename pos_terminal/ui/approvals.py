@@ -95,8 +95,12 @@ class Approvals(QObject):
         def save(approval: Approval | None) -> None:
             old, new = saved().model_dump(), settings.model_dump()
             changed = sorted(k for k, v in new.items() if old[k] != v)
+            # each plain setting from what to what (the audit log says it as a sentence); the others by name
+            detail: dict[str, object] = {k: [old[k], new[k]] for k in changed if not isinstance(new[k], dict | list)}
+            if rest := [k for k in changed if k not in detail]:
+                detail["changed"] = rest
             try:
-                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "settings changed", {"changed": changed})
+                terminal.till.perform(Guarded.CHANGE_SETTINGS, approval, "settings changed", detail)
             except UserError as exc:
                 self.messages.show_error(exc)
                 return

@@ -102,6 +102,11 @@ class Preview(QScrollArea):
         )
         for page, image in zip(self.pages, self.images, strict=True):
             page.show_image(image, max(100, room))
+        # The box of pages as wide as the preview again at once: the scroll area had sized it to the pages as they
+        # were before this fit, so pages made narrower by a narrower window sat centred in a box still as wide as
+        # the wider window had made them, their right side out of sight (the horizontal bar is off).
+        self.column.activate()
+        self.box.resize(self.box.size().boundedTo(self.box.minimumSizeHint().expandedTo(self.viewport().size())))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

@@ -111,6 +111,8 @@ class ReportsView(QWidget):
         self.range = RangePicker("Report")
         self.scope = QComboBox()
         self.scope.setAccessibleName("Terminals in the report")
+        # as wide as its longest choice, the store's day's too, which comes later (it read "The whole store (eve")
+        self.scope.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scope.addItem("This terminal", "this")
         self.scope.addItem("Another terminal…", "other")
         self.scope.addItem("All terminals", "all")
@@ -156,18 +158,24 @@ class ReportsView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.reconciliation = QLabel()
+        self.reconciliation.setTextFormat(Qt.TextFormat.RichText)  # its words escaped (_html): never guessed
         self.reconciliation.setWordWrap(True)
         self.reconciliation.setAccessibleName("Reconciliation")
         self.reconciliation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.counts = label(wrap=True)
         self.counts.setAccessibleName("Open authorizations, refunds and cancellations")
         self.drawer = QLabel()
+        # Rich text always, of words escaped (_html): Qt's guess took the summary for plain text when the store's
+        # address put a line break before its first tag, and showed "<br><b>Closed drawers…</b>" as typed.
+        self.drawer.setTextFormat(Qt.TextFormat.RichText)
         self.drawer.setWordWrap(True)
         self.drawer.setAccessibleName("The shift's cash drawer")
         self.drawer.hide()
         self.save_button = button("Save PDF…", name="Save report as PDF")
         self.print_button = button("Print", name="Print report")
         self.status = label(role="hint", wrap=True)
+        for plain in (self.title, self.period, self.counts, self.status):  # words of a report, shown as they are
+            plain.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setAccessibleName("Report status")
         self.waiting = Waiting(self.status.setText, self)
         outputs = QHBoxLayout()
@@ -383,11 +391,11 @@ class ReportsView(QWidget):
         assert reconciliation is not None
         verdict = next(b for b in reconciliation.blocks if isinstance(b, Verdict))
         if verdict.status is Status.MATCHES:
-            self.reconciliation.setText(verdict.headline)
+            self.reconciliation.setText(_html(verdict.headline))
             self.reconciliation.setStyleSheet(RECONCILED_STYLE)
         else:
-            lines = "".join(f"<br>{escape(line)}" for line in verdict.lines)
-            self.reconciliation.setText(f"<b>{escape(verdict.headline)}</b>{lines}")
+            lines = "".join(f"<br>{_html(line)}" for line in verdict.lines)
+            self.reconciliation.setText(f"<b>{_html(verdict.headline)}</b>{lines}")
             self.reconciliation.setStyleSheet(MISMATCH_STYLE)
         self.reconciliation.show()
         self.counts.setText(
@@ -409,12 +417,12 @@ class ReportsView(QWidget):
                 if isinstance(block, Pairs) and not block.small:
                     lines.append(" · ".join(_pair(pair, first=i == 0) for i, pair in enumerate(block.rows)))
                 elif isinstance(block, Verdict):
-                    lines.append(f"<b>{escape(block.headline)}</b>")
+                    lines.append(f"<b>{_html(block.headline)}</b>")
                 elif isinstance(block, Note) and block.tone is not Tone.SMALL:  # the fine print is the paper's
-                    lines.append(f"<b>{escape(block.text)}</b>")
+                    lines.append(f"<b>{_html(block.text)}</b>")
         if people := document.section(SectionKey.STORE_PEOPLE):
             shown = ", ".join(f"{row[0]} {row[1]}" for b in people.blocks if isinstance(b, Table) for row in b.rows)
-            lines += [f"Checks per person: {escape(shown)}"] if shown else []
+            lines += [f"Checks per person: {_html(shown)}"] if shown else []
         status = next((s.status for s in sections if s.status is not None), None)
         self.drawer.setText("<br>".join(lines))
         self.drawer.setStyleSheet(MISMATCH_STYLE if status is Status.MISMATCH else RECONCILED_STYLE)
@@ -549,5 +557,10 @@ def _figures(document: ReportDocument) -> Figures | None:
 def _pair(pair: Pair, *, first: bool) -> str:
     """A label and its value in a line of several (a sum or a count in bold)."""
     label = pair.label if first else pair.label[:1].lower() + pair.label[1:]
-    value = f"<b>{escape(pair.value)}</b>" if pair.strong else escape(pair.value)
-    return f"{escape(label)} {value}"
+    value = f"<b>{_html(pair.value)}</b>" if pair.strong else _html(pair.value)
+    return f"{_html(label)} {value}"
+
+
+def _html(text: str) -> str:
+    """``text`` as a rich-text label shows it: every character as typed (``<b>``, ``&amp;``), a line break as one."""
+    return escape(text).replace("\n", "<br>")

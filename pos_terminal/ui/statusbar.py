@@ -10,6 +10,7 @@ from pos_terminal.domain.words import counted
 from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.widgets import button, label, set_role
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
@@ -50,6 +51,7 @@ class StatusBar(QStatusBar):
             self.addWidget(widget)
         for text in (self.region, self.terminal_id, self.connection, self.store, self.pending, self.till):
             text.setContentsMargins(0, 0, 6, 0)  # room for a last letter's overhang: none is cut
+            text.setTextFormat(Qt.TextFormat.PlainText)  # a person's name as typed: "<b>Mia</b>" is not bold
         self.addPermanentWidget(self.till)
         self.addPermanentWidget(self.switch_button)
         self.addPermanentWidget(self.pending)

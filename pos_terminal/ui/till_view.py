@@ -158,6 +158,7 @@ class TillView(QWidget):
 
         # --- the shift ---
         self.shift_heading = label("Open the shift", role="heading")
+        self.shift_heading.setTextFormat(Qt.TextFormat.PlainText)  # the person's name as typed, "<b>" and all
         self.shift_text = label(
             "Count the cash in the drawer: that is the float the shift starts with. Charges need an open shift.",
             role="hint",

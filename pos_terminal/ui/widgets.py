@@ -238,8 +238,11 @@ def quoted(text: str, most: int = QUOTED) -> str:
     return f"“{' '.join(words)}”"
 
 
-def label(text: str = "", *, role: str | None = None, wrap: bool = False) -> QLabel:
+def label(text: str = "", *, role: str | None = None, wrap: bool = False, rich: bool = False) -> QLabel:
+    """A label of plain text: what a person typed ("<b>Mia</b> &amp; Co", a store's name) shows as typed, never read
+    as markup by Qt's guess; ``rich`` for one whose own words are markup (a link), every typed part escaped."""
     widget = QLabel(text)
+    widget.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     if role:
         widget.setProperty("role", role)
     widget.setWordWrap(wrap)
@@ -303,6 +306,7 @@ class Banner(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 4, 6, 4)
         self.text = QLabel()
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # a message may quote what was typed: shown as typed
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setAccessibleName("Message")

@@ -85,8 +85,8 @@ def full_report() -> EndOfDayReport:
         cash_sales=[CashSaleRow(at(50), "LANE-1", "Walk-in", 700, 1_000, 300)],
     )
     sales = (
-        CompletedCheck("R-1", listed[0].transaction_id, "Ana Cashier", at(11), 1_250, 0, 1_250),
-        CompletedCheck("R-2", None, "Ben Barista", at(50), 700, 700, 0),
+        CompletedCheck("R-1", listed[0].transaction_id, "Ana Cashier", at(11), 1_250, 0, 1_250, 1_250),
+        CompletedCheck("R-2", None, "Ben Barista", at(50), 700, 700, 0, 0),
     )
     refunds = (RefundRow(listed[2].transaction_id, "Ana Cashier", "Maria Manager", at(75), 900, 200),)
     shift = Shift(

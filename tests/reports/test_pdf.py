@@ -142,7 +142,7 @@ async def test_receipts_show_items_discounts_cash_loyalty_and_refunds(
     cash = await reports.receipt(day.ids["B8"])
     text = flat(pdf_text(render_receipt(cash, money=MONEY)))
     assert "Paid by cash" in text and MONEY.format(-500) in text and "李雷" in text
-    assert "Charged to the account" in text and MONEY.format(1500) in text
+    assert "Due on the account" in text and MONEY.format(1500) in text
 
     refunded = await reports.receipt(day.ids["B3"])
     data = render_receipt(refunded, money=MONEY)

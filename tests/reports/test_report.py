@@ -101,7 +101,7 @@ async def test_the_audit_entries_of_the_period_are_on_the_report(
     assert ("sign-in", desktop_user()) in actions, "the terminal's own entries name the desktop's user"
     assert ("report printed", "manager") in actions
     printed = next(a for a in second.audit if a.action == "report printed")
-    assert "where: Office" in printed.detail and "layout: a4" in printed.detail
+    assert printed.detail.endswith(", on A4, on Office."), printed.detail
 
 
 async def test_a_receipt_needs_a_completed_or_refunded_transaction(day: Day, open_terminal: Callable[..., Any]) -> None:

@@ -48,7 +48,7 @@ async def test_a_check_paid_in_cash_is_kept_in_the_journal_and_on_the_shift_repo
     assert [(c.total, c.paid, c.change) for c in report.cash_sales] == [(700, 5_000, 4_300)]
     assert report.cash_total == 700 and report.reconciled, "the service's figures do not hold cash sales"
     audit = {a.action: a.detail for a in report.audit}
-    assert audit["cash sale"] == "change: $43.00, cash taken: $50.00, total: $7.00"
+    assert audit["cash sale"] == f"{desktop_user()} took a cash sale of $7.00: $50.00 in cash, $43.00 in change."
     other = await reports.end_of_day(report.range, ReportScope.terminal("LANE-2"))
     assert other.cash_sales == ()
 
