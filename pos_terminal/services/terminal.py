@@ -54,6 +54,7 @@ from pos_terminal.store.money_memory import money_format
 from pos_terminal.store.tokens import TokenStore, move_earlier_sign_in, open_token_store
 
 if TYPE_CHECKING:
+    from pos_terminal.domain.money import MoneyFormat
     from pos_terminal.services.reports import Reports
 
 
@@ -182,6 +183,8 @@ def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settin
         journal,
         now=journal.now,
         terminal_id=current.terminal_id,
+        install_id=current.install_id,
+        currency=current.currency,
         secrets=_store_secrets(paths, current),
         own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
     )
@@ -365,9 +368,17 @@ class Terminal:
             actor=actor,
             lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
             money=self.money.format,
+            money_in=lambda currency: self.money_of(currency).format,
             now=self.journal.now,
             details=lambda: self.store.details.get(),  # the Counter's receipts are made before the store is
         )
+
+    def money_of(self, currency: str | None) -> MoneyFormat:
+        """Amounts in ``currency`` (a report's: the store's day is in the store's) as this till writes its own; the
+        till's format when ``currency`` is None or the till's."""
+        if currency is None or currency == self.settings.currency:
+            return self.money
+        return money_format(self.settings.locale, currency, self.paths.money_file)
 
     def catalog(self) -> Catalog:
         """The catalog this till sells from (:func:`~pos_terminal.services.catalog.till_catalog`); CatalogError
