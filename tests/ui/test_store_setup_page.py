@@ -1,23 +1,26 @@
 """The set-up page and a real PostgreSQL store: a till in another currency, or with another till's terminal id, is
-refused in one sentence; a store database with no schema yet is set up from the page, then joined."""
+refused in one sentence; a store database with no schema yet is set up from the page, then joined. Settings keeps a
+joined till's currency."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 from psycopg import sql
 
 from pos_terminal.app import AppHost
 from pos_terminal.config import Settings
 from pos_terminal.paths import Paths
+from pos_terminal.services.store_owner import set_up_store
 from pos_terminal.services.terminal import join_store
 from pos_terminal.store.database import StoreDatabase
-from pos_terminal.ui.main_window import MainWindow, Page
+from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.setup_view import SetupView
 from tests.conftest import StoreTarget
 from tests.keyrings import MemoryKeyring
-from tests.ui.conftest import finish, screenshot, until
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -159,3 +162,26 @@ async def test_a_store_database_with_no_schema_is_set_up_from_the_set_up_page_an
         till = database.get("till", "CAFE-1")
     assert till is not None and till["install_id"] == host.settings.install_id
     await finish(window, host, wait=False)
+
+
+async def test_settings_keep_the_currency_of_a_till_that_is_part_of_a_store(
+    tmp_path: Path,
+    host: AppHost,
+    make_window: Callable[[AppHost], MainWindow],
+    client: httpx.Client,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    address = f"sqlite:///{tmp_path / 'shop' / 'store.sqlite3'}"
+    set_up_store(address, None, currency="AUD")
+    await join_store(host.paths, host.settings, address)
+    window = await signed_in_window(host, make_window, client)
+    window.show_tab(Tab.SETTINGS)
+    settings = window.workspace.settings_view
+    settings.currency_box.setCurrentText("GBP")
+    QTest.mouseClick(settings.save_button, Qt.MouseButton.LeftButton)
+    assert window.banner.text.text() == (
+        f"The currency cannot change while this till is part of the store at {address}, which counts in AUD."
+        " Leave the store first to count in another currency."
+    )
+    assert host.settings.currency == "AUD" and window.approvals.prompt is None
+    await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
