@@ -182,14 +182,15 @@ class StoreSync:
         # for nothing)
         database = await asyncio.to_thread(self._open_database, address, password)
         try:
-            await asyncio.to_thread(
-                partial(database.hello, self.terminal_id, install_id=self.install_id, currency=self.currency)
-            )
+            joining = {"install_id": self.install_id, "currency": self.currency}
+            await asyncio.to_thread(partial(database.check_join, self.terminal_id, **joining))
             changes = await asyncio.to_thread(_all_people, database)
             has_catalog, has_details = await asyncio.to_thread(_store_has, database)
             own = self._own_catalog() if self._own_catalog is not None and not has_catalog else None
             if password:  # no keychain and no opt-in to the file: one sentence, and nothing is joined
                 self._secrets(address).save({"password": password})
+            # the store knows this till (its install) only now: a join refused before leaves no till row behind
+            await asyncio.to_thread(partial(database.hello, self.terminal_id, **joining))
         except BaseException:
             await asyncio.to_thread(database.close)
             raise

@@ -428,8 +428,13 @@ class StoreDatabase:
         now = self.now()
         table = schema.till
         with self._writing() as conn:
-            if currency is not None:
-                self._same_currency(conn, currency, terminal_id)
+            self._refuse_join(conn, terminal_id, install_id, currency)
+            if currency is not None and _store_currency(conn) is None:
+                conn.execute(
+                    sa.insert(schema.store_currency).values(
+                        id=1, currency=currency, set_at=now, set_by_till=terminal_id
+                    )
+                )
             stored = one_row(conn, Kind.TILL, terminal_id)
             if stored is None:
                 conn.execute(
@@ -439,8 +444,6 @@ class StoreDatabase:
                 )
                 self._writes.log_change(conn, Kind.TILL, terminal_id, terminal_id)
                 return True
-            if install_id is not None and stored["install_id"] not in (None, install_id):
-                raise TillIdTaken(f"Another till of this store is already called {terminal_id}.")
             renamed = name is not None and name != stored["name"]
             values: dict[str, Any] = {"last_seen_at": now} | ({"name": name} if renamed else {})
             if install_id is not None and stored["install_id"] is None:
@@ -450,20 +453,25 @@ class StoreDatabase:
                 self._writes.log_change(conn, Kind.TILL, terminal_id, terminal_id)
             return renamed
 
-    def _same_currency(self, conn: Connection, currency: str, terminal_id: str) -> None:
-        """:class:`StoreCurrencyDiffers` unless ``currency`` is the store's; a store with none takes it."""
+    def check_join(self, terminal_id: str, *, install_id: str | None, currency: str | None) -> None:
+        """The refusals of :meth:`hello`, reading only: a join asks them before anything is written or kept."""
+        check_id(terminal_id, "terminal_id")
+        self._require_current()
+        with self._reading() as conn:
+            self._refuse_join(conn, terminal_id, install_id, currency)
+
+    def _refuse_join(self, conn: Connection, terminal_id: str, install_id: str | None, currency: str | None) -> None:
+        """:class:`StoreCurrencyDiffers` for a till not in the store's currency, :class:`TillIdTaken` for a terminal
+        id another install has."""
         kept = _store_currency(conn)
-        if kept is None:
-            conn.execute(
-                sa.insert(schema.store_currency).values(
-                    id=1, currency=currency, set_at=self.now(), set_by_till=terminal_id
-                )
-            )
-        elif kept != currency:
+        if currency is not None and kept is not None and kept != currency:
             raise StoreCurrencyDiffers(
                 f"This store counts in {kept}; this till is set to {currency}.",
                 hint=f"Set the till to {kept} to join, or join another store.",
             )
+        stored = one_row(conn, Kind.TILL, terminal_id)
+        if install_id is not None and stored is not None and stored["install_id"] not in (None, install_id):
+            raise TillIdTaken(f"Another till of this store is already called {terminal_id}.")
 
     def get(self, kind: Kind | str, key: str) -> dict[str, Any] | None:
         """The record of ``kind`` with id ``key`` as it is now (the store's details: key "1"), or None."""

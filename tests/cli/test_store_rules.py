@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import keyring
 import pytest
+from keyring.backends import fail
 
 from pos_terminal.cli import main
 from pos_terminal.store.database import StoreDatabase
@@ -59,6 +61,35 @@ def test_two_profiles_with_one_terminal_id_are_refused_and_the_same_till_joins_a
     with StoreDatabase(postgres_target.url, password=password) as database:
         till = database.get("till", "CAFE-1")
     assert till is not None and till["install_id"] == _install_id(first)
+
+
+def test_a_join_that_failed_leaves_no_till_behind_to_refuse_the_next_try(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    postgres_target: StoreTarget,
+    memory_keyring: Any,
+    pins: list[int],
+) -> None:
+    """``setup --store`` on a computer with no keychain fails, and writes no settings: the next try is a new
+    profile's install identity, which a till row left by the first try would refuse as another till."""
+    password = postgres_target.password
+    assert password is not None
+    owner = tmp_path / "owner"
+    write_config(owner, terminal_id="CAFE-0")
+    assert store(owner, capsys, "init", postgres_target.url, "--password-fd", pin_fd(pins, password)).code == 0
+    new = tmp_path / "new"
+    argv = ["setup", "--region", "sandbox", "--terminal", "CAFE-1", "--profile", str(new), "--store"]
+    argv.append(postgres_target.url)
+    keyring.set_keyring(fail.Keyring())
+    capsys.readouterr()
+    assert main([*argv, "--password-fd", pin_fd(pins, password)]) == 1
+    assert "keychain" in _one_line(capsys.readouterr().err)
+    assert not (new / "config" / "config.toml").exists()
+    keyring.set_keyring(memory_keyring)
+    assert main([*argv, "--password-fd", pin_fd(pins, password)]) == 0, capsys.readouterr().err
+    with StoreDatabase(postgres_target.url, password=password) as database:
+        till = database.get("till", "CAFE-1")
+    assert till is not None and till["install_id"] == _install_id(new)
 
 
 def test_a_till_in_pounds_is_refused_by_a_store_in_euros(
