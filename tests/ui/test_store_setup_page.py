@@ -185,3 +185,25 @@ async def test_settings_keep_the_currency_of_a_till_that_is_part_of_a_store(
     )
     assert host.settings.currency == "AUD" and window.approvals.prompt is None
     await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
+
+
+async def test_a_store_in_a_new_file_is_set_up_from_the_set_up_page_with_no_password(
+    tmp_path: Path, make_window: Callable[[AppHost], MainWindow], memory_keyring: MemoryKeyring
+) -> None:
+    address = f"sqlite:///{tmp_path / 'shop' / 'store.sqlite3'}"
+    host = AppHost(Paths.profile(tmp_path / "till"))
+    window = make_window(host)
+    window.start()
+    setup = window.setup
+    setup.terminal_id.setText("CAFE-1")
+    setup.currency_box.setCurrentText("NZD")
+    QTest.keyClicks(setup.store_address, address)
+    QTest.mouseClick(setup.continue_button, Qt.MouseButton.LeftButton)
+    await until(lambda: setup.offer.isVisible(), timeout=30, what="the offer to set the store up")
+    assert not setup.owner_password.isVisible() and setup.set_up_button.hasFocus(), "a file has no owner's password"
+    assert "counts in NZD" in setup.offer_text.text()
+    QTest.keyClick(setup.set_up_button, Qt.Key.Key_Space)
+    await until(lambda: window.page is Page.SIGN_IN, timeout=30, what="set up, joined, and on to the sign-in")
+    with StoreDatabase(address) as database:
+        assert database.currency() == "NZD"
+    await finish(window, host, wait=False)
