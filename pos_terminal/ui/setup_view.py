@@ -189,22 +189,25 @@ class SetupView(QWidget):
     def _offer_set_up(self, address: str, currency: str) -> None:
         """The join found no schema: say so, and offer to set the store up here, in the currency chosen."""
         where, _ = split_password(address)
-        if where.lower().startswith("sqlite"):
-            text = f"This till can set up {where} as a new store that counts in {currency}, then join it."
+        in_a_file = where.lower().startswith("sqlite")
+        if in_a_file:
+            text = f"Set it up here as a new store that counts in {currency}, then join it."
         else:
             owner = urlsplit(where).username or "the user in the address"
             text = (
-                f"This till can set it up here as a new store that counts in {currency}, then join it. Setting it up"
-                f" needs the password of {owner} (the user in the address), who must own the database."
+                f"Set it up here as a new store that counts in {currency}, then join it, with the password of {owner}"
+                " (who must own the database)."
             )
         self.offer_text.setText(text)
-        self.owner_password.setVisible(not where.lower().startswith("sqlite"))
+        self.owner_password.setVisible(not in_a_file)
+        self.store_hint.hide()  # the offer says what the database is for now; both did not fit at 1024 × 768
         self.offer.show()
         (self.owner_password if self.owner_password.isVisible() else self.set_up_button).setFocus()
 
     def _hide_offer(self) -> None:
         """Another address: the offer was for the one that had no schema."""
         self.offer.hide()
+        self.store_hint.show()
         self.owner_password.clear()
 
     def _preview(self) -> None:
@@ -250,7 +253,7 @@ class SetupView(QWidget):
             self.joined = None
             self.done.emit(settings)
             return
-        self.offer.hide()
+        self._hide_offer()
         password = self._password()  # read before the fields are disabled for the join
         self._show_joining(True)
         self.tasks.run(self._join(settings, address, password), key="join", on_error=self._join_failed)
@@ -266,7 +269,7 @@ class SetupView(QWidget):
             return
         address = self.store_address.text().strip()
         if not address:
-            self.offer.hide()
+            self._hide_offer()
             return
         self.error.clear()
         where, in_url = split_password(address)
@@ -290,8 +293,7 @@ class SetupView(QWidget):
         except BaseException:
             self._show_joining(False)
             raise
-        self.offer.hide()
-        self.owner_password.clear()
+        self._hide_offer()
         self.waiting.start("Joining the store…")
         await self._join(settings, address, password)
 

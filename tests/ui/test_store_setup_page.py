@@ -133,6 +133,10 @@ async def test_a_store_database_with_no_schema_is_set_up_from_the_set_up_page_an
     for width, height in ((1024, 768), (1920, 1080)):
         window.resize(width, height)
         screenshot(window, f"store-init-offer-{width}x{height}", tmp_path)
+        for text in (setup.error, setup.offer_text):  # whole, not squeezed to fit
+            assert text.height() >= text.heightForWidth(text.width()), text.text()
+        for field in (setup.region, setup.terminal_id, setup.store_address, setup.owner_password):
+            assert field.height() >= field.sizeHint().height(), field.accessibleName()
         bottom = setup.continue_button.mapTo(window, setup.continue_button.rect().bottomLeft()).y()
         assert bottom < window.status.mapTo(window, window.status.rect().topLeft()).y(), "Continue stays in sight"
 
@@ -144,6 +148,12 @@ async def test_a_store_database_with_no_schema_is_set_up_from_the_set_up_page_an
         f"{database_name}. Give the address of the database's owner, or ask the owner to set it up."
     )
     assert setup.offer.isVisible() and not host.paths.config_file.exists()
+    window.resize(1024, 768)  # the longest sentence with the offer, at the smallest screen
+    screenshot(window, "store-init-refused-1024x768", tmp_path)
+    for text in (setup.error, setup.offer_text):
+        assert text.height() >= text.heightForWidth(text.width()), text.text()
+    for field in (setup.region, setup.store_address, setup.owner_password, setup.continue_button):
+        assert field.height() >= field.sizeHint().height(), field.accessibleName()
 
     setup.store_address.setText(postgres_target.url)  # the owner's address: the offer is for the new one
     assert not setup.offer.isVisible()
