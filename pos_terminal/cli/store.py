@@ -110,7 +110,7 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
         try:
             if args.store_command == "join":
                 await store.close()
-                status = await _join_store(paths, settings, args, out)
+                status = await _join_store(paths, settings, args, out, kept=set_up)
             elif args.store_command == "leave":
                 status = await store.leave()
                 out.line("This till is no longer part of a store; everything it recorded stays in its journal.")
@@ -230,12 +230,15 @@ def _store_status_json(status: StoreStatus) -> dict[str, Any]:
     }
 
 
-async def _join_store(paths: Paths, settings: Settings, args: argparse.Namespace, out: Output) -> StoreStatus:
-    """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
+async def _join_store(
+    paths: Paths, settings: Settings, args: argparse.Namespace, out: Output, *, kept: bool = True
+) -> StoreStatus:
+    """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url;
+    ``kept``: the settings are the profile's (or will be, for ``setup``), not the defaults of one never set up."""
     from pos_terminal.services.store_sync import split_password
     from pos_terminal.services.terminal import join_store
 
     address, password = _store_address(args, split_password)
-    status = await join_store(paths, settings, address, password)
+    status = await join_store(paths, settings, address, password, kept=kept)
     out.line(f"This till ({settings.terminal_id}) is part of the store {address}.")
     return status

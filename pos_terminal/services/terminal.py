@@ -204,15 +204,23 @@ def _store_secrets(paths: Paths, settings: Settings) -> Callable[[str], TokenSto
     return open_for
 
 
-async def join_store(paths: Paths, settings: Settings, url: str, password: str | None = None) -> StoreStatus:
+async def join_store(
+    paths: Paths, settings: Settings, url: str, password: str | None = None, *, kept: bool = True
+) -> StoreStatus:
     """``store join`` for a till whose terminal is not running: the command line's ``store join`` and
     ``setup --store``, and the window's first-launch page, which joins before the settings are saved (a store that
     cannot be joined leaves nothing behind). ``url`` may carry the password; it is taken out of it. The journal is
-    opened and closed on a worker thread, so a window's loop never waits on the disk."""
+    opened and closed on a worker thread, so a window's loop never waits on the disk.
+
+    ``kept``: ``settings`` are, or will be once joined, the profile's. A profile with no settings joining (``store
+    join`` before ``setup``) has no install identity yet to give: the store keeps its till row for the first set-up
+    profile that joins with its terminal id."""
     address, in_url = split_password(url)
     journal = await asyncio.to_thread(lambda: Journal(paths.ensure().journal_file))
     try:
         store = store_sync_for(journal, paths, lambda: settings)
+        if not kept:
+            store.install_id = None
         try:
             return await store.join(address, in_url if in_url is not None else password)
         finally:

@@ -187,3 +187,27 @@ def test_the_store_s_day_is_written_in_the_store_s_currency_whatever_the_till_th
     day = cli("report", "--store", json=True, base=lane)
     assert day.code == 0, day.err
     assert day.data["store"]["currency"] == "EUR"
+
+
+def test_a_profile_never_set_up_joins_without_claiming_its_terminal_id(
+    tmp_path: Path, postgres_target: StoreTarget, memory_keyring: Any
+) -> None:
+    """``store join`` before ``setup``: the profile's settings are defaults, kept nowhere, so each run would bring
+    another install identity; it brings none, and the profile set up afterwards claims the till's row."""
+    import asyncio
+
+    from pos_terminal.config import Settings
+    from pos_terminal.paths import Paths
+    from pos_terminal.services.terminal import join_store
+
+    password = postgres_target.password
+    StoreDatabase(postgres_target.url, password=password).init_schema(currency="EUR")
+    lane = Paths.profile(tmp_path / "lane")
+    for _ in range(2):
+        unsaved = Settings(terminal_id="CAFE-1", currency="EUR")  # made anew by each command, as load_settings does
+        asyncio.run(join_store(lane, unsaved, postgres_target.url, password, kept=False))
+    set_up = Settings(terminal_id="CAFE-1", currency="EUR")
+    asyncio.run(join_store(lane, set_up, postgres_target.url, password))
+    with StoreDatabase(postgres_target.url, password=password) as database:
+        till = database.get("till", "CAFE-1")
+    assert till is not None and till["install_id"] == set_up.install_id
