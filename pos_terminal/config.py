@@ -8,8 +8,10 @@ one sentence, never a traceback, and never silently replaced.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +26,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import ConfigError, UserError
 
 SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
 
 Upgrade = Callable[[dict[str, Any]], dict[str, Any]]
 _UPGRADES: dict[int, Upgrade] = {}
@@ -112,6 +115,9 @@ class Settings(BaseModel):
     custom_urls: CustomUrls = Field(default_factory=CustomUrls)
     # empty until the till is set up: no command or window guesses one (see :func:`set_up_till`)
     terminal_id: str = Field(default="", max_length=64)
+    # this profile's install identity, made once: a store tells the same till joining again from another one
+    # given the same terminal id by it (docs/store.md)
+    install_id: str = Field(default_factory=lambda: str(uuid.uuid4()), min_length=1, max_length=64)
     locale: str = "en_AU"
     currency: str = Field(default="AUD", min_length=3, max_length=3)
     client_id: str = "pos-terminal"
@@ -212,11 +218,17 @@ def load_settings(path: Path) -> tuple[Settings, bool]:
         version += 1
     data["schema_version"] = SCHEMA_VERSION
     try:
-        return Settings.model_validate(data), True
+        settings = Settings.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the file"
         raise ConfigError(f"The setting “{where}” in {path} is invalid: {first['msg']}.") from exc
+    if "install_id" not in data:  # a profile set up before install identities: its own, kept from its first start
+        try:
+            save_settings(path, settings)
+        except OSError as exc:
+            log.warning("the install identity of %s cannot be kept (%s)", path, exc.strerror)
+    return settings, True
 
 
 def save_settings(path: Path, settings: Settings) -> None:

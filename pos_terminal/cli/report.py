@@ -107,7 +107,7 @@ async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
                 hint="Use --pdf or --print, in the a4 or roll layout.",
             )
         report = await reports.store_day(period, terminal.store)
-        _report_lines(report, out, terminal.money)
+        _report_lines(report, out, terminal.money_of(report.store.currency if report.store else None))
         await _report_copies(report, reports, args, out, terminal)
         return EXIT_OK
     if args.merge:
@@ -145,7 +145,7 @@ async def _report_copies(
     from pos_terminal.reports.end_of_day import render
 
     if args.pdf or args.print_it:
-        data = render(report, args.layout, money=terminal.money)
+        data = render(report, args.layout, money=terminal.money_of(report.store.currency if report.store else None))
         if args.pdf:
             saved = _save(data, args.pdf)
             reports.record_report(report, "saved", where=str(saved), layout=args.layout)

@@ -39,6 +39,11 @@ def register(commands: Commands) -> None:
         )
         if name == "init":
             action.add_argument(
+                "--currency",
+                metavar="CODE",
+                help="the store's one currency, like EUR (default: this profile's, once it is set up)",
+            )
+            action.add_argument(
                 "--till-roles",
                 dest="till_roles",
                 action="store_true",
@@ -95,9 +100,10 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
 
     paths = paths.ensure()
     configure_logging(paths.log_file, f"pos-terminal store {args.store_command}")
+    settings, set_up = load_settings(paths.config_file)
     if args.store_command in ("init", "add-till"):
-        return await _store_owner(args, out)
-    settings = set_up_till(*load_settings(paths.config_file))  # joins, leaves and reports as this till
+        return await _store_owner(args, out, settings.currency if set_up else None)
+    settings = set_up_till(settings, set_up)  # joins, leaves and reports as this till
     from pos_terminal.store.journal import Journal
 
     with Journal(paths.journal_file) as journal:
@@ -105,7 +111,7 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
         try:
             if args.store_command == "join":
                 await store.close()
-                status = await _join_store(paths, settings, args, out)
+                status = await _join_store(paths, settings, args, out, kept=set_up)
             elif args.store_command == "leave":
                 status = await store.leave()
                 out.line("This till is no longer part of a store; everything it recorded stays in its journal.")
@@ -127,36 +133,51 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     return EXIT_OK
 
 
-async def _store_owner(args: argparse.Namespace, out: Output) -> int:
-    """``store init`` and ``store add-till``: the store's owner sets up the schema, the tills' role, a till's user."""
+async def _store_owner(args: argparse.Namespace, out: Output, profile_currency: str | None) -> int:
+    """``store init`` and ``store add-till``: the store's owner sets up the schema, the tills' role, a till's user.
+    ``profile_currency``: this profile's currency, when it is set up (a new store's currency unless one is given)."""
     import asyncio
 
+    from pos_terminal.services.store_owner import set_up_store
     from pos_terminal.services.store_sync import split_password
     from pos_terminal.store.database import StoreDatabase
-    from pos_terminal.store.roles import add_till, can_refresh_till_roles, require_roles, set_up_till_roles
+    from pos_terminal.store.roles import add_till, require_roles
 
     address, password = _store_address(args, split_password)
-    with StoreDatabase(address, password=password) as database:
-        if args.store_command == "add-till":
+    if args.store_command == "add-till":
+        with StoreDatabase(address, password=password) as database:
             require_roles(database)  # before the till's password is asked
             till_password = _till_password(args.terminal_id, args.till_password_fd)
             await asyncio.to_thread(add_till, database, args.terminal_id, till_password)
-            user = _with_user(address, args.terminal_id)
-            out.line(f"Till {args.terminal_id} logs in to the store database as “{args.terminal_id}”: on it, run")
-            out.line(f"  pos-terminal store join {user}")
-            out.data({"address": address, "till": args.terminal_id, "joinAddress": user})
-            return EXIT_OK
-        roles = bool(args.till_roles)
-        if roles:
-            require_roles(database)  # a file has none: said before anything is set up
-        await asyncio.to_thread(database.init_schema)
-        # a schema upgrade may bring a table: the tills' grants are refreshed whenever the tills have roles
-        roles = roles or await asyncio.to_thread(can_refresh_till_roles, database)
-        if roles:
-            await asyncio.to_thread(set_up_till_roles, database)
-    out.line(f"The store database {address} is set up" + (", with a role for its tills." if roles else "."))
-    out.data({"address": address, "schema": "current", "tillRoles": roles})
+        user = _with_user(address, args.terminal_id)
+        out.line(f"Till {args.terminal_id} logs in to the store database as “{args.terminal_id}”: on it, run")
+        out.line(f"  pos-terminal store join {user}")
+        out.data({"address": address, "till": args.terminal_id, "joinAddress": user})
+        return EXIT_OK
+    currency = _currency_given(args.currency) if args.currency is not None else profile_currency
+    done = await asyncio.to_thread(set_up_store, address, password, currency=currency, till_roles=bool(args.till_roles))
+    if args.currency is not None and done.currency != currency:
+        raise UserError(
+            f"The store database {address} counts in {done.currency} already; a store's currency does not change.",
+            hint=f"Leave out --currency, or set up another store for {currency}.",
+        )
+    counts = f" It counts in {done.currency}." if done.currency else " Its currency is the first joining till's."
+    out.line(
+        f"The store database {address} is set up"
+        + (", with a role for its tills." if done.till_roles else ".")
+        + counts
+    )
+    out.data({"address": address, "schema": "current", "tillRoles": done.till_roles, "currency": done.currency})
     return EXIT_OK
+
+
+def _currency_given(code: str) -> str:
+    """``--currency`` checked as the set-up page checks a currency (one sentence for one that is unknown)."""
+    from pos_terminal.domain.money import MoneyFormat
+
+    currency = code.strip().upper()
+    MoneyFormat("en", currency)
+    return currency
 
 
 def _till_password(terminal_id: str, fd: int | None) -> str:
@@ -210,12 +231,15 @@ def _store_status_json(status: StoreStatus) -> dict[str, Any]:
     }
 
 
-async def _join_store(paths: Paths, settings: Settings, args: argparse.Namespace, out: Output) -> StoreStatus:
-    """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url."""
+async def _join_store(
+    paths: Paths, settings: Settings, args: argparse.Namespace, out: Output, *, kept: bool = True
+) -> StoreStatus:
+    """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url;
+    ``kept``: the settings are the profile's (or will be, for ``setup``), not the defaults of one never set up."""
     from pos_terminal.services.store_sync import split_password
     from pos_terminal.services.terminal import join_store
 
     address, password = _store_address(args, split_password)
-    status = await join_store(paths, settings, address, password)
+    status = await join_store(paths, settings, address, password, kept=kept)
     out.line(f"This till ({settings.terminal_id}) is part of the store {address}.")
     return status

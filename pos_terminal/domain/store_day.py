@@ -48,6 +48,7 @@ class StoreDay:
     shifts: tuple[TillShift, ...]
     people: tuple[PersonSales, ...]
     unmatched: int = 0  # completes in a till's audit log whose transaction the service's listing did not show
+    currency: str | None = None  # the store's one currency, which every amount of its day is counted in
 
     @property
     def expected(self) -> int:
@@ -98,6 +99,7 @@ class StoreDay:
                 for p in self.people
             ],
             "unmatched": self.unmatched,
+            "currency": self.currency,
         }
 
 

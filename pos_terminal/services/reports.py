@@ -151,6 +151,7 @@ class ReportOrder:
     lookback: timedelta
     logo: bytes | None = None
     steps: tuple[Step, ...] = ()
+    currency: str | None = None  # what its amounts are counted in when it is not the till's to say: the store's
 
     def then(self, step: Step) -> ReportOrder:
         """The same order, with ``step`` applied to its report once made."""
@@ -238,6 +239,7 @@ def _with_the_store_day(
         )
         for a in records.audit
     ]
+    day = replace(day, currency=records.currency)
     return replace(report, store=day, cash_sales=tuple(cash), audit=tuple(audit), merchant=day.name or report.merchant)
 
 
@@ -262,9 +264,11 @@ class Reports:
         now: Clock = utcnow,
         money: Callable[[int], str] | None = None,
         details: Callable[[], StoreDetails | None] = lambda: None,
+        money_in: Callable[[str], Callable[[int], str]] | None = None,
     ) -> None:
         """``merchant``: the name on paper; else the store's name from ``details`` (read at each copy: another
-        till may change it), else none."""
+        till may change it), else none. ``money_in(currency)`` formats cents of ``currency`` as ``money`` formats
+        the till's: the store's day is written in the store's currency."""
         self.client = client
         self.journal = journal
         self.terminal_id = terminal_id
@@ -275,6 +279,7 @@ class Reports:
         self.lookback = lookback
         self.now = now
         self.money = money
+        self.money_in = money_in
         self.details = details
 
     @property
@@ -308,7 +313,10 @@ class Reports:
         across the tills. The store database must be reached (a till's own copy holds only its own records)."""
         order = await self.order(period, ReportScope.merged())
         records = await store.day(period.start, period.end)
-        return order.then(partial(_with_the_store_day, records, self.money, period))
+        money = self.money
+        if records.currency is not None and self.money_in is not None:
+            money = self.money_in(records.currency)
+        return replace(order.then(partial(_with_the_store_day, records, money, period)), currency=records.currency)
 
     async def end_of_day(self, period: TimeRange, scope: ReportScope | None = None) -> EndOfDayReport:
         """The report of ``period`` for ``scope`` (this terminal by default), made here (see :meth:`order`)."""

@@ -105,7 +105,7 @@ def checked(settings: Settings, regions: Collection[str]) -> Settings:
 
 # --- single settings, by name -------------------------------------------------------------------
 
-_NOT_SETTABLE = frozenset({"schema_version"})
+_NOT_SETTABLE = frozenset({"schema_version", "install_id"})  # the profile's identity is made, never typed
 
 
 def setting_names(settings: Settings) -> list[str]:
@@ -222,7 +222,14 @@ def currency_change_refused(journal: Journal, terminal_id: str, was: str, curren
         return None
     from pos_terminal.services.register import OpenCheck, UnreadableCheck
     from pos_terminal.services.shifts import Shifts
+    from pos_terminal.store.link import LinkBook
 
+    if (link := LinkBook(journal).state()) is not None:
+        return UserError(
+            f"The currency cannot change while this till is part of the store at {link.address}, which counts in"
+            f" {was}.",
+            hint="Leave the store first to count in another currency.",
+        )
     if (shift := Shifts(journal, terminal_id=terminal_id).current()) is not None:
         return UserError(
             f"The currency cannot change while shift {shift.id} is open: its float and its sales are in {was}.",

@@ -117,11 +117,16 @@ class StoreSync:
         open_database: Callable[[str, str | None], StoreDatabase] | None = None,
         now: Clock = utcnow,
         own_catalog: Callable[[], Catalog] | None = None,
+        install_id: str | None = None,
+        currency: str | None = None,
     ) -> None:
         """``own_catalog``: the till's catalog while it stands alone (its file), which it offers, when it joins, to
-        a store that has no catalog yet."""
+        a store that has no catalog yet. ``install_id`` (the profile's identity) and ``currency`` are what the store
+        checks at a join: one till per terminal id, one currency per store."""
         self.journal = journal
         self.terminal_id = terminal_id
+        self.install_id = install_id
+        self.currency = currency
         self.link = LinkBook(journal)
         self.people = PeopleBook(journal)
         self.shifts = ShiftBook(journal)
@@ -169,21 +174,25 @@ class StoreSync:
     async def join(self, address: str, password: str | None) -> StoreStatus:
         """Make this till part of the store at ``address`` (its password goes to the keychain, never the address).
 
-        The store must be set up (``store init``). People the store has by the same name become the store's
-        (its record wins: it is the store's person); the till's other people, its shifts, cash sales and audit
-        log are queued and sent, once each. The till sells from the store's catalog from then on; a store with
-        no catalog yet gets this till's, and one with no details yet this till's details.
+        The store must be set up (``store init``), and refuses a till whose currency is not the store's, or whose
+        terminal id another till of it has (:meth:`StoreDatabase.hello`). People the store has by the same name
+        become the store's (its record wins: it is the store's person); the till's other people, its shifts, cash
+        sales and audit log are queued and sent, once each. The till sells from the store's catalog from then on; a
+        store with no catalog yet gets this till's, and one with no details yet this till's details.
         """
         # on a worker thread: the first store of a process loads SQLAlchemy and the driver (the window's loop waits
         # for nothing)
         database = await asyncio.to_thread(self._open_database, address, password)
         try:
-            await asyncio.to_thread(_check_ready, database, self.terminal_id)
+            joining = {"install_id": self.install_id, "currency": self.currency}
+            await asyncio.to_thread(partial(database.check_join, self.terminal_id, **joining))
             changes = await asyncio.to_thread(_all_people, database)
             has_catalog, has_details = await asyncio.to_thread(_store_has, database)
             own = self._own_catalog() if self._own_catalog is not None and not has_catalog else None
             if password:  # no keychain and no opt-in to the file: one sentence, and nothing is joined
                 self._secrets(address).save({"password": password})
+            # the store knows this till (its install) only now: a join refused before leaves no till row behind
+            await asyncio.to_thread(partial(database.hello, self.terminal_id, **joining))
         except BaseException:
             await asyncio.to_thread(database.close)
             raise
@@ -437,11 +446,6 @@ def _out_of_reach(error: UserError) -> bool:
     from pos_terminal.store.database import StoreConflict, StoreDatabaseError, WrongTill
 
     return isinstance(error, StoreDatabaseError) and not isinstance(error, StoreConflict | WrongTill)
-
-
-def _check_ready(database: StoreDatabase, terminal_id: str) -> None:
-    """This till is known to the store (which needs its schema set up and current, else one sentence)."""
-    database.hello(terminal_id)
 
 
 def _store_has(database: StoreDatabase) -> tuple[bool, bool]:

@@ -54,6 +54,7 @@ from pos_terminal.store.money_memory import money_format
 from pos_terminal.store.tokens import TokenStore, move_earlier_sign_in, open_token_store
 
 if TYPE_CHECKING:
+    from pos_terminal.domain.money import MoneyFormat
     from pos_terminal.services.reports import Reports
 
 
@@ -185,6 +186,8 @@ def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settin
         journal,
         now=journal.now,
         terminal_id=current.terminal_id,
+        install_id=current.install_id,
+        currency=current.currency,
         secrets=_store_secrets(paths, current),
         own_catalog=lambda: till_catalog(CatalogBook(journal), settings().catalog_file),
     )
@@ -204,15 +207,23 @@ def _store_secrets(paths: Paths, settings: Settings) -> Callable[[str], TokenSto
     return open_for
 
 
-async def join_store(paths: Paths, settings: Settings, url: str, password: str | None = None) -> StoreStatus:
+async def join_store(
+    paths: Paths, settings: Settings, url: str, password: str | None = None, *, kept: bool = True
+) -> StoreStatus:
     """``store join`` for a till whose terminal is not running: the command line's ``store join`` and
     ``setup --store``, and the window's first-launch page, which joins before the settings are saved (a store that
     cannot be joined leaves nothing behind). ``url`` may carry the password; it is taken out of it. The journal is
-    opened and closed on a worker thread, so a window's loop never waits on the disk."""
+    opened and closed on a worker thread, so a window's loop never waits on the disk.
+
+    ``kept``: ``settings`` are, or will be once joined, the profile's. A profile with no settings joining (``store
+    join`` before ``setup``) has no install identity yet to give: the store keeps its till row for the first set-up
+    profile that joins with its terminal id."""
     address, in_url = split_password(url)
     journal = await asyncio.to_thread(lambda: Journal(paths.ensure().journal_file))
     try:
         store = store_sync_for(journal, paths, lambda: settings)
+        if not kept:
+            store.install_id = None
         try:
             return await store.join(address, in_url if in_url is not None else password)
         finally:
@@ -368,9 +379,17 @@ class Terminal:
             actor=actor,
             lookback=max(DEFAULT_LOOKBACK, hint + timedelta(minutes=5)),
             money=self.money.format,
+            money_in=lambda currency: self.money_of(currency).format,
             now=self.journal.now,
             details=lambda: self.store.details.get(),  # the Counter's receipts are made before the store is
         )
+
+    def money_of(self, currency: str | None) -> MoneyFormat:
+        """Amounts in ``currency`` (a report's: the store's day is in the store's) as this till writes its own; the
+        till's format when ``currency`` is None or the till's."""
+        if currency is None or currency == self.settings.currency:
+            return self.money
+        return money_format(self.settings.locale, currency, self.paths.money_file)
 
     def catalog(self) -> Catalog:
         """The catalog this till sells from (:func:`~pos_terminal.services.catalog.till_catalog`); CatalogError

@@ -63,6 +63,8 @@ are turned into them in one place (:func:`pos_terminal.store.connection.user_err
     ├── StoreSchemaTooNew      set up by a newer pos-terminal
     ├── StoreDamaged           a row holds what no till writes
     ├── StoreConflict          a name or barcode another record has
+    ├── StoreCurrencyDiffers   a till joining in another currency than the store's
+    ├── TillIdTaken            a till joining with the terminal id of another till of the store
     └── WrongTill              a till writing another till's shift, cash sale or audit entry
 
 Database roles (PostgreSQL)
@@ -130,6 +132,7 @@ from pos_terminal.store.store_errors import (
     BadStoreAddress,
     StoreAccessDenied,
     StoreConflict,
+    StoreCurrencyDiffers,
     StoreDamaged,
     StoreDatabaseError,
     StoreDatabaseMissing,
@@ -138,6 +141,7 @@ from pos_terminal.store.store_errors import (
     StoreSchemaTooNew,
     StoreTlsUnavailable,
     StoreUnavailable,
+    TillIdTaken,
     WrongTill,
 )
 from pos_terminal.store.writes import StoreWrites
@@ -156,6 +160,7 @@ __all__ = [
     "Stamp",
     "StoreAccessDenied",
     "StoreConflict",
+    "StoreCurrencyDiffers",
     "StoreDamaged",
     "StoreDatabase",
     "StoreDatabaseError",
@@ -166,6 +171,7 @@ __all__ = [
     "StoreSchemaTooNew",
     "StoreTlsUnavailable",
     "StoreUnavailable",
+    "TillIdTaken",
     "WrongTill",
     "alembic_config",
 ]
@@ -191,6 +197,7 @@ class StoreDayRecords:
     """The rows of one range of the store's day (:meth:`StoreDatabase.day`), as records."""
 
     info: dict[str, Any] | None  # the store's details, when they were ever written
+    currency: str | None  # the store's currency, None until store init or the first till's join set it
     tills: tuple[dict[str, Any], ...]
     shifts: tuple[dict[str, Any], ...]
     cash_sales: tuple[dict[str, Any], ...]
@@ -275,12 +282,14 @@ class StoreDatabase:
         with self._reading() as conn:
             return revision_state(conn)
 
-    def init_schema(self) -> SchemaState:
+    def init_schema(self, *, currency: str | None = None) -> SchemaState:
         """Create the schema, or upgrade it to the newest revision; a no-op when it is current.
 
         The whole upgrade is one transaction (PostgreSQL and SQLite both roll DDL
         back), under a lock on PostgreSQL, so two tills doing it at once do it once.
         Raises :class:`StoreSchemaTooNew` for a schema a newer pos-terminal set up.
+        ``currency`` becomes the store's currency when it has none yet (a store's
+        currency never changes: :meth:`currency` says which it kept).
         """
         if self.path is not None:
             try:
@@ -301,8 +310,16 @@ class StoreDatabase:
                     script_directory().get_current_head(),
                 )
                 command.upgrade(alembic_config(conn), "head")
+            if currency is not None and _store_currency(conn) is None:
+                conn.execute(sa.insert(schema.store_currency).values(id=1, currency=currency, set_at=self.now()))
         self._current = True
         return SchemaState.CURRENT
+
+    def currency(self) -> str | None:
+        """The store's currency (ISO 4217), or None while neither store init nor a till's join has given it one."""
+        self._require_current()
+        with self._reading() as conn:
+            return _store_currency(conn)
 
     def _require_current(self) -> None:
         if self._current:
@@ -391,28 +408,70 @@ class StoreDatabase:
                 terminal_id=terminal_id,
             )
 
-    def hello(self, terminal_id: str, name: str | None = None) -> bool:
+    def hello(
+        self,
+        terminal_id: str,
+        name: str | None = None,
+        *,
+        install_id: str | None = None,
+        currency: str | None = None,
+    ) -> bool:
         """A till announces itself: joins the store the first time, else is seen now (and renamed, given a name).
 
-        Logs a change when the till is new or renamed; being seen is bookkeeping and logs none.
+        A joining till gives its ``install_id`` (its profile's identity) and its ``currency``: the store refuses a
+        till in another currency than its own (:class:`StoreCurrencyDiffers`; a store with none yet takes this
+        till's) and a till whose terminal id another install already has (:class:`TillIdTaken`); a row that has
+        no install identity yet (joined before schema 0004) takes this till's. Logs a change when the till is new
+        or renamed; being seen is bookkeeping and logs none.
         """
         check_id(terminal_id, "terminal_id")
         now = self.now()
         table = schema.till
         with self._writing() as conn:
+            self._refuse_join(conn, terminal_id, install_id, currency)
+            if currency is not None and _store_currency(conn) is None:
+                conn.execute(
+                    sa.insert(schema.store_currency).values(
+                        id=1, currency=currency, set_at=now, set_by_till=terminal_id
+                    )
+                )
             stored = one_row(conn, Kind.TILL, terminal_id)
             if stored is None:
                 conn.execute(
-                    sa.insert(table).values(terminal_id=terminal_id, name=name, joined_at=now, last_seen_at=now)
+                    sa.insert(table).values(
+                        terminal_id=terminal_id, name=name, joined_at=now, last_seen_at=now, install_id=install_id
+                    )
                 )
                 self._writes.log_change(conn, Kind.TILL, terminal_id, terminal_id)
                 return True
             renamed = name is not None and name != stored["name"]
             values: dict[str, Any] = {"last_seen_at": now} | ({"name": name} if renamed else {})
+            if install_id is not None and stored["install_id"] is None:
+                values["install_id"] = install_id
             conn.execute(sa.update(table).where(table.c.terminal_id == terminal_id).values(**values))
             if renamed:
                 self._writes.log_change(conn, Kind.TILL, terminal_id, terminal_id)
             return renamed
+
+    def check_join(self, terminal_id: str, *, install_id: str | None, currency: str | None) -> None:
+        """The refusals of :meth:`hello`, reading only: a join asks them before anything is written or kept."""
+        check_id(terminal_id, "terminal_id")
+        self._require_current()
+        with self._reading() as conn:
+            self._refuse_join(conn, terminal_id, install_id, currency)
+
+    def _refuse_join(self, conn: Connection, terminal_id: str, install_id: str | None, currency: str | None) -> None:
+        """:class:`StoreCurrencyDiffers` for a till not in the store's currency, :class:`TillIdTaken` for a terminal
+        id another install has."""
+        kept = _store_currency(conn)
+        if currency is not None and kept is not None and kept != currency:
+            raise StoreCurrencyDiffers(
+                f"This store counts in {kept}; this till is set to {currency}.",
+                hint=f"Set the till to {kept} to join, or join another store.",
+            )
+        stored = one_row(conn, Kind.TILL, terminal_id)
+        if install_id is not None and stored is not None and stored["install_id"] not in (None, install_id):
+            raise TillIdTaken(f"Another till of this store is already called {terminal_id}.")
 
     def get(self, kind: Kind | str, key: str) -> dict[str, Any] | None:
         """The record of ``kind`` with id ``key`` as it is now (the store's details: key "1"), or None."""
@@ -447,6 +506,7 @@ class StoreDatabase:
             ).mappings()
             return StoreDayRecords(
                 info=self._info(conn),
+                currency=_store_currency(conn),
                 tills=tuple(dict(row) for row in till_rows),
                 shifts=tuple(self._record(Kind.SHIFT, str(row["id"]), dict(row)) for row in shift_rows),
                 cash_sales=tuple(self._record(Kind.CASH_SALE, str(row["id"]), dict(row)) for row in sale_rows),
@@ -572,3 +632,9 @@ class StoreDatabase:
                 raise
             log.debug("store database %s: %s", self.where, error.sentence)  # the caller shows or retries it
             raise error from None
+
+
+def _store_currency(conn: Connection) -> str | None:
+    table = schema.store_currency
+    found = conn.execute(sa.select(table.c.currency).where(table.c.id == 1)).scalar_one_or_none()
+    return None if found is None else str(found)

@@ -6,7 +6,8 @@ one group role, :data:`TILL_GROUP`, that holds what every till may do:
 
 * read every table (the store's day, the other tills' changes, the schema's version in ``alembic_version``);
 * write only what :data:`TILL_WRITES` lists: add and edit people, the catalog and the store's details, announce
-  itself in ``till``, add shifts, cash sales, audit entries and ``change_log`` rows, and close a shift;
+  itself in ``till``, give a store that has no currency yet its own, add shifts, cash sales, audit entries and
+  ``change_log`` rows, and close a shift;
 * in ``shift``, ``cash_sale`` and ``audit`` (:data:`OWN_ROWS`), row-level security lets a till add only rows
   whose ``terminal_id`` is its own login (``current_user``), and close only its own shifts. An attempt on another
   till's row is an error, never a silent no-op: the update policy sees every row and checks the new one.
@@ -67,7 +68,8 @@ def _all_but_key(table: str) -> tuple[str, ...]:
 # adds must be named here (tests/store/test_roles.py checks), so the tills' grants never lag behind the schema.
 TILL_WRITES: dict[str, Writes] = {
     "store_info": Writes(insert=True, update=_all_but_key("store_info")),
-    "till": Writes(insert=True, update=("name", "last_seen_at")),
+    "till": Writes(insert=True, update=("name", "last_seen_at", "install_id")),
+    "store_currency": Writes(insert=True),  # the first till to join a store with none gives it its own
     "person": Writes(insert=True, update=_all_but_key("person")),
     "category": Writes(insert=True, update=_all_but_key("category")),
     "product": Writes(insert=True, update=_all_but_key("product")),

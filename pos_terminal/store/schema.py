@@ -114,6 +114,21 @@ till = sa.Table(
     sa.Column("name", sa.Text),
     _time("joined_at"),
     _time("last_seen_at"),
+    # the profile the till was set up in (a uuid4 kept in its settings), which tells the same till joining again
+    # from another one given the same terminal id; NULL for a till that joined before 0004, until it joins again
+    sa.Column("install_id", sa.Text),
+)
+
+# The one currency every till of the store counts in (0004): set by store init, else by the first till to join.
+store_currency = sa.Table(
+    "store_currency",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("currency", sa.Text, nullable=False),
+    _time("set_at"),
+    sa.Column("set_by_till", sa.Text),  # None: set by store init
+    sa.CheckConstraint("id = 1", name="single_row"),
+    sa.CheckConstraint("length(currency) = 3", name="currency"),
 )
 
 person = sa.Table(

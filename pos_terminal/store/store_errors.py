@@ -57,3 +57,13 @@ class StoreConflict(StoreDatabaseError):
 
 class WrongTill(StoreDatabaseError):
     hint = "Each till writes only its own shifts, cash sales and audit entries."
+
+
+class StoreCurrencyDiffers(StoreDatabaseError):
+    """A till set to another currency than the store's: its money would be relabelled, not converted."""
+
+
+class TillIdTaken(StoreDatabaseError):
+    """Another till (another profile) of the store has this terminal id."""
+
+    hint = "Choose another terminal id."

@@ -265,7 +265,7 @@ class ReportsView(QWidget):
 
     def on_layout_changed(self, _: int) -> None:
         if self.source is not None and self.terminal is not None:
-            self.tasks.run(self._render(self.source, self.terminal.money), key="render")
+            self.tasks.run(self._render(self.source, _money(self.terminal, self.source)), key="render")
 
     def selected_layout(self) -> Layout:
         return "roll" if self.layout_choice.currentData() == "roll" else "a4"
@@ -331,7 +331,7 @@ class ReportsView(QWidget):
         try:
             order = await ordering
             self.waiting.start("Reading the figures…")
-            face = await self.worker.face(order, money=terminal.money)
+            face = await self.worker.face(order, money=_money(terminal, order))
         except UserError as exc:  # its own cause: the service away, a store not reached, a range refused
             self.waiting.stop()
             self.status.setText(f"No report: {exc.sentence}")
@@ -344,7 +344,7 @@ class ReportsView(QWidget):
             self.waiting.stop()
             self.show_button.setEnabled(True)
         self.show_figures(face, source=order)
-        await self._render(order, terminal.money)
+        await self._render(order, _money(terminal, order))
         return order
 
     def _let_go_of_the_report(self) -> None:
@@ -564,3 +564,8 @@ def _pair(pair: Pair, *, first: bool) -> str:
 def _html(text: str) -> str:
     """``text`` as a rich-text label shows it: every character as typed (``<b>``, ``&amp;``), a line break as one."""
     return escape(text).replace("\n", "<br>")
+
+
+def _money(terminal: Terminal, source: Source) -> MoneyFormat:
+    """How the report's amounts are written: the store's day in the store's currency, every other in the till's."""
+    return terminal.money_of(source.currency if isinstance(source, ReportOrder) else None)

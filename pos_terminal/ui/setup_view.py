@@ -4,18 +4,25 @@ address and password). The terminal id is typed: none is guessed.
 
 With no store address the till stands alone, as ever. With one, Continue joins the store before the page is left
 (:func:`pos_terminal.services.terminal.join_store`, as ``pos-terminal setup --store`` does): a store that cannot be
-joined says why in one sentence here, and nothing is saved, so the address can be mended or cleared."""
+joined says why in one sentence here, and nothing is saved, so the address can be mended or cleared. A store
+database with no schema yet is offered to be set up here, a new store counting in the currency chosen, with its
+owner's password (:func:`pos_terminal.services.store_owner.set_up_store`, as ``pos-terminal store init URL``);
+then the join goes on."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from pos_terminal.config import CustomUrls, Settings
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import UserError
 from pos_terminal.services.setup import CUSTOM, set_up
-from pos_terminal.services.store_sync import StoreStatus
+from pos_terminal.services.store_owner import set_up_store
+from pos_terminal.services.store_sync import StoreStatus, split_password
 from pos_terminal.services.terminal import join_store
+from pos_terminal.store.store_errors import StoreCurrencyDiffers, StoreSchemaMissing, TillIdTaken
 from pos_terminal.ui import widgets
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, label, least_room, wheel_when_focused
@@ -127,7 +134,7 @@ class SetupView(QWidget):
         form.addRow("Amounts look like", self.example)
         self.store_hint = label(
             "Optional, for a shop with several tills: the store database they share (people, the catalog, shifts, "
-            "cash sales, the audit log), set up once with “pos-terminal store init URL”. Left empty, this till "
+            "cash sales, the audit log); one with no store in it yet is set up from here. Left empty, this till "
             "stands alone.",
             role="hint",
             wrap=True,
@@ -142,6 +149,7 @@ class SetupView(QWidget):
         self.error = label(role="reason", wrap=True)
         self.error.setAccessibleName("Why not")
         layout.addWidget(self.error)
+        self._set_up_offer(layout)
         self.progress = label(role="hint")
         self.progress.setAccessibleName("Joining the store")
         self.progress.hide()
@@ -162,11 +170,14 @@ class SetupView(QWidget):
             self.currency_box,
             self.store_address,
             self.store_password,
+            self.owner_password,
+            self.set_up_button,
         )
         self.locale_box.currentTextChanged.connect(self._preview)
         self.currency_box.currentTextChanged.connect(self._preview)
         self.store_address.textChanged.connect(self._password_wanted)
         self.region.currentIndexChanged.connect(self._custom_visible)
+        self.store_address.textChanged.connect(self._hide_offer)
         for edit in (self.terminal_id, self.store_address, self.store_password):
             edit.returnPressed.connect(self.on_continue_clicked)
         self._preview()
@@ -181,6 +192,53 @@ class SetupView(QWidget):
         for edit in (self.auth_url, self.pos_url, self.payments_url):
             self.form.setRowVisible(edit, custom)
         self.intro.setVisible(not custom)
+
+    def _set_up_offer(self, layout: QVBoxLayout) -> None:
+        """The offer to set up a store database that has no schema yet, shown when a join finds one."""
+        self.offer = QWidget(self.form_box)
+        self.offer.setAccessibleName("Set up a new store")
+        box = QVBoxLayout(self.offer)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.offer_text = label(role="hint", wrap=True)
+        box.addWidget(self.offer_text)
+        row = QHBoxLayout()
+        self.owner_password = QLineEdit()
+        self.owner_password.setMaxLength(MAX_PASSWORD)
+        self.owner_password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.owner_password.setPlaceholderText("The password of the database's owner")
+        self.owner_password.setAccessibleName("Owner's password")
+        self.owner_password.returnPressed.connect(self.on_set_up_clicked)
+        row.addWidget(self.owner_password, 1)
+        self.set_up_button = button("Set &up the store", name="Set up the store")
+        self.set_up_button.clicked.connect(self.on_set_up_clicked)
+        row.addWidget(self.set_up_button)
+        box.addLayout(row)
+        layout.addWidget(self.offer)
+        self.offer.hide()
+
+    def _offer_set_up(self, address: str, currency: str) -> None:
+        """The join found no schema: say so, and offer to set the store up here, in the currency chosen."""
+        where, _ = split_password(address)
+        in_a_file = where.lower().startswith("sqlite")
+        if in_a_file:
+            text = f"Set it up here as a new store that counts in {currency}, then join it."
+        else:
+            owner = urlsplit(where).username or "the user in the address"
+            text = (
+                f"Set it up here as a new store that counts in {currency}, then join it, with the password of {owner}"
+                " (who must own the database)."
+            )
+        self.offer_text.setText(text)
+        self.owner_password.setVisible(not in_a_file)
+        self.store_hint.hide()  # the offer says what the database is for now; both did not fit at 1024 × 768
+        self.offer.show()
+        (self.owner_password if self.owner_password.isVisible() else self.set_up_button).setFocus()
+
+    def _hide_offer(self) -> None:
+        """Another address: the offer was for the one that had no schema."""
+        self.offer.hide()
+        self.store_hint.show()
+        self.owner_password.clear()
 
     def _preview(self) -> None:
         try:
@@ -230,9 +288,49 @@ class SetupView(QWidget):
             self.joined = None
             self.done.emit(settings)
             return
-        password = (self.store_password.text() or None) if self.store_password.isEnabled() else None
+        self._hide_offer()
+        password = self._password()  # read before the fields are disabled for the join
         self._show_joining(True)
         self.tasks.run(self._join(settings, address, password), key="join", on_error=self._join_failed)
+
+    def on_set_up_clicked(self) -> None:
+        """Set up the store database the join found without a schema (as ``store init``), then join it."""
+        if self.joining:
+            return
+        try:
+            settings = self.choices()
+        except UserError as exc:
+            self.error.setText(exc.text())
+            return
+        address = self.store_address.text().strip()
+        if not address:
+            self._hide_offer()
+            return
+        self.error.clear()
+        where, in_url = split_password(address)
+        owner = (self.owner_password.text() or None) if self.owner_password.isVisible() else None
+        password = self._password()  # read before the fields are disabled
+        self._show_joining(True, "Setting up the store database…")
+        self.tasks.run(
+            self._set_up_and_join(settings, address, password, where, owner or in_url),
+            key="join",
+            on_error=self._set_up_failed,
+        )
+
+    def _password(self) -> str | None:
+        return (self.store_password.text() or None) if self.store_password.isEnabled() else None
+
+    async def _set_up_and_join(
+        self, settings: Settings, address: str, password: str | None, where: str, owner: str | None
+    ) -> None:
+        try:
+            await asyncio.to_thread(set_up_store, where, owner, currency=settings.currency)
+        except BaseException:
+            self._show_joining(False)
+            raise
+        self._hide_offer()
+        self.waiting.start("Joining the store…")
+        await self._join(settings, address, password)
 
     async def _join(self, settings: Settings, address: str, password: str | None) -> None:
         """No manager approves this join: at the first launch there is nobody yet (the store brings its people)."""
@@ -243,17 +341,32 @@ class SetupView(QWidget):
         self.done.emit(settings)
 
     def _join_failed(self, error: UserError) -> None:
-        """One sentence; every field stays as typed, to mend the address or clear it and stand alone."""
+        """One sentence; every field stays as typed, to mend the address or clear it and stand alone. A store
+        database with no schema yet is offered to be set up here instead of sending the owner to a terminal."""
+        if isinstance(error, StoreSchemaMissing):
+            self.error.setText(error.sentence)
+            self._offer_set_up(self.store_address.text().strip(), self.currency_box.currentText().strip().upper())
+            return
         self.error.setText(error.text())
-        self.store_address.setFocus()
+        if isinstance(error, StoreCurrencyDiffers):
+            self.currency_box.setFocus()
+        elif isinstance(error, TillIdTaken):
+            self.terminal_id.setFocus()
+        else:
+            self.store_address.setFocus()
 
-    def _show_joining(self, joining: bool) -> None:
+    def _set_up_failed(self, error: UserError) -> None:
+        """One sentence (no right to create tables, a newer schema, a wrong password); the offer stays."""
+        self.error.setText(error.text())
+        (self.owner_password if self.owner_password.isVisible() else self.set_up_button).setFocus()
+
+    def _show_joining(self, joining: bool, what: str = "Joining the store…") -> None:
         for widget in self.inputs:
             widget.setEnabled(not joining)
         self.continue_button.setEnabled(not joining)
         self.progress.setVisible(joining)
         if joining:
-            self.waiting.start("Joining the store…")
+            self.waiting.start(what)
         else:
             self.waiting.stop()
             self._password_wanted()

@@ -46,7 +46,7 @@ def test_two_tills_share_people_and_the_store_day_reports_both(
     assert refused.code == 1 and "has not been set up yet" in refused.err, refused
     init = store(lane_a, capsys, "init", address)
     assert init.code == 0, init
-    assert init.data == {"address": address, "schema": "current", "tillRoles": False}
+    assert init.data == {"address": address, "schema": "current", "tillRoles": False, "currency": "AUD"}
     for lane in (lane_a, lane_b):
         joined = store(lane, capsys, "join", address)
         assert joined.code == 0, joined
@@ -179,7 +179,7 @@ def test_the_owner_gives_each_till_a_user_of_its_own_and_the_till_joins_with_it(
             lane, capsys, "init", postgres_target.url, "--till-roles", "--password-fd", pin_fd(pins, owner_password)
         )
         assert init.code == 0, init.err
-        assert init.data == {"address": postgres_target.url, "schema": "current", "tillRoles": True}
+        assert init.data == {"address": postgres_target.url, "schema": "current", "tillRoles": True, "currency": "AUD"}
     till_password = "lane-p password"
     for _ in range(2):  # a second time gives the till its new password
         added = store(

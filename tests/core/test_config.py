@@ -79,3 +79,20 @@ def test_changes_are_validated_like_a_loaded_file() -> None:
         basic_choices("  ", "en_AU", "AUD")
     with pytest.raises(ConfigError, match="currency"):
         basic_choices("LANE-1", "en_AU", "XYZ")
+
+
+def test_a_profile_keeps_one_install_identity_and_an_older_one_gets_its_own_at_its_first_start(
+    tmp_path: Path,
+) -> None:
+    new = tmp_path / "new.toml"
+    save_settings(new, Settings(terminal_id="CAFE-1"))
+    made = load_settings(new)[0].install_id
+    assert made and load_settings(new)[0].install_id == made, "made once, with the settings"
+    assert Settings().install_id != Settings().install_id, "each profile its own"
+
+    older = tmp_path / "older.toml"
+    older.write_text('schema_version = 1\nterminal_id = "CAFE-1"\n')  # written before install identities
+    first_start = load_settings(older)[0].install_id
+    assert f'install_id = "{first_start}"' in older.read_text(), "kept from its first start"
+    assert load_settings(older)[0].install_id == first_start
+    assert load_settings(older)[0].terminal_id == "CAFE-1"

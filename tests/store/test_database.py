@@ -32,12 +32,14 @@ from pos_terminal.store.database import (
     SchemaState,
     StoreAccessDenied,
     StoreConflict,
+    StoreCurrencyDiffers,
     StoreDamaged,
     StoreDatabase,
     StoreDatabaseMissing,
     StoreSchemaMissing,
     StoreSchemaTooNew,
     StoreUnavailable,
+    TillIdTaken,
     WrongTill,
     alembic_config,
 )
@@ -94,7 +96,7 @@ def test_init_creates_the_schema_and_again_changes_nothing(store_target: StoreTa
     assert again.init_schema() is SchemaState.CURRENT
     assert again.latest_seq() == 0
     with engine(again).connect() as conn:
-        assert MigrationContext.configure(conn).get_current_heads() == ("0003",)
+        assert MigrationContext.configure(conn).get_current_heads() == ("0004",)
 
 
 def test_the_migration_builds_the_tables_the_code_describes(store: StoreDatabase) -> None:
@@ -114,7 +116,7 @@ def test_a_schema_from_a_newer_version_is_refused_in_one_sentence(store_target: 
     with pytest.raises(StoreSchemaTooNew) as refused:
         later.init_schema()
     assert refused.value.sentence.startswith("The store database was set up by a newer pos-terminal")
-    assert_one_sentence(refused.value, "9999", "0003")
+    assert_one_sentence(refused.value, "9999", "0004")
     with pytest.raises(StoreSchemaTooNew):
         later.put("audit", {"id": "a-1", "at": AT, "action": "sign-in"}, terminal_id=T1)
     with engine(later).connect() as conn:
@@ -566,8 +568,75 @@ def test_a_till_joins_once_and_is_seen_since(store_target: StoreTarget) -> None:
     clock[0] += timedelta(minutes=4)
     assert database.hello(T1, "Window") is True
     till = database.get("till", T1)
-    assert till == {"terminal_id": T1, "name": "Window", "joined_at": AT, "last_seen_at": AT + timedelta(minutes=9)}
+    assert till == {
+        "terminal_id": T1,
+        "name": "Window",
+        "joined_at": AT,
+        "last_seen_at": AT + timedelta(minutes=9),
+        "install_id": None,
+    }
     assert [change.kind for change in database.changes_since(0)] == ["till", "till"]
+
+
+# --- one currency, one till per terminal id ----------------------------------------------------------------------
+
+
+def test_a_store_set_up_in_euros_refuses_a_till_in_pounds(store_target: StoreTarget) -> None:
+    database = store_target.open()
+    database.init_schema(currency="EUR")
+    with pytest.raises(StoreCurrencyDiffers) as refused:
+        database.hello(T1, install_id="install-a", currency="GBP")
+    assert refused.value.text() == (
+        "This store counts in EUR; this till is set to GBP. Set the till to EUR to join, or join another store."
+    )
+    assert database.get("till", T1) is None  # refused: not joined
+    assert database.hello(T1, install_id="install-a", currency="EUR") is True
+    database.init_schema(currency="GBP")  # an upgrade from a till in another currency changes nothing
+    assert database.currency() == "EUR"
+
+
+def test_a_store_with_no_currency_takes_the_first_joining_till_s(store_target: StoreTarget) -> None:
+    database = store_target.open()
+    database.init_schema()
+    assert database.currency() is None
+    database.hello(T1, install_id="install-a", currency="EUR")
+    assert database.currency() == "EUR"
+    with pytest.raises(StoreCurrencyDiffers):
+        database.hello(T2, install_id="install-b", currency="GBP")
+    assert database.get("till", T2) is None
+    assert database.day(AT, AT + timedelta(days=1)).currency == "EUR"
+
+
+def test_a_terminal_id_belongs_to_one_install(store_target: StoreTarget) -> None:
+    database = store_target.open()
+    database.init_schema(currency="EUR")
+    assert database.hello(T1, install_id="install-a", currency="EUR") is True
+    with pytest.raises(TillIdTaken) as refused:
+        database.hello(T1, install_id="install-b", currency="EUR")
+    assert refused.value.text() == "Another till of this store is already called LANE-1. Choose another terminal id."
+    assert database.hello(T1, install_id="install-a", currency="EUR") is False  # the same till, joining again
+    till = database.get("till", T1)
+    assert till is not None and till["install_id"] == "install-a"
+
+
+def test_a_till_of_an_older_schema_is_adopted_by_the_first_install_to_join_as_it(store_target: StoreTarget) -> None:
+    database = store_target.open()
+    with engine(database).begin() as conn:
+        command.upgrade(alembic_config(conn), "0003")
+        conn.execute(
+            sa.text("INSERT INTO till (terminal_id, joined_at, last_seen_at) VALUES ('LANE-1', :at, :at)"),
+            {"at": AT},
+        )
+    assert database.init_schema() is SchemaState.CURRENT
+    assert database.currency() is None
+    till = database.get("till", T1)
+    assert till is not None and till["install_id"] is None
+    database.hello(T1, install_id="install-a", currency="EUR")
+    till = database.get("till", T1)
+    assert till is not None and till["install_id"] == "install-a"
+    assert database.currency() == "EUR"
+    with pytest.raises(TillIdTaken):
+        database.hello(T1, install_id="install-b", currency="EUR")
 
 
 # --- the change log -------------------------------------------------------------------------------------------

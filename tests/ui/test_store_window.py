@@ -189,3 +189,42 @@ async def test_a_price_changed_on_another_till_is_on_this_till_s_tile_and_the_ne
     assert terminal is not None
     assert terminal.register.current.totals.item_total == 520
     await finish(window, host, wait=False)
+
+
+async def test_the_store_s_day_in_reports_is_in_the_store_s_currency_at_a_till_set_otherwise(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """A till in AUD that joined a store before the store had a currency; the store counts in EUR now (another till
+    gave it its own at its join): the store's day made here is written in euros, every amount of it."""
+    import sqlalchemy as sa
+
+    from pos_terminal.services.terminal import join_store
+    from pos_terminal.store.database import StoreDatabase
+    from pos_terminal.ui.main_window import Tab
+    from pos_terminal.ui.reports_view import ReportsView
+
+    address = f"sqlite:///{tmp_path / 'shop' / 'store.sqlite3'}"
+    with StoreDatabase(address) as database:
+        database.init_schema()
+    await join_store(host.paths, host.settings, address)
+    with StoreDatabase(address) as database, database._engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM store_currency"))
+        conn.execute(sa.text("INSERT INTO store_currency (id, currency, set_at) VALUES (1, 'EUR', CURRENT_TIMESTAMP)"))
+    customer = new_checked_in_customer(client, firstName="Eve", lastName="Euro", balance=20_000)
+    window = await signed_in_window(host, make_window, client, listing=customer)
+    terminal = host.terminal
+    assert terminal is not None and terminal.settings.currency == "AUD"
+    cash_sale(window, "Eve Euro")
+    window.show_tab(Tab.REPORTS)
+    reports = window.workspace.reports
+    assert isinstance(reports, ReportsView)
+    await until(lambda: reports.scope.findData("store") >= 0, what="the store's day offered")
+    reports.scope.setCurrentIndex(reports.scope.findData("store"))
+    QTest.mouseClick(reports.show_button, Qt.MouseButton.LeftButton)
+    await until(lambda: reports.paper is not None and len(reports.pages) >= 1, what="the store's day and its preview")
+    paper = reports.paper
+    assert paper is not None
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(paper.data)).pages)
+    assert "$" not in text, "no amount of the store's day is in the till's dollars"
+    assert terminal.money_of("EUR").format(400) in text, text
+    await finish(window, host, wait=False)  # the till exchanges with the store for as long as it runs
