@@ -70,7 +70,8 @@ class SetupView(QWidget):
         outer.addWidget(self.form_box, 100)
         outer.addStretch(1)
         layout = QVBoxLayout(self.form_box)
-        layout.setContentsMargins(48, 16, 48, 16)  # room for the custom addresses at 1024×768
+        # room at 1024×768 for the page at its fullest: the custom addresses, and the offer to set up a store
+        layout.setContentsMargins(48, 8, 48, 8)
         layout.addWidget(label("Welcome to pos-terminal", role="heading"))
         self.intro = label(
             "Choose where this terminal works. The embedded sandbox needs no account: "
@@ -80,6 +81,7 @@ class SetupView(QWidget):
         )
         layout.addWidget(self.intro)
         form = widgets.form()
+        form.setVerticalSpacing(4)
         self.region = QComboBox()
         self.region.setAccessibleName("Region")
         for key, name in regions:

@@ -13,6 +13,7 @@ from psycopg import sql
 from pos_terminal.app import AppHost
 from pos_terminal.config import Settings
 from pos_terminal.paths import Paths
+from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.store_owner import set_up_store
 from pos_terminal.services.terminal import join_store
 from pos_terminal.store.database import StoreDatabase
@@ -21,9 +22,11 @@ from pos_terminal.ui.setup_view import SetupView
 from tests.conftest import StoreTarget
 from tests.keyrings import MemoryKeyring
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.layout import clipped
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 
 def _fill(setup: SetupView, terminal_id: str, locale: str, currency: str, address: str, password: str) -> None:
@@ -216,4 +219,34 @@ async def test_a_store_in_a_new_file_is_set_up_from_the_set_up_page_with_no_pass
     await until(lambda: window.page is Page.SIGN_IN, timeout=30, what="set up, joined, and on to the sign-in")
     with StoreDatabase(address) as database:
         assert database.currency() == "NZD"
+    await finish(window, host, wait=False)
+
+
+async def test_the_offer_to_set_up_a_store_fits_beside_the_addresses_of_a_service_given(
+    tmp_path: Path,
+    sandbox: SandboxServer,
+    make_window: Callable[[AppHost], MainWindow],
+    postgres_target: StoreTarget,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    """The page at its fullest: a window started with ``--service URL`` shows the three addresses, and a store
+    database with no schema adds the offer and its password; nothing is cut, and Continue stays in sight."""
+    host = AppHost(Paths.profile(tmp_path / "given"), service_url=sandbox.url)
+    window = make_window(host)
+    window.start()
+    setup = window.setup
+    assert setup.region.currentData() == "custom"
+    _fill(setup, "CAFE-1", "de_DE", "EUR", postgres_target.url, postgres_target.password or "")
+    QTest.mouseClick(setup.continue_button, Qt.MouseButton.LeftButton)
+    await until(lambda: setup.offer.isVisible(), timeout=30, what="the offer to set the store up")
+    assert all(edit.isVisible() for edit in (setup.auth_url, setup.pos_url, setup.payments_url))
+    for width, height in ((1024, 768), (1920, 1080)):
+        window.resize(width, height)
+        QApplication.processEvents()
+        screenshot(window, f"store-init-offer-service-{width}x{height}", tmp_path)
+        assert clipped(window) == [], (width, height)
+        for text in (setup.error, setup.offer_text):
+            assert text.height() >= text.heightForWidth(text.width()), text.text()
+        bottom = setup.continue_button.mapTo(window, setup.continue_button.rect().bottomLeft()).y()
+        assert bottom < window.status.mapTo(window, window.status.rect().topLeft()).y(), "Continue stays in sight"
     await finish(window, host, wait=False)
