@@ -204,7 +204,7 @@ def receipt_slip(receipt: Receipt, money: Callable[[int], str], tz: tzinfo | Non
     for modifier in r.modifiers:
         blocks.append(Line(modifier.name, money(modifier.amount)))
     if not r.modifiers and r.loyalty_adjustment:
-        blocks.append(Line("Loyalty adjustment", money(r.loyalty_adjustment)))
+        blocks.append(Line("Member's benefit", money(r.loyalty_adjustment)))
     blocks += [Rule(), Line("Amount charged", money(r.charged_amount), bold=True)]
     if r.tip_amount:
         blocks += [Line("Tip", money(r.tip_amount)), Line("Paid in total", money(r.paid_in_total), bold=True)]

@@ -161,7 +161,7 @@ class _Receipt(_Roll):
         for modifier in r.modifiers:
             paid.append([L.cell(modifier.name, self.s.cell, self.width * 0.66), money(modifier.amount)])
         if not r.modifiers and r.loyalty_adjustment:
-            paid.append(["Loyalty adjustment", money(r.loyalty_adjustment)])
+            paid.append(["Member's benefit", money(r.loyalty_adjustment)])
         story.append(Spacer(1, 1.5 * mm))
         story.append(self._lines(paid))
         charged: list[list[object]] = [["Amount charged", money(r.charged_amount)]]

@@ -186,7 +186,7 @@ def summary_text(state: OpenCheck, money: Format) -> str:
         change = f"Change due {money(totals.change_due)}" if totals.change_due else "No change due"
         return f"{money(totals.total)} paid in cash. {change}."
     if state.phase in (Phase.COMPLETE, Phase.REFUNDED) and transaction is not None:
-        loyalty = f" (loyalty {money(transaction.modified_amount)})" if transaction.modified_amount else ""
+        loyalty = f" (member's benefit {money(transaction.modified_amount)})" if transaction.modified_amount else ""
         who = f" to {customer.display_name}" if customer else ""
         return f"Charged {money(transaction.amount_charged)}{who}{loyalty}"
     if customer is not None:

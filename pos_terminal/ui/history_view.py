@@ -193,10 +193,10 @@ def detail_html(t: Transaction, money: MoneyFormat) -> str:
     figures: list[tuple[str, str]] = [
         ("Total", money.format(t.total)),
         ("Tax included", money.format(t.tax or 0)),
-        ("Charge amount", money.format(t.charge_amount)),
+        ("Due", money.format(t.charge_amount)),
     ]
     if t.state in CHARGED_STATES:
-        figures += [(modifier.name or "Loyalty", money.format(modifier.amount)) for modifier in t.modifiers]
+        figures += [(modifier.name or "Member's benefit", money.format(modifier.amount)) for modifier in t.modifiers]
         figures += [
             ("Charged", money.format(t.amount_charged)),
             ("Tip", money.format(t.tip_amount)),

@@ -40,7 +40,7 @@ FIGURES = (
     ("tax", "Tax included"),
     ("payments", "Cash taken"),
     ("balance", "Balance"),
-    ("loyalty", "Loyalty"),  # what the service took off a member's charge, once it is known
+    ("loyalty", "Member's benefit"),  # what the service took off a member's charge, once it is known
 )
 
 

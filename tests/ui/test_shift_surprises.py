@@ -194,11 +194,11 @@ async def test_the_totals_show_what_a_member_paid_after_their_discount(
     await until(lambda: register.current.phase is Phase.AUTHORIZED, what="authorized")
     QTest.keyClick(window, Qt.Key.Key_F9)
     await until(lambda: register.current.phase is Phase.COMPLETE, what="complete")
-    assert cashier.charge_status.summary.text() == "Charged $20.90 to Mia Member (loyalty -$1.10)"
+    assert cashier.charge_status.summary.text() == "Charged $20.90 to Mia Member (member's benefit -$1.10)"
     name, value = cashier.ticket.figures["balance"]
     assert (name.text(), value.text()) == ("Charged", "$20.90")
     name, value = cashier.ticket.figures["loyalty"]
-    assert name.isVisible() and (name.text(), value.text()) == ("Loyalty", "-$1.10")
+    assert name.isVisible() and (name.text(), value.text()) == ("Member's benefit", "-$1.10")
     for path in pictures(window, "member-totals", tmp_path):
         assert path.exists()
     window.resize(1024, 768)

@@ -142,7 +142,7 @@ def test_the_summary_says_what_was_charged_or_paid() -> None:
     cash = open_check(TEA, cash=500, phase=Phase.PAID_IN_CASH)
     assert say.summary_text(cash, MONEY) == "$4.50 paid in cash. Change due $0.50."
     complete = open_check(TEA, phase=Phase.COMPLETE, transaction=charged("complete", 400, loyalty=50))
-    assert say.summary_text(complete, MONEY) == "Charged $4.00 to Zoë Quigley (loyalty $0.50)"
+    assert say.summary_text(complete, MONEY) == "Charged $4.00 to Zoë Quigley (member's benefit $0.50)"
     assert say.balance_line(complete, MONEY) == ("Charged", "$4.00", 50)
     refunded = open_check(TEA, phase=Phase.REFUNDED, transaction=charged("refunded", 450))
     assert say.balance_line(refunded, MONEY) == ("Refunded", "$4.50", 0)
