@@ -356,6 +356,11 @@ class Terminal:
         self.register.guard = self.till
         self.till.on_change(self._person_changed)
 
+    def at_the_till(self) -> str | None:
+        """Who acts at this till now, as the audit log names them: the person signed in at it, else the computer's
+        user (a till no person works yet)."""
+        return self.till.actor or self.actor
+
     def _person_changed(self, person: Person | None) -> None:
         """Charges, state changes and the drawer's openings are written with the person at the till."""
         self.checkout.actor = self.counter.actor = person.name if person else self.actor

@@ -59,7 +59,7 @@ def print_on_terminal(terminal: Terminal, data: bytes, title: str) -> tuple[str,
 def send_receipt(terminal: Terminal, transaction: Transaction) -> str:
     """Print ``transaction``'s receipt: on the receipt printer when there is one (queued there until it prints),
     else on the terminal's printer; what was done, in a sentence. A UserError when it cannot be printed."""
-    reports = terminal.reports(actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.at_the_till)
     receipt = reports.receipt_of(transaction)
     counter = terminal.counter
     if counter.printer is not None:
@@ -75,7 +75,7 @@ def send_receipt(terminal: Terminal, transaction: Transaction) -> str:
 
 def send_cash_receipt(terminal: Terminal, sale: CashSale) -> str:
     """Print a cash sale's receipt again, where :func:`send_receipt` prints a charge's."""
-    reports = terminal.reports(actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.at_the_till)
     receipt = reports.receipt_of_cash_sale(sale)
     counter = terminal.counter
     if counter.printer is not None:
@@ -94,7 +94,7 @@ def save_receipt(terminal: Terminal, transaction: Transaction, path: Path) -> Pa
     from pos_terminal.reports.receipt import render_receipt
     from pos_terminal.ui import printing
 
-    reports = terminal.reports(actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.at_the_till)
     receipt = reports.receipt_of(transaction)
     saved = printing.save_pdf(render_receipt(receipt, money=terminal.money), path)
     reports.record_receipt(receipt, "saved", where=str(saved))
@@ -106,7 +106,7 @@ def save_cash_receipt(terminal: Terminal, sale: CashSale, path: Path) -> Path:
     from pos_terminal.reports.receipt import render_cash_receipt
     from pos_terminal.ui import printing
 
-    reports = terminal.reports(actor=terminal.actor)
+    reports = terminal.reports(actor=terminal.at_the_till)
     receipt = reports.receipt_of_cash_sale(sale)
     saved = printing.save_pdf(render_cash_receipt(receipt, money=terminal.money), path)
     reports.record_cash_receipt(sale, "saved", where=str(saved))

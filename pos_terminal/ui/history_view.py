@@ -480,7 +480,7 @@ class HistoryView(QWidget):
         """The cash sale's receipt as the detail shows it; one sentence when its check cannot be read."""
         assert self.terminal is not None
         try:
-            receipt = self.terminal.reports(actor=self.terminal.actor).receipt_of_cash_sale(listed.sale)
+            receipt = self.terminal.reports(actor=self.terminal.at_the_till).receipt_of_cash_sale(listed.sale)
         except UserError as exc:
             return f"<p>{escape(exc.text())}</p>"
         return cash_sale_html(listed.sale, receipt, self.model.money)

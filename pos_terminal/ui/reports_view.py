@@ -228,7 +228,7 @@ class ReportsView(QWidget):
     def attach(self, terminal: Terminal) -> None:
         self.terminal = terminal
         # the person at the till when a copy is made, else the computer's user (a till nobody signs in to)
-        self.reports = terminal.reports(actor=lambda: terminal.till.actor or terminal.actor)
+        self.reports = terminal.reports(actor=terminal.at_the_till)
         self.show_link(terminal)
         self.show_nothing()
 

@@ -80,6 +80,8 @@ async def test_history_lists_this_tills_cash_sales_and_prints_and_saves_their_re
     entries = terminal.journal.audit.between(utcnow() - timedelta(minutes=5), utcnow() + timedelta(seconds=1))
     kept = [(e.action, bool(e.detail and e.detail.get("cashSale"))) for e in entries if e.action.startswith("receipt")]
     assert kept == [("receipt printed", True), ("receipt saved", True), ("receipt saved", False)]
+    copies = {e.actor for e in entries if e.action.startswith("receipt")}
+    assert copies == {terminal.till.actor}, "a copy is the person's at the till, not the computer user's"
 
     history.scope.setCurrentIndex(history.scope.findData("all"))
     QTest.mouseClick(history.load_button, Qt.MouseButton.LeftButton)
