@@ -157,6 +157,9 @@ class ReportsView(QWidget):
         self.table.verticalHeader().sectionResized.connect(lambda *_: self.fit_table())
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # rows fit their contents as measured at the columns' widths when they were laid out; the check's column
+        # narrows afterwards (the drawer's summary shown beside a Z report), and its wrapped words need a new look
+        self.table.horizontalHeader().sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         self.reconciliation = QLabel()
         self.reconciliation.setTextFormat(Qt.TextFormat.RichText)  # its words escaped (_html): never guessed
         self.reconciliation.setWordWrap(True)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QScrollArea,
     QStyle,
+    QStyleOptionViewItem,
     QTableView,
     QTextEdit,
     QWidget,
@@ -196,3 +197,32 @@ def cut_text(window: QWidget, *parts: QWidget, shortened: tuple[QTableView, ...]
                 if widget not in shortened:
                     problems += [f"{name}: {cell}" for cell in _cut_cells(widget)]
     return problems
+
+
+def painted_lines_missing(table: QTableView) -> list[str]:
+    """The cells whose wrapped text needs more lines than their row shows, measured where the style paints the text
+    (the cell less its text margins), not where Qt's size hint measures it (the whole cell)."""
+    missing = []
+    style = table.style()
+    for row in range(table.model().rowCount()):
+        for column in range(table.model().columnCount()):
+            index = table.model().index(row, column)
+            text = index.data(Qt.ItemDataRole.DisplayRole)
+            if not text:
+                continue
+            option = QStyleOptionViewItem()
+            option.initFrom(table)
+            option.rect = table.visualRect(index)
+            option.text = str(text)
+            option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText | (
+                QStyleOptionViewItem.ViewItemFeature.HasDisplay
+            )
+            area = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, table)
+            needed = option.fontMetrics.boundingRect(
+                QRect(0, 0, area.width(), 10_000), int(Qt.TextFlag.TextWordWrap), str(text)
+            )
+            if needed.height() > area.height():
+                missing.append(
+                    f"row {row}, column {column}: {str(text)!r} needs {needed.height()} px, has {area.height()}"
+                )
+    return missing

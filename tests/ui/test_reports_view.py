@@ -16,6 +16,7 @@ from pypdf import PdfReader
 
 from pos_terminal.api.models import Transaction, TransactionRow
 from pos_terminal.app import AppHost
+from pos_terminal.config import with_changes
 from pos_terminal.domain.check import Check, Item
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.money import MoneyFormat
@@ -23,6 +24,7 @@ from pos_terminal.domain.report import AuditRow, EndOfDayReport, ReportScope, Ti
 from pos_terminal.domain.report_document import ReportFace
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.services.checkout import ChangeStatus, ChargeStatus
+from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Tab
 from pos_terminal.ui.reports_view import MISMATCH_STYLE, PREVIEW_PAGES, ReportsView
 from pos_terminal.ui.tasks import Messages
@@ -30,6 +32,7 @@ from tests.conftest import new_checked_in_customer
 from tests.helpers.reports import busy_day_report, child_pids
 from tests.helpers.services import arm
 from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.layout import cut_text, painted_lines_missing
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -265,3 +268,56 @@ async def test_the_preview_reuses_its_page_widgets_from_report_to_report(qtbot: 
     finally:
         view.worker.close()
     assert made == [PREVIEW_PAGES + 1] * 4, made  # the pages and the "appear here" hint, made once
+
+
+async def test_the_z_report_of_a_shift_with_nothing_completed_shows_its_whole_check_at_1024(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The Check column wraps "matches (nothing completed)" onto the lines its width leaves. Closing a shift at
+    1024×768 showed its Z report with the figures' row measured before the drawer's summary narrowed the column:
+    the cell said "matches (nothing" and lost the rest."""
+    host.save_settings(with_changes(host.settings, locale="de_DE", currency="EUR"))
+    window = await signed_in_window(host, make_window, client)
+    window.resize(1024, 768)
+    window.show_tab(Tab.REPORTS)
+    view = window.workspace.reports
+    view.show_report()  # the day so far first, as a manager looks before closing: its figures are wider
+    await until(lambda: view.model.rowCount() == 1 and len(view.pages) >= 1, what="the day's report")
+    QTest.qWait(0)
+    shifts = window.workspace.shifts
+    window.workspace.report_tabs.setCurrentWidget(shifts)
+    QTest.mouseClick(shifts.close_button, Qt.MouseButton.LeftButton)
+    dialog = window.approvals.close_dialog
+    assert isinstance(dialog, CloseShiftDialog) and dialog.isVisible()
+    dialog.typed_total.setText("200,00")
+    assert dialog.print_z.isChecked(), "printed, as a manager leaves it: with no printer, its message shows too"
+    QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    await until(lambda: view.report is not None and view.report.title.startswith("Z"), what="the Z report")
+    await until(lambda: "no printer" in window.banner.text.text(), what="the printer's message")
+    await until(lambda: len(view.pages) >= 1, what="the Z report's preview")
+    assert view.model.rowCount() == 1
+    assert painted_lines_missing(view.table) == []
+    screenshot(window, "reports-z-nothing-completed-1024x768", tmp_path)
+    assert cut_text(window, view.table) == []
+    await finish(window, host)
+
+
+async def test_the_figures_rows_keep_their_whole_check_as_the_window_narrows(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The Check column wraps "matches (nothing completed)" onto the lines its width leaves; the rows were measured
+    once, at the width they were shown at, and narrowed to 1024×768 the cell showed "matches (nothing" and lost the
+    rest."""
+    window = await signed_in_window(host, make_window, client)
+    window.show_tab(Tab.REPORTS)
+    view = window.workspace.reports
+    assert isinstance(view, ReportsView)
+    window.resize(1920, 1080)
+    view.show_report()
+    await until(lambda: view.model.rowCount() == 1 and len(view.pages) >= 1, what="the report with nothing completed")
+    for width, height in ((1920, 1080), (1024, 768), (1280, 800), (1024, 768)):
+        window.resize(width, height)
+        QTest.qWait(0)  # the layout settles, as a person would see it
+        assert painted_lines_missing(view.table) == [], (width, height)
+        screenshot(window, f"reports-figures-{width}x{height}", tmp_path)
+    await finish(window, host)
