@@ -113,7 +113,7 @@ class CashierView(QWidget):
             column.setMinimumWidth(minimum)
             columns.addWidget(column, stretch)
 
-        self.charging = Charging(self)
+        self.charging = Charging(self, self)
         self._connect()
         self._tab_order()
 
@@ -138,6 +138,7 @@ class CashierView(QWidget):
         ticket.cancel_button.clicked.connect(self.charging.cancel_transaction)
         ticket.new_check_button.clicked.connect(self.new_check)
         self.charge_status.check_now_button.clicked.connect(self.charging.check_now)
+        self.charging.open_shift_requested.connect(self.open_shift_requested)
         self.entry_tabs.currentChanged.connect(lambda _: page.say_typing_into())
 
     def _tab_order(self) -> None:

@@ -12,35 +12,71 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.people import Approval, Guarded
 from pos_terminal.domain.sale import FINISHED, LOCKED, Phase
 from pos_terminal.errors import UserError
 from pos_terminal.ui import cashier_presenter as say
-from pos_terminal.ui.approval_dialog import with_approval
+from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.cashier_presenter import CHECK
 
 if TYPE_CHECKING:
     import asyncio
 
-    from pos_terminal.services.register import OpenCheck
-    from pos_terminal.ui.cashier_view import CashierView
+    from pos_terminal.domain.money import MoneyFormat
+    from pos_terminal.services.register import OpenCheck, Register
+    from pos_terminal.services.terminal import Terminal
+    from pos_terminal.ui.charge_status import ChargeStatus
+    from pos_terminal.ui.tasks import Messages, Tasks
+    from pos_terminal.ui.ticket import Ticket
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 PENDING_REFRESH_SECONDS = 2  # while a complete or cancel waits to be confirmed, the transaction is read this often
 REFRESH_SECONDS = 15  # an authorized transaction is read this often (auto-cancel, a change made elsewhere)
 
 
+class CheckScreen(Protocol):
+    """What the charge uses of the cashier's screen that holds it: the terminal and its register and money, the
+    ticket and the charge status it renders into, the screen's messages and tasks, the check shown again, why an
+    entry is refused, and where a manager's approval being asked for is kept."""
+
+    prompt: ManagerPrompt | None
+
+    @property
+    def terminal(self) -> Terminal | None: ...
+    @property
+    def register(self) -> Register: ...
+    @property
+    def money(self) -> MoneyFormat: ...
+    @property
+    def ticket(self) -> Ticket: ...
+    @property
+    def charge_status(self) -> ChargeStatus: ...
+    @property
+    def messages(self) -> Messages: ...
+    @property
+    def tasks(self) -> Tasks: ...
+    def show_check(self) -> None: ...
+    def entry_refused(self) -> UserError | None: ...
+
+
 class Charging(QObject):
     """The charge of the cashier's open check; its work runs as the view's tasks ("charge", "verify", "state",
-    "refresh-tx")."""
+    "refresh-tx").
 
-    def __init__(self, view: CashierView) -> None:
-        super().__init__(view)
+    Signals: ``open_shift_requested()`` the big button (or F8) pressed while no shift is open."""
+
+    open_shift_requested = Signal()
+
+    def __init__(self, view: CheckScreen, parent: QWidget) -> None:
+        """``parent`` is the widget a manager's approval is asked for over."""
+        super().__init__(parent)
         self.view = view
+        self.dialogs = parent
         self.waiting_since: float | None = None  # when the request the screen waits on went out
         self._verify_now: asyncio.Event | None = None  # set by "Check now" while a charge is verified
         self.next_verify_at: float | None = None
@@ -126,7 +162,7 @@ class Charging(QObject):
         state = view.register.current
         self.render_offer(state)  # a shift opened or closed elsewhere (the command line) changes the offer
         if self.offering_shift:  # a cash sale too: its cash goes into a shift's drawer
-            view.open_shift_requested.emit()
+            self.open_shift_requested.emit()
             return
         if state.editable and state.check.paid_in_full:
             self.finish_cash_sale()
@@ -214,7 +250,7 @@ class Charging(QObject):
         if terminal is None or state is None or state.phase is not Phase.AUTHORIZED or not state.transaction_id:
             return
         view.prompt = with_approval(
-            view,
+            self.dialogs,
             terminal.till,
             Guarded.CANCEL_CHARGED,
             say.cancel_question(state, view.money.format),

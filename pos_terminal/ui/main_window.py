@@ -117,12 +117,16 @@ class MainWindow(QMainWindow):
         self.cashier = CashierView(self.messages, self.tabs)
         on_first_paint(self.cashier, self.cashier_painted.emit)
         self.built_till: TillView | None = None
-        self.settings_flow = SettingsFlow(self)
-        self.workspace = Workspace(self)
-        self.outbox = OutboxWork(self)
-        self.store_link = StoreLink(self)
+        # Each flow is handed what it uses of the window, named by a Protocol in the flow's own module; the
+        # workspace takes its parts, and what its views ask for comes back as its signals (_connect_signals).
+        self.settings_flow = SettingsFlow(self, self)
+        self.workspace = Workspace(
+            self.tabs, self.cashier, self.messages, host, lambda: self.terminal, lambda: self.page, self
+        )
+        self.outbox = OutboxWork(self, self)
+        self.store_link = StoreLink(self, self)
         self.approvals = Approvals(self, self.messages, self.tasks, lambda: self.terminal)
-        self.till_flow = TillFlow(self)
+        self.till_flow = TillFlow(self, self)
         self.idle = IdleLock(self.till_flow.on_idle, self)
         self._forget_timer = QTimer(self)
         self._forget_timer.setInterval(FORGET_EVERY_MS)
@@ -241,6 +245,19 @@ class MainWindow(QMainWindow):
         self.cashier.changed.connect(self.outbox.on_pending_changed)
         self.cashier.open_shift_requested.connect(self.till_flow.open_shift)
         self.tabs.currentChanged.connect(self.workspace.on_tab_changed)
+        # what the workspace's views ask for
+        self.workspace.pending_changed.connect(self.outbox.on_pending_changed)
+        self.workspace.shift_report_requested.connect(self.on_shift_report_requested)
+        self.workspace.open_shift_requested.connect(self.till_flow.open_shift)
+        self.workspace.close_shift_requested.connect(self.approvals.close_shift)
+        self.workspace.settings_saved.connect(self.settings_flow.on_settings_saved)
+        self.workspace.disconnect_confirmed.connect(self.approvals.disconnect_terminal)
+        self.workspace.about_requested.connect(self.settings_flow.on_about_requested)
+        self.workspace.join_store_requested.connect(self.approvals.join_store)
+        self.workspace.leave_store_confirmed.connect(self.approvals.leave_store)
+        self.workspace.people_changed.connect(self.on_people_changed)
+        self.workspace.catalog_changed.connect(self.cashier.load_catalog)
+        self.workspace.details_changed.connect(self.hardware.on_store_details_changed)
         # the till
         self.status.switch_button.clicked.connect(self.till_flow.switch_person)
         # what a manager approved

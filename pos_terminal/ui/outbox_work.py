@@ -9,7 +9,7 @@ a task of the window ("resume", "resend", "late landings").
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.words import counted
@@ -18,16 +18,39 @@ from pos_terminal.ui.pages import Page
 if TYPE_CHECKING:
     from pos_terminal.services.register import OpenCheck
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.cashier_view import CashierView
+    from pos_terminal.ui.statusbar import StatusBar
+    from pos_terminal.ui.tasks import Messages, Tasks
+    from pos_terminal.ui.workspace import Workspace
 
 from PySide6.QtCore import QObject
 
 log = logging.getLogger(__name__)
 
 
+class OutboxPages(Protocol):
+    """What the work on the outbox uses of the window that holds it: the page shown, the views a confirmation
+    shows in, the status bar, and the window's messages and tasks."""
+
+    @property
+    def terminal(self) -> Terminal | None: ...
+    @property
+    def page(self) -> Page: ...
+    @property
+    def cashier(self) -> CashierView: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def status(self) -> StatusBar: ...
+    @property
+    def messages(self) -> Messages: ...
+    @property
+    def tasks(self) -> Tasks: ...
+
+
 class OutboxWork(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: OutboxPages, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.window = window
 
     def resume(self, terminal: Terminal) -> None:

@@ -4,7 +4,7 @@ connected again, the terminal disconnected, and the About box."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pos_terminal.errors import UserError
 from pos_terminal.ui.pages import Page
@@ -13,16 +13,50 @@ from pos_terminal.ui.widgets import confirm
 if TYPE_CHECKING:
     from pos_terminal.config import Settings
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.approvals import Approvals
+    from pos_terminal.ui.host import Host
+    from pos_terminal.ui.setup_view import SetupView
+    from pos_terminal.ui.statusbar import StatusBar
+    from pos_terminal.ui.tasks import Messages
+    from pos_terminal.ui.workspace import Workspace
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QMessageBox, QTabWidget, QWidget
+
+
+class SettingsPages(Protocol):
+    """What the settings' flow uses of the window that holds it: the host that keeps the settings, the pages and
+    tabs, the connection made again, the approvals and the window's messages."""
+
+    @property
+    def host(self) -> Host: ...
+    @property
+    def terminal(self) -> Terminal | None: ...
+    @property
+    def setup(self) -> SetupView: ...
+    @property
+    def tabs(self) -> QTabWidget: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def approvals(self) -> Approvals: ...
+    @property
+    def status(self) -> StatusBar: ...
+    @property
+    def messages(self) -> Messages: ...
+    def show_page(self, page: Page) -> None: ...
+    def connect_terminal(self) -> None: ...
+    def stop_sign_in(self) -> None: ...
+    def detach_views(self) -> None: ...
+    def enter_sign_in(self, terminal: Terminal) -> None: ...
 
 
 class SettingsFlow(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: SettingsPages, parent: QWidget) -> None:
+        """``parent`` is the widget the flow's dialogs open over."""
+        super().__init__(parent)
         self.window = window
+        self.dialogs = parent
         self.confirmation: QMessageBox | None = None
         self.about: QDialog | None = None
 
@@ -54,7 +88,7 @@ class SettingsFlow(QObject):
             self.window.connect_terminal()
 
         self.confirmation = confirm(
-            self.window,
+            self.dialogs,
             "Keep the sign-in in a file",
             "Keep the sign-in in an unencrypted file on this computer?",
             "Anyone who can read this computer's files could act for the merchant with it. "
@@ -107,5 +141,5 @@ class SettingsFlow(QObject):
     def on_about_requested(self) -> None:
         from pos_terminal.ui.about import AboutDialog
 
-        self.about = AboutDialog(self.window.host.paths, self.window.host.settings, self.window.terminal, self.window)
+        self.about = AboutDialog(self.window.host.paths, self.window.host.settings, self.window.terminal, self.dialogs)
         self.about.open()

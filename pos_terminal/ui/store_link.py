@@ -5,23 +5,56 @@ store (once a manager approved, :mod:`pos_terminal.ui.approvals`) runs as a task
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pos_terminal.ui.tasks import STORE
 
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import SyncReport
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.cashier_view import CashierView
+    from pos_terminal.ui.counter_hardware import CounterHardware
+    from pos_terminal.ui.statusbar import StatusBar
+    from pos_terminal.ui.tasks import Messages, Tasks
+    from pos_terminal.ui.till_flow import TillFlow
+    from pos_terminal.ui.till_view import TillView
+    from pos_terminal.ui.workspace import Workspace
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QTabWidget
 
 log = logging.getLogger(__name__)
 
 
+class StorePages(Protocol):
+    """What the store's side of the window uses of it: the views another till's change shows in, the status
+    bar, the till's flow and the counter's hardware, and the window's messages and tasks."""
+
+    @property
+    def terminal(self) -> Terminal | None: ...
+    @property
+    def tabs(self) -> QTabWidget: ...
+    @property
+    def cashier(self) -> CashierView: ...
+    @property
+    def till(self) -> TillView: ...
+    @property
+    def till_flow(self) -> TillFlow: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def hardware(self) -> CounterHardware: ...
+    @property
+    def status(self) -> StatusBar: ...
+    @property
+    def messages(self) -> Messages: ...
+    @property
+    def tasks(self) -> Tasks: ...
+
+
 class StoreLink(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: StorePages, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.window = window
         self._store_of: Terminal | None = None  # the terminal whose store exchanges this window listens to
 

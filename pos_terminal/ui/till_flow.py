@@ -3,7 +3,7 @@ the sign-in behind it, opening a shift when a sale needs one, and closing one on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pos_terminal.errors import UserError
 from pos_terminal.ui.pages import Page, Tab
@@ -12,15 +12,48 @@ if TYPE_CHECKING:
     from pos_terminal.domain.people import Approval
     from pos_terminal.domain.shift import DrawerCount
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.cashier_view import CashierView
+    from pos_terminal.ui.idle_lock import IdleLock
+    from pos_terminal.ui.statusbar import StatusBar
+    from pos_terminal.ui.tasks import Messages, Tasks
+    from pos_terminal.ui.till_view import TillView
+    from pos_terminal.ui.workspace import Workspace
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QTabWidget
+
+
+class TillPages(Protocol):
+    """What the till's flow uses of the window that holds it: its pages and tabs, the views on them, the status
+    bar, the idle lock and the window's messages and tasks."""
+
+    @property
+    def terminal(self) -> Terminal | None: ...
+    @property
+    def page(self) -> Page: ...
+    @property
+    def tabs(self) -> QTabWidget: ...
+    @property
+    def cashier(self) -> CashierView: ...
+    @property
+    def till(self) -> TillView: ...
+    @property
+    def workspace(self) -> Workspace: ...
+    @property
+    def status(self) -> StatusBar: ...
+    @property
+    def idle(self) -> IdleLock: ...
+    @property
+    def messages(self) -> Messages: ...
+    @property
+    def tasks(self) -> Tasks: ...
+    def show_page(self, page: Page) -> None: ...
+    def show_tab(self, tab: Tab) -> None: ...
 
 
 class TillFlow(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: TillPages, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.window = window
 
     def show_status(self) -> None:

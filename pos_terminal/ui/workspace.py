@@ -7,29 +7,65 @@ cashier's start-up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pos_terminal.ui.pages import Page, Tab
 
 if TYPE_CHECKING:
+    from pos_terminal.services.terminal import Terminal
     from pos_terminal.ui.back_office_view import BackOfficeView
     from pos_terminal.ui.history_view import HistoryView
-    from pos_terminal.ui.main_window import MainWindow
+    from pos_terminal.ui.host import Host
     from pos_terminal.ui.reports_view import ReportsView
     from pos_terminal.ui.settings_view import SettingsView
     from pos_terminal.ui.shifts_view import ShiftsView
+    from pos_terminal.ui.tasks import Messages
 
-from PySide6.QtCore import QObject, QSignalBlocker
+from PySide6.QtCore import QObject, QSignalBlocker, Signal
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 
 class Workspace(QObject):
-    """The window's tabs (``tabs``, the cashier's screen first) and the views built into them."""
+    """The window's tabs (``tabs``, the cashier's screen first) and the views built into them.
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.tabs = tabs = window.tabs
+    What the views built here ask for goes on as the workspace's own signals, for the window to wire:
+    ``shift_report_requested(object)`` a Shift; ``open_shift_requested()``; ``close_shift_requested()``;
+    ``pending_changed()`` History changed what waits in the outbox; ``settings_saved(object)`` new Settings;
+    ``disconnect_confirmed()``; ``about_requested()``; ``join_store_requested(str, object)`` an address and a
+    password or None; ``leave_store_confirmed()``; ``people_changed()``, ``catalog_changed()`` and
+    ``details_changed()`` after the back office saved a change."""
+
+    shift_report_requested = Signal(object)
+    open_shift_requested = Signal()
+    close_shift_requested = Signal()
+    pending_changed = Signal()
+    settings_saved = Signal(object)
+    disconnect_confirmed = Signal()
+    about_requested = Signal()
+    join_store_requested = Signal(str, object)
+    leave_store_confirmed = Signal()
+    people_changed = Signal()
+    catalog_changed = Signal()
+    details_changed = Signal()
+
+    def __init__(
+        self,
+        tabs: QTabWidget,
+        cashier: QWidget,
+        messages: Messages,
+        host: Host,
+        terminal: Callable[[], Terminal | None],
+        page: Callable[[], Page],
+        parent: QObject | None = None,
+    ) -> None:
+        """``terminal`` and ``page`` read the window's terminal (None while there is none) and its page now."""
+        super().__init__(parent)
+        self.messages = messages
+        self.host = host
+        self.terminal = terminal
+        self.page = page
+        self.tabs = tabs
         # History and Settings are built the first time they are shown (or asked for); until then their tabs
         # hold an empty page, which the view takes the place of.
         self.built_history: HistoryView | None = None
@@ -43,7 +79,7 @@ class Workspace(QObject):
         self.report_tabs = QTabWidget()
         self.report_tabs.setDocumentMode(True)
         self.reports_page.layout().addWidget(self.report_tabs)  # type: ignore[union-attr]
-        tabs.addTab(self.window.cashier, "Cashier")
+        tabs.addTab(cashier, "Cashier")
         tabs.addTab(QWidget(), "History")
         tabs.addTab(self.reports_page, "Reports")
         tabs.addTab(QWidget(), "Settings")
@@ -57,16 +93,17 @@ class Workspace(QObject):
             from pos_terminal.ui.reports_view import ReportsView
             from pos_terminal.ui.shifts_view import ShiftsView
 
-            self.built_reports = ReportsView(self.window.messages)
+            self.built_reports = ReportsView(self.messages)
             self.built_shifts = ShiftsView()
             self.report_tabs.addTab(self.built_reports, "Report")
             self.report_tabs.addTab(self.built_shifts, "Shifts")
-            self.built_shifts.report_requested.connect(self.window.on_shift_report_requested)
-            self.built_shifts.open_requested.connect(self.window.till_flow.open_shift)
-            self.built_shifts.close_requested.connect(self.window.approvals.close_shift)
-            if self.window.terminal is not None and self.window.page is Page.WORKSPACE and self.tabs.isTabEnabled(2):
-                self.built_reports.attach(self.window.terminal)
-                self.built_shifts.attach(self.window.terminal)
+            self.built_shifts.report_requested.connect(self.shift_report_requested)
+            self.built_shifts.open_requested.connect(self.open_shift_requested)
+            self.built_shifts.close_requested.connect(self.close_shift_requested)
+            terminal = self.terminal()
+            if terminal is not None and self.page() is Page.WORKSPACE and self.tabs.isTabEnabled(2):
+                self.built_reports.attach(terminal)
+                self.built_shifts.attach(terminal)
         return self.built_reports
 
     @property
@@ -75,11 +112,12 @@ class Workspace(QObject):
         if self.built_history is None:
             from pos_terminal.ui.history_view import HistoryView
 
-            self.built_history = view = HistoryView(self.window.messages)
-            view.changed.connect(self.window.outbox.on_pending_changed)
+            self.built_history = view = HistoryView(self.messages)
+            view.changed.connect(self.pending_changed)
             self._fill_tab(Tab.HISTORY, view)
-            if self.window.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.HISTORY)):
-                view.attach(self.window.terminal)
+            terminal = self.terminal()
+            if terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.HISTORY)):
+                view.attach(terminal)
         return self.built_history
 
     @property
@@ -89,11 +127,11 @@ class Workspace(QObject):
             from pos_terminal.ui.settings_view import SettingsView
 
             self.built_settings = view = SettingsView()
-            view.saved.connect(self.window.settings_flow.on_settings_saved)
-            view.disconnect_confirmed.connect(self.window.approvals.disconnect_terminal)
-            view.about_requested.connect(self.window.settings_flow.on_about_requested)
-            view.join_store_requested.connect(self.window.approvals.join_store)
-            view.leave_store_confirmed.connect(self.window.approvals.leave_store)
+            view.saved.connect(self.settings_saved)
+            view.disconnect_confirmed.connect(self.disconnect_confirmed)
+            view.about_requested.connect(self.about_requested)
+            view.join_store_requested.connect(self.join_store_requested)
+            view.leave_store_confirmed.connect(self.leave_store_confirmed)
             self._fill_tab(Tab.SETTINGS, view)
         return self.built_settings
 
@@ -103,13 +141,14 @@ class Workspace(QObject):
         if self.built_back_office is None:
             from pos_terminal.ui.back_office_view import BackOfficeView
 
-            self.built_back_office = view = BackOfficeView(self.window.messages)
-            view.people_changed.connect(self.window.on_people_changed)
-            view.catalog_changed.connect(self.window.cashier.load_catalog)
-            view.details_changed.connect(self.window.hardware.on_store_details_changed)
+            self.built_back_office = view = BackOfficeView(self.messages)
+            view.people_changed.connect(self.people_changed)
+            view.catalog_changed.connect(self.catalog_changed)
+            view.details_changed.connect(self.details_changed)
             self._fill_tab(Tab.BACK_OFFICE, view)
-            if self.window.terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.BACK_OFFICE)):
-                view.attach(self.window.terminal)
+            terminal = self.terminal()
+            if terminal is not None and self.tabs.isTabEnabled(list(Tab).index(Tab.BACK_OFFICE)):
+                view.attach(terminal)
         return self.built_back_office
 
     @property
@@ -154,7 +193,7 @@ class Workspace(QObject):
 
     def show_settings(self) -> None:
         """Filled when shown, not at start-up: it asks the system for its printers."""
-        host = self.window.host
+        host = self.host
         self.settings_view.show_settings(
-            host.settings, host.region_choices(), self.window.terminal, prints=host.paths.prints_dir
+            host.settings, host.region_choices(), self.terminal(), prints=host.paths.prints_dir
         )
