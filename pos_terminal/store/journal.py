@@ -127,19 +127,22 @@ class Journal:
             raise RuntimeError("the journal is closed")
         return self._conn
 
-    def _stamp(self) -> str:
+    def stamp(self) -> str:
+        """Now, as the journal writes a time (fixed-width ISO 8601 UTC text)."""
         return iso_time(self.now())
 
-    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        return list(self._rows(sql, params))
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """Every row ``sql`` selects, in a list."""
+        return list(self.rows(sql, params))
 
-    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
         """The rows ``sql`` selects, a row at a time: a day's rows never all in memory at once. The journal stays
         locked until the last row is read (or the reader drops the iterator), so read it through without waiting."""
         with self._lock, user_errors(self.path):
             yield from self.conn.execute(sql, params)
 
-    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+    def write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """``sql`` run in a transaction of its own, or in the one :meth:`writing` has open."""
         with self.writing() as conn:
             return conn.execute(sql, params)
 
@@ -158,18 +161,18 @@ class Journal:
             with transaction(self.conn):
                 yield self.conn
 
-    def _share(self, kind: str, key: str, body: Mapping[str, Any]) -> None:
+    def share(self, kind: str, key: str, body: Mapping[str, Any]) -> None:
         """Queue ``body`` for the store database while this terminal is part of a store (no-op otherwise). Call it
         inside the transaction that writes the record: the record and its place in the outbox commit together."""
         self.conn.execute(
             "INSERT INTO store_outbox (kind, key, body, created_at) SELECT ?, ?, ?, ? WHERE EXISTS"
             " (SELECT 1 FROM store_link)",
-            (kind, key, json.dumps(body, ensure_ascii=False, separators=(",", ":")), self._stamp()),
+            (kind, key, json.dumps(body, ensure_ascii=False, separators=(",", ":")), self.stamp()),
         )
 
     def integrity_check(self) -> str:
         """``"ok"`` when SQLite finds the file sound; otherwise its first complaint."""
-        rows = self._read("PRAGMA integrity_check")
+        rows = self.read("PRAGMA integrity_check")
         return str(rows[0][0]) if rows else "no answer"
 
     def close(self) -> None:
@@ -200,15 +203,15 @@ class OpenCheckBook:
 
     def save(self, check: Mapping[str, Any]) -> None:
         """Replace the open check."""
-        self.journal._write(
+        self.journal.write(
             "INSERT INTO open_check (id, body, updated_at) VALUES (1, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
-            (dump_json(check), self.journal._stamp()),
+            (dump_json(check), self.journal.stamp()),
         )
 
     def load(self) -> JsonObject | None:
-        rows = self.journal._read("SELECT body FROM open_check WHERE id = 1")
+        rows = self.journal.read("SELECT body FROM open_check WHERE id = 1")
         return Cells(rows[0], self.journal.path, "open check").json("body") if rows else None
 
     def clear(self) -> None:
-        self.journal._write("DELETE FROM open_check")
+        self.journal.write("DELETE FROM open_check")

@@ -424,7 +424,7 @@ def _shift(till: Till, raw: Raw) -> None:
     else:
         shift, till.open_shift = till.open_shift, None
         till.shifts.close(shift.id, "Ana", DrawerCount(20_000), 20_000, datetime.now(UTC))
-    uid = str(till.journal._read("SELECT uid FROM shift WHERE id = ?", (shift.id,))[0][0])
+    uid = str(till.journal.read("SELECT uid FROM shift WHERE id = ?", (shift.id,))[0][0])
     raw.written.setdefault(("shift", uid), []).append(time.time())
 
 
@@ -488,10 +488,10 @@ def _collect(till: Till, raw: Raw) -> None:
     raw.journals[till.terminal_id] = {
         "cash_sale": {sale.uid for sale in journal.cash_sales.all()},
         "audit": {entry.uid for entry in journal.audit.all()},
-        "shift": {str(row[0]) for row in journal._read("SELECT uid FROM shift")},
+        "shift": {str(row[0]) for row in journal.read("SELECT uid FROM shift")},
     }
     raw.closed_shifts[till.terminal_id] = {
-        str(row[0]) for row in journal._read("SELECT uid FROM shift WHERE closed_at IS NOT NULL")
+        str(row[0]) for row in journal.read("SELECT uid FROM shift WHERE closed_at IS NOT NULL")
     }
     raw.passes += till.passes
     raw.fetched += len(till.applied_seqs)

@@ -35,7 +35,7 @@ def editor(journal: Journal) -> CatalogEditor:
 
 
 def audit(journal: Journal, action: str) -> list[dict[str, object]]:
-    rows = journal._read("SELECT detail FROM audit WHERE action = ? ORDER BY id", (action,))
+    rows = journal.read("SELECT detail FROM audit WHERE action = ? ORDER BY id", (action,))
     return [json.loads(row[0]) for row in rows]
 
 

@@ -26,7 +26,7 @@ def store(tmp_path: Path) -> Iterator[StoreTarget]:
 
 
 def count(terminal: Terminal, sql: str) -> int:
-    return int(terminal.journal._read(sql)[0][0])
+    return int(terminal.journal.read(sql)[0][0])
 
 
 async def test_a_running_till_lets_go_of_what_was_sent_or_printed_a_month_ago(

@@ -43,7 +43,7 @@ class Till:
 
     async def link_to(self, address: str) -> None:
         """Point the link at ``address`` (a file where no store is: the store is away) and drop the connection."""
-        self.journal._write("UPDATE store_link SET address = ?", (address,))
+        self.journal.write("UPDATE store_link SET address = ?", (address,))
         await self.store.close()
 
 

@@ -101,7 +101,7 @@ async def test_what_a_till_writes_reaches_the_store_once(make_till: Callable[[st
     assert report.sent > 0 and not report.refused
     assert till.store.status().waiting == 0
     # a till killed after the store wrote a record, before it marked it sent, sends it again: it lands once
-    till.journal._write("UPDATE store_outbox SET sent_at = NULL")
+    till.journal.write("UPDATE store_outbox SET sent_at = NULL")
     await till.store.sync()
     sales = rows(store, "cash_sale")
     assert sorted(s["id"] for s in sales) == sorted(till.sales)

@@ -69,7 +69,7 @@ def tile_names(window: MainWindow) -> list[str]:
 
 
 def audit(journal: Journal, action: str) -> list[tuple[str | None, dict[str, object]]]:
-    rows = journal._read("SELECT actor, detail FROM audit WHERE action = ? ORDER BY id", (action,))
+    rows = journal.read("SELECT actor, detail FROM audit WHERE action = ? ORDER BY id", (action,))
     return [(row[0], json.loads(row[1])) for row in rows]
 
 
