@@ -65,8 +65,8 @@ def _refuse_a_currency_change(paths: Paths, before: Settings, after: Settings) -
     """Not a new currency while this profile's till holds money in the old one (the window asks the same)."""
     if after.currency == before.currency or not paths.journal_file.exists():
         return
+    from pos_terminal.journal.journal import Journal
     from pos_terminal.services.setup import currency_change_refused
-    from pos_terminal.store.journal import Journal
 
     with Journal(paths.journal_file) as journal:
         refused = currency_change_refused(journal, before.terminal_id, before.currency, after.currency)

@@ -104,7 +104,7 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     if args.store_command in ("init", "add-till"):
         return await _store_owner(args, out, settings.currency if set_up else None)
     settings = set_up_till(settings, set_up)  # joins, leaves and reports as this till
-    from pos_terminal.store.journal import Journal
+    from pos_terminal.journal.journal import Journal
 
     with Journal(paths.journal_file) as journal:
         store = store_sync_for(journal, paths, lambda: settings)

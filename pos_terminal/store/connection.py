@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 
-from pos_terminal.store.locks import exclusive
-from pos_terminal.store.sqlite import _ENVIRONMENT
+from pos_terminal.disk.locks import exclusive
+from pos_terminal.disk.sqlite import machine_reason
 from pos_terminal.store.store_errors import (
     FILE_HINT,
     BadStoreAddress,
@@ -184,7 +184,7 @@ def user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErro
 
 def _sqlite_error(exc: sqlite3.Error, database: StoreDatabase) -> StoreDatabaseError | None:
     code = getattr(exc, "sqlite_errorcode", None)
-    reason = _ENVIRONMENT.get(code & 0xFF) if isinstance(code, int) else None
+    reason = machine_reason(exc)
     if reason is None and type(exc) is sqlite3.DatabaseError:
         reason = "the file is damaged or is not a database"
     if reason is None:

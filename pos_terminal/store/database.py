@@ -2,7 +2,7 @@
 
 People, the catalog, the store's details, shifts and drawer counts, cash sales and
 the audit log have one home here (``docs/store.md``, "A store of several
-tills"). Each till's journal (:mod:`pos_terminal.store.journal`) stays the
+tills"). Each till's journal (:mod:`pos_terminal.journal.journal`) stays the
 crash-safe record of its own sales; a till writes store data through its
 journal's outbox and keeps a local copy, so a sale never waits on the network.
 This module is the database end of that: opening, setting up, writing

@@ -71,12 +71,12 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import event
 
 from pos_terminal.domain.shift import DrawerCount, Shift
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.staff import ShiftBook
+from pos_terminal.journal.store_link import LinkBook
 from pos_terminal.services.store_sync import StoreSync, SyncReport
 from pos_terminal.store.database import Change, ChangeListener, StoreDatabase
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.link import LinkBook
 from pos_terminal.store.schema import Kind
-from pos_terminal.store.staff import ShiftBook
 from tests.helpers.services import Secrets
 
 if TYPE_CHECKING:

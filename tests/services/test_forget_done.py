@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from pos_terminal.journal.journal import PrintStatus
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.terminal import DONE_KEPT, Terminal
-from pos_terminal.store.journal import PrintStatus
 from tests.helpers.services import rows
 from tests.services.conftest import FakeClock
 from tests.store.postgres import StoreTarget

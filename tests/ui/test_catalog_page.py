@@ -12,7 +12,7 @@ import httpx
 
 from pos_terminal.app import AppHost
 from pos_terminal.domain.people import Role
-from pos_terminal.store.journal import Journal
+from pos_terminal.journal.journal import Journal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.catalog_page import CatalogPage
 from pos_terminal.ui.main_window import MainWindow, Tab

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 
 from pos_terminal.app import AppHost
+from pos_terminal.journal.journal import FORGET_BATCH, Journal, PrintStatus
 from pos_terminal.services.terminal import DONE_KEPT
-from pos_terminal.store.journal import FORGET_BATCH, Journal, PrintStatus
 from pos_terminal.ui.main_window import FORGET_EVERY_MS, MainWindow
 from tests.ui.conftest import finish, signed_in_window, until
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from pos_terminal.domain.details import StoreDetails, logo_of_text, logo_text
 from pos_terminal.domain.people import name_key
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.rows import Cells, JsonObject, iso_time, new_uid
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from typing import Any
 from pos_terminal.domain.people import Person, Role, name_key, pin_to_set
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.rows import Cells, JsonObject, iso_time, new_uid
 
 
 class NameTaken(UserError):

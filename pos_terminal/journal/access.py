@@ -1,6 +1,6 @@
 """The journal as its books see it: what a book (intents, outbox, audit …) may use of the journal it is part of.
 
-:class:`~pos_terminal.store.journal.Journal` has these and builds its books with itself; a book names this
+:class:`~pos_terminal.journal.journal.Journal` has these and builds its books with itself; a book names this
 protocol rather than the journal, so the journal imports its books and no book imports the journal back.
 """
 

@@ -4,25 +4,25 @@ One SQLite file holds, each table read and written by its own book (``journal.in
 
 - the open check, saved on every change (one row; :attr:`Journal.open_check`);
 - charge intents, recorded *before* the create request is sent, keyed by their unique ``refId``, and the
-  transactions this terminal created, with their last known state (:mod:`pos_terminal.store.intents`);
+  transactions this terminal created, with their last known state (:mod:`pos_terminal.journal.intents`);
 - the outbox of state changes (complete, cancel, refund) waiting to be confirmed by the service
-  (:mod:`pos_terminal.store.outbox`);
+  (:mod:`pos_terminal.journal.outbox`);
 - the audit log (sign-in, charge, complete, cancel, refund, report-printed, disconnect …;
-  :mod:`pos_terminal.store.audit`);
+  :mod:`pos_terminal.journal.audit`);
 - cash sales: checks paid in full before any charge, which the service never sees (it takes no charge of zero),
-  kept for the shift's report (:mod:`pos_terminal.store.cash_sales`);
+  kept for the shift's report (:mod:`pos_terminal.journal.cash_sales`);
 - the people who work the till (PINs only as slow salted hashes) and the shifts with their drawer counts
-  (:mod:`pos_terminal.store.staff`);
+  (:mod:`pos_terminal.journal.staff`);
 - the receipt printer's queue: each slip (receipt, report) waits here until the printer has printed it or the
-  cashier cancels it, across restarts (:mod:`pos_terminal.store.prints`);
-- the till's link to its store and its copy of the store's catalog (:mod:`~pos_terminal.store.link`,
-  :mod:`~pos_terminal.store.catalog`).
+  cashier cancels it, across restarts (:mod:`pos_terminal.journal.prints`);
+- the till's link to its store and its copy of the store's catalog (:mod:`~pos_terminal.journal.store_link`,
+  :mod:`~pos_terminal.journal.catalog`).
 
 Charges, state changes and cash sales record the person who asked for them (``actor``).
 
 :class:`Journal` owns the connection and the schema; every write is committed (WAL, ``synchronous=FULL``) before
 the method returns. Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they sort as text
-(:mod:`pos_terminal.store.rows`).
+(:mod:`pos_terminal.journal.rows`).
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pos_terminal.disk.sqlite import connect, migrate, transaction, user_errors
 from pos_terminal.domain.clock import Clock, utcnow
-from pos_terminal.store.audit import AuditBook, AuditEntry, audit_record
-from pos_terminal.store.cash_sales import CashSale, CashSaleBook, cash_sale_record
-from pos_terminal.store.intents import (
+from pos_terminal.journal.audit import AuditBook, AuditEntry, audit_record
+from pos_terminal.journal.cash_sales import CashSale, CashSaleBook, cash_sale_record
+from pos_terminal.journal.intents import (
     UNFINISHED,
     ChargeIntent,
     CreateAnswer,
@@ -47,11 +48,10 @@ from pos_terminal.store.intents import (
     KnownTransaction,
     TransactionBook,
 )
-from pos_terminal.store.journal_schema import MIGRATIONS, TABLES
-from pos_terminal.store.outbox import OutboxBook, OutboxEntry
-from pos_terminal.store.prints import PrintBook, PrintJob, PrintStatus
-from pos_terminal.store.rows import Cells, DamagedJournal, JsonObject, dump_json, iso_time
-from pos_terminal.store.sqlite import connect, migrate, transaction, user_errors
+from pos_terminal.journal.outbox import OutboxBook, OutboxEntry
+from pos_terminal.journal.prints import PrintBook, PrintJob, PrintStatus
+from pos_terminal.journal.rows import Cells, DamagedJournal, JsonObject, dump_json, iso_time
+from pos_terminal.journal.schema import MIGRATIONS, TABLES
 
 # What callers have always imported from here; each lives with its table's book.
 __all__ = [
@@ -84,8 +84,8 @@ class Journal:
     """The journal file at ``path``; open it once per process and :meth:`close` it at exit.
 
     It owns the connection and the schema; each table is read and written through its book (``journal.intents``,
-    ``journal.outbox`` …), and the books in other modules (:mod:`~pos_terminal.store.staff`,
-    :mod:`~pos_terminal.store.catalog`, :mod:`~pos_terminal.store.link`) take the journal the same way.
+    ``journal.outbox`` …), and the books in other modules (:mod:`~pos_terminal.journal.staff`,
+    :mod:`~pos_terminal.journal.catalog`, :mod:`~pos_terminal.journal.store_link`) take the journal the same way.
     Safe to call from more than one thread (one connection, serialised by a lock).
     ``now`` is injectable so tests move time instead of sleeping.
     """

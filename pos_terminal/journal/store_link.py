@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject, iso_time
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.rows import Cells, JsonObject, iso_time
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState
-from pos_terminal.store.journal_access import JournalAccess
-from pos_terminal.store.rows import Cells
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells
 
 
 @dataclass(frozen=True)

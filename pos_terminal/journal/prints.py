@@ -10,8 +10,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pos_terminal.store.journal_access import JournalAccess
-from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells, JsonObject, dump_json, iso_time
 
 
 class PrintStatus(StrEnum):

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pos_terminal.store.journal_access import JournalAccess
-from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells, JsonObject, dump_json, iso_time, new_uid
 
 
 @dataclass(frozen=True)

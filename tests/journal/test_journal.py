@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pos_terminal.store.journal import MIGRATIONS, IntentStatus, Journal, PrintStatus
-from pos_terminal.store.link import LinkBook
-from pos_terminal.store.sqlite import DatabaseTooNew, StorageError
-from pos_terminal.store.staff import ShiftBook
+from pos_terminal.disk.sqlite import DatabaseTooNew, StorageError
+from pos_terminal.journal.journal import MIGRATIONS, IntentStatus, Journal, PrintStatus
+from pos_terminal.journal.staff import ShiftBook
+from pos_terminal.journal.store_link import LinkBook
 
 
 class Clock:
@@ -214,7 +214,7 @@ def test_writes_survive_a_process_that_dies_without_closing(tmp_path: Path) -> N
         f"""
         import os
         from pathlib import Path
-        from pos_terminal.store.journal import Journal
+        from pos_terminal.journal.journal import Journal
         journal = Journal(Path({str(path)!r}))
         for n in range(50):
             journal.intents.record(
