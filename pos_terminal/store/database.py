@@ -91,7 +91,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import psycopg.conninfo
 import sqlalchemy as sa
 from alembic import command
 from alembic.runtime.migration import MigrationContext
@@ -181,7 +180,7 @@ log = logging.getLogger(__name__)
 PIN_TRIES = "pin_tries"  # a till's PIN tries, as put_many takes them: person_id, wrong_pins, locked_until, lock_epoch
 # pg_advisory_xact_lock keys ("pos" and a number): one for every write, one for setting up the schema.
 _WRITE_LOCK = 0x706F73_0001
-_SCHEMA_LOCK = 0x706F73_0002
+SCHEMA_LOCK = 0x706F73_0002
 
 
 # --- what the API speaks --------------------------------------------------------------------------------------
@@ -298,7 +297,7 @@ class StoreDatabase:
                 raise StoreUnavailable(
                     f"The folder for the store database file {self.path} cannot be created.", hint=FILE_HINT
                 ) from exc
-        with self._transaction(write=True, lock=_SCHEMA_LOCK) as conn:
+        with self._transaction(write=True, lock=SCHEMA_LOCK) as conn:
             state = revision_state(conn)
             if state is SchemaState.TOO_NEW:
                 raise self._too_new(conn)

@@ -41,7 +41,7 @@ from psycopg import sql
 from sqlalchemy.engine import Connection
 
 from pos_terminal.store import schema
-from pos_terminal.store.database import _SCHEMA_LOCK, Backend, StoreAccessDenied, StoreDatabase, StoreDatabaseError
+from pos_terminal.store.database import SCHEMA_LOCK, Backend, StoreAccessDenied, StoreDatabase, StoreDatabaseError
 
 TILL_GROUP = "pos_till"
 OWN_ROWS = ("shift", "cash_sale", "audit")  # terminal_id = current_user for every row a till adds or changes
@@ -227,7 +227,7 @@ def require_roles(database: StoreDatabase) -> None:
 def _owner_transaction(database: StoreDatabase) -> Iterator[tuple[Connection, psycopg.Connection[Any]]]:
     """One transaction under the schema's lock (two owners setting roles up at once do it one after the other),
     as SQLAlchemy's connection and the psycopg one under it (for :mod:`psycopg.sql`)."""
-    with database._transaction(write=True, lock=_SCHEMA_LOCK) as conn:
+    with database._transaction(write=True, lock=SCHEMA_LOCK) as conn:
         yield conn, cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import keyring
 import keyring.backend
 import keyring.core
 import pytest
