@@ -69,12 +69,12 @@ class Paths:
 
     @property
     def keychain_file(self) -> Path:
-        """Which keychain backend this user's session has (a class name; see pos_terminal.store.keychain)."""
+        """Which keychain backend this user's session has (a class name; see pos_terminal.keychain.backend)."""
         return self.data_dir / "keychain.json"
 
     @property
     def money_file(self) -> Path:
-        """How amounts are written here, as Babel told an earlier start (see pos_terminal.store.money_memory)."""
+        """How amounts are written here, as Babel told an earlier start (see pos_terminal.disk.money_memory)."""
         return self.data_dir / "money-format.json"
 
     @property

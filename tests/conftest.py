@@ -24,7 +24,6 @@ from tests.store.postgres import BACKENDS, PostgresServer, StoreTarget, find_bin
 if TYPE_CHECKING:
     from pos_terminal.api.models import DeviceAuthorization
     from pos_terminal.services.session import Session
-    from tests.api.fake_service import FakeService
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":

@@ -13,12 +13,12 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """Where each group of commands adds its parsers (``register(commands)``)."""
 
 
-def _profile(parser: argparse.ArgumentParser) -> None:
+def profile_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", type=Path, help="base directory for config, journal and logs")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _actions(parser: argparse.ArgumentParser, dest: str) -> Commands:
+def action_commands(parser: argparse.ArgumentParser, dest: str) -> Commands:
     """The actions of a command (``config set``, ``store join`` …). Its ``--profile`` and ``--json`` are taken before
     the action too (``config --profile DIR set …``), where argparse would read DIR as the action's name."""
     parser.add_argument(
@@ -28,8 +28,8 @@ def _actions(parser: argparse.ArgumentParser, dest: str) -> Commands:
     return parser.add_subparsers(dest=dest, metavar="ACTION", required=True)
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    _profile(parser)
+def common_options(parser: argparse.ArgumentParser) -> None:
+    profile_options(parser)
     parser.add_argument("--service", metavar="URL", help="use a service already running at URL (POS API at URL/v4)")
     # This terminal is the one in the settings; the spelling of releases before 0.2 is refused with a sentence.
     parser.add_argument("--terminal", dest="old_terminal", metavar="ID", help=argparse.SUPPRESS)
@@ -43,7 +43,7 @@ class OldTerminalFlag(UserError):
     )
 
 
-def _moment(text: str) -> datetime:
+def parse_moment(text: str) -> datetime:
     """ISO 8601; a time without offset is local time."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
@@ -52,7 +52,7 @@ def _moment(text: str) -> datetime:
     return (value if value.tzinfo else value.astimezone()).astimezone(UTC)
 
 
-def _seconds(text: str) -> float:
+def parse_seconds(text: str) -> float:
     """A number of seconds, zero or more (an hour at most)."""
     try:
         value = float(text)
@@ -69,7 +69,7 @@ PIN_FROM = (
 )
 
 
-def _person(parser: argparse.ArgumentParser, *, manager: bool = False) -> None:
+def person_options(parser: argparse.ArgumentParser, *, manager: bool = False) -> None:
     """Who acts, once people work this terminal (a manager for what a cashier would need approved)."""
     who = "a manager on this terminal (default: the only one)" if manager else "a person on this terminal"
     parser.add_argument("--as", dest="person", metavar="NAME", help=f"who does it: {who}; {PIN_FROM}")
@@ -83,13 +83,15 @@ class PinInArguments(UserError):
     hint = "Leave it out to type it without echo, or give --pin-fd N and write it to file descriptor N."
 
 
-def _range(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--from", dest="start", type=_moment, help="start (ISO 8601, local time unless offset)")
-    parser.add_argument("--to", dest="end", type=_moment, help="end, exclusive (default: now; tx list: end of today)")
+def range_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from", dest="start", type=parse_moment, help="start (ISO 8601, local time unless offset)")
+    parser.add_argument(
+        "--to", dest="end", type=parse_moment, help="end, exclusive (default: now; tx list: end of today)"
+    )
     parser.add_argument("--today", action="store_true", help="since local midnight (the default)")
 
 
-def _output(parser: argparse.ArgumentParser, *, layouts: bool = False) -> None:
+def output_options(parser: argparse.ArgumentParser, *, layouts: bool = False) -> None:
     """Where a copy goes; a report's copies also come in either layout (a receipt is a roll)."""
     if layouts:
         parser.add_argument("--layout", choices=("a4", "roll"), default="a4", help="A4 page or 80 mm roll (default a4)")
@@ -101,7 +103,7 @@ def _output(parser: argparse.ArgumentParser, *, layouts: bool = False) -> None:
     )
 
 
-def _today_start() -> datetime:
+def today_start() -> datetime:
     local_midnight = datetime.combine(
         datetime.now().astimezone().date(), time(), tzinfo=datetime.now().astimezone().tzinfo
     )

@@ -21,7 +21,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _window_parser(*, whole: bool = True) -> argparse.ArgumentParser:
+def window_parser(*, whole: bool = True) -> argparse.ArgumentParser:
     """The options of the window (no command); the whole command line adds its commands to these. ``whole=False``
     is the quick look at a start of the window, which leaves everything else (help too) to the whole parser."""
     parser = argparse.ArgumentParser(
@@ -36,7 +36,7 @@ def _window_parser(*, whole: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _first_look(argv: Sequence[str], commands: Container[str]) -> tuple[argparse.Namespace | None, str | None]:
+def first_look(argv: Sequence[str], commands: Container[str]) -> tuple[argparse.Namespace | None, str | None]:
     """One look at ``argv`` with the window's own options, before any command's parser is built.
 
     Returns the window's options when ``argv`` asks for the window and nothing else (its first screen is painted
@@ -46,7 +46,7 @@ def _first_look(argv: Sequence[str], commands: Container[str]) -> tuple[argparse
     what is wrong.
     """
     try:
-        args, rest = _window_parser(whole=False).parse_known_args(argv)
+        args, rest = window_parser(whole=False).parse_known_args(argv)
     except argparse.ArgumentError:
         return None, None
     if not rest:
@@ -55,7 +55,7 @@ def _first_look(argv: Sequence[str], commands: Container[str]) -> tuple[argparse
     return None, first if first in commands else None
 
 
-def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+def token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
     """``--token VALUE`` as ``--token=VALUE`` when VALUE starts with "-", which argparse takes for an option.
 
     One URL-safe token in 64 starts with a dash; a known option after ``--token`` stays an option.
@@ -77,7 +77,7 @@ def _token_joined(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[
     return joined
 
 
-def _options_before_the_command(args: argparse.Namespace) -> None:
+def options_before_the_command(args: argparse.Namespace) -> None:
     """``pos-terminal --profile DIR people add …`` and ``people --profile DIR add …`` mean the profile DIR, as
     ``people add … --profile DIR`` does (the README's window example puts it first); a command that takes no such
     option, or a second value that differs, is one sentence rather than a command run on another profile."""

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _actions, _common, _person
+from pos_terminal.cli.arguments import Commands, action_commands, common_options, person_options
 from pos_terminal.cli.output import EXIT_OK, Output
-from pos_terminal.cli.pins import _act_as
+from pos_terminal.cli.pins import act_as
 from pos_terminal.domain.words import counted
 
 if TYPE_CHECKING:
@@ -21,15 +21,15 @@ def register(commands: Commands) -> None:
     catalog = commands.add_parser(
         "catalog", help="the products this till sells (in a store: the store's, for every till)"
     )
-    catalog_commands = _actions(catalog, "catalog_command")
+    catalog_commands = action_commands(catalog, "catalog_command")
     listing = catalog_commands.add_parser("list", help="the catalog in use, tab by tab")
-    _common(listing)
+    common_options(listing)
     listing.set_defaults(handler=_catalog_list)
     importing = catalog_commands.add_parser(
         "import", help="make a catalog file the catalog (a manager's PIN); it is checked whole first"
     )
-    _common(importing)
-    _person(importing, manager=True)
+    common_options(importing)
+    person_options(importing, manager=True)
     importing.set_defaults(handler=_catalog_import)
     importing.add_argument(
         "file", help="a catalog file: JSON (the format of resources/catalog.json), or CSV for a name ending .csv"
@@ -37,15 +37,15 @@ def register(commands: Commands) -> None:
     exporting = catalog_commands.add_parser(
         "export", help="write the catalog in use to a file: JSON, or CSV for a name ending .csv (- for standard output)"
     )
-    _common(exporting)
+    common_options(exporting)
     exporting.add_argument("file")
     exporting.set_defaults(handler=_catalog_export)
     exporting.add_argument("--format", choices=("json", "csv"), default="json", help="for -: the format (default json)")
     details = commands.add_parser(
         "details", help="the store's name, address, tax number, receipt header and footer (printed on slips)"
     )
-    _common(details)
-    _person(details, manager=True)
+    common_options(details)
+    person_options(details, manager=True)
     details.set_defaults(handler=_details)
     for flag, text in (
         ("--name", "the store's name"),
@@ -92,7 +92,7 @@ async def _catalog_import(terminal: Terminal, args: argparse.Namespace, out: Out
         parse_csv(data, f"the file {path}")
     else:
         catalog = load_catalog(path)
-    person = await _act_as(terminal, args, manager=True)
+    person = await act_as(terminal, args, manager=True)
     by = person.name if person else None
     editor = terminal.catalog_editor
     if csv_file:
@@ -175,7 +175,7 @@ async def _details(terminal: Terminal, args: argparse.Namespace, out: Output) ->
     elif args.no_logo:
         logo = None
     details = replace(details, logo=logo)
-    person = await _act_as(terminal, args, manager=True)
+    person = await act_as(terminal, args, manager=True)
     by = person.name if person else None
     if terminal.set_store_details(details, by=by):
         out.line("The store's details are changed" + (" for every till." if terminal.store.linked else "."))

@@ -7,9 +7,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _common, _person, _seconds
+from pos_terminal.cli.arguments import Commands, common_options, parse_seconds, person_options
 from pos_terminal.cli.output import EXIT_ERROR, EXIT_OK, EXIT_UNSETTLED, Output
-from pos_terminal.cli.pins import _act_as
+from pos_terminal.cli.pins import act_as
 from pos_terminal.errors import UserError
 
 if TYPE_CHECKING:
@@ -18,11 +18,11 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     customers = commands.add_parser("customers", help="customers checked in at the merchant")
-    _common(customers)
+    common_options(customers)
     customers.set_defaults(handler=_customers)
 
     charge = commands.add_parser("charge", help="charge a checked-in customer for a check")
-    _common(charge)
+    common_options(charge)
     charge.add_argument("--customer", required=True, help="customer id, check-in id, member or check-in number")
     charge.add_argument("--check", required=True, type=Path, help="check file (JSON)")
     charge.add_argument(
@@ -32,12 +32,12 @@ def register(commands: Commands) -> None:
     )
     charge.add_argument(
         "--wait",
-        type=_seconds,
+        type=parse_seconds,
         metavar="SECONDS",
         help="how long to verify a charge the service did not confirm before leaving it to the next command "
         "(default: the terminal's verify window)",
     )
-    _person(charge)
+    person_options(charge)
     charge.set_defaults(handler=_charge)
 
 
@@ -58,7 +58,7 @@ async def _charge(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
     from pos_terminal.services.checkout import AlreadyCharged, ChargeStatus
 
     check = read_check_file(args.check)
-    await _act_as(terminal, args)
+    await act_as(terminal, args)
     customer = await terminal.customers.find(args.customer)
     totals = check.validate()
     out.note(f"Charging {terminal.money.format(totals.charge_amount)} to {customer.display_name}...")

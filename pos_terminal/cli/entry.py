@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 from pos_terminal.cli.arguments import OldTerminalFlag, PinInArguments
-from pos_terminal.cli.argv import _first_look, _options_before_the_command, _token_joined, _window_parser
+from pos_terminal.cli.argv import first_look, options_before_the_command, token_joined, window_parser
 from pos_terminal.cli.output import EXIT_ERROR, Handler, Output, ProfileHandler
 from pos_terminal.errors import UserError
 from pos_terminal.logs import configure_logging
@@ -49,7 +49,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     forty-odd of every command (27 ms here, half of it argparse asking gettext for its headings)."""
     from importlib import import_module
 
-    parser = _window_parser()
+    parser = window_parser()
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = COMMAND_MODULES.get(command or "")
     for module in dict.fromkeys(COMMAND_MODULES.values()):
@@ -60,13 +60,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    window, command = _first_look(argv, COMMAND_MODULES)
+    window, command = first_look(argv, COMMAND_MODULES)
     if window is not None:
         return _launch_gui(window)
     parser = build_parser(command)
-    args = parser.parse_args(_token_joined(parser, argv))
+    args = parser.parse_args(token_joined(parser, argv))
     try:
-        _options_before_the_command(args)
+        options_before_the_command(args)
     except UserError as exc:
         Output(False).note(exc.text())
         return EXIT_ERROR
@@ -124,7 +124,7 @@ def _launch_gui(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, out: Output) -> int:
-    from pos_terminal.cli.store import _store_pass
+    from pos_terminal.cli.store import store_pass
     from pos_terminal.config import load_settings, set_up_till
     from pos_terminal.embedded import start_embedded_sandbox
     from pos_terminal.services.session import SessionState
@@ -145,10 +145,10 @@ async def _run(args: argparse.Namespace, out: Output) -> int:
         handler: Handler = args.handler
         if args.command not in ("login", "logout", "status") and terminal.session.state is SessionState.CONNECTED:
             await _resume(terminal, out)
-        reached = await _store_pass(terminal.store, out)
+        reached = await store_pass(terminal.store, out)
         code = await handler(terminal, args, out)
         if reached:  # what the command wrote goes now (a store found away a moment ago is not waited for twice)
-            await _store_pass(terminal.store, out, quiet=True)
+            await store_pass(terminal.store, out, quiet=True)
         return code
 
 

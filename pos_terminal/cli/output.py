@@ -47,23 +47,23 @@ ProfileHandler = Callable[[Paths, argparse.Namespace, Output], int]
 """A command on the profile alone, no service and no sandbox (``set_defaults(profile_handler=...)``)."""
 
 
-def _local(moment: datetime) -> str:
+def local_time(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def _save(data: bytes, path: Path) -> Path:
+def save_copy(data: bytes, path: Path) -> Path:
     from pos_terminal.ui.printing import save_pdf
 
     return save_pdf(data, path)
 
 
-def _print(data: bytes, printer: str | None, title: str) -> str:
+def print_copy(data: bytes, printer: str | None, title: str) -> str:
     from pos_terminal.ui.printing import print_pdf
 
     return print_pdf(data, printer=printer, title=title)
 
 
-async def _print_escpos(terminal: Terminal, queue: Callable[[], object]) -> str:
+async def print_escpos(terminal: Terminal, queue: Callable[[], object]) -> str:
     """Queue a slip for the receipt printer and print what is queued; a printer that cannot print is one
     sentence, and the slip stays in the journal's queue for the window to print once the printer is back."""
     counter = terminal.counter

@@ -6,9 +6,9 @@ import argparse
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _actions, _common, _person
-from pos_terminal.cli.output import EXIT_OK, Handler, Output, _local
-from pos_terminal.cli.pins import _act_as, _new_pin
+from pos_terminal.cli.arguments import Commands, action_commands, common_options, person_options
+from pos_terminal.cli.output import EXIT_OK, Handler, Output, local_time
+from pos_terminal.cli.pins import act_as, new_pin
 from pos_terminal.errors import UserError
 
 if TYPE_CHECKING:
@@ -18,17 +18,17 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     people = commands.add_parser("people", help="who works this terminal's till (a manager's PIN)")
-    people_commands = _actions(people, "people_command")
+    people_commands = action_commands(people, "people_command")
     add = people_commands.add_parser("add", help="add a person (the first one is a manager, with no PIN asked)")
-    _common(add)
-    _person(add, manager=True)
+    common_options(add)
+    person_options(add, manager=True)
     add.add_argument("name")
     add.add_argument("--role", choices=("cashier", "manager"), default="cashier")
     add.add_argument("--new-pin-fd", dest="new_pin_fd", metavar="N", type=int, help="read the new PIN from fd N")
     add.set_defaults(handler=_people_add)
     listing = people_commands.add_parser("list", help="the people of this terminal")
-    _common(listing)
-    _person(listing, manager=True)
+    common_options(listing)
+    person_options(listing, manager=True)
     listing.set_defaults(handler=_people_list)
     for name, text in (
         ("disable", "a person can no longer sign in"),
@@ -43,8 +43,8 @@ def register(commands: Commands) -> None:
         ("role", "make a person a cashier or a manager"),
     ):
         action = people_commands.add_parser(name, help=text)
-        _common(action)
-        _person(action, manager=True)
+        common_options(action)
+        person_options(action, manager=True)
         action.add_argument("name")
         action.set_defaults(handler=_people_change(name))
         if name == "rename":
@@ -79,17 +79,17 @@ async def _people_add(terminal: Terminal, args: argparse.Namespace, out: Output)
     if not till.guarding:
         if args.role != "manager":
             raise UserError("The first person on a terminal is a manager.", hint="Add them with --role manager.")
-        person = await till.create_first_manager(args.name, _new_pin(args.name, args.new_pin_fd))
+        person = await till.create_first_manager(args.name, new_pin(args.name, args.new_pin_fd))
     else:
-        await _act_as(terminal, args, manager=True)
-        person = await till.add_person(args.name, Role(args.role), _new_pin(args.name, args.new_pin_fd))
+        await act_as(terminal, args, manager=True)
+        person = await till.add_person(args.name, Role(args.role), new_pin(args.name, args.new_pin_fd))
     out.data(_person_json(person, terminal.till.now()))
     out.line(f"{person.name} can now sign in at the till, as a {person.role}.")
     return EXIT_OK
 
 
 async def _people_list(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-    await _act_as(terminal, args, manager=True)
+    await act_as(terminal, args, manager=True)
     now = terminal.till.now()
     people = terminal.staff.people()
     out.data([_person_json(p, now) for p in people])
@@ -97,7 +97,7 @@ async def _people_list(terminal: Terminal, args: argparse.Namespace, out: Output
         state = (
             "disabled"
             if not p.active
-            else "locked until " + _local(p.locked_until)
+            else "locked until " + local_time(p.locked_until)
             if p.locked_until and p.locked(now)
             else "new PIN to set at the till"
             if p.pin_to_set
@@ -109,10 +109,10 @@ async def _people_list(terminal: Terminal, args: argparse.Namespace, out: Output
 
 def _people_change(change: str) -> Handler:
     async def run(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-        await _act_as(terminal, args, manager=True)
+        await act_as(terminal, args, manager=True)
         till = terminal.till
         if change == "reset-pin" and args.new_pin_fd is not None:
-            person = await till.reset_pin(args.name, _new_pin(args.name, args.new_pin_fd))
+            person = await till.reset_pin(args.name, new_pin(args.name, args.new_pin_fd))
             done = f"{person.name} has a new PIN."
         elif change == "reset-pin":
             person = await till.reset_pin(args.name)

@@ -48,7 +48,7 @@ def read_secret(prompt: str, fd: int | None, *, what: str = "PIN", option: str =
     return getpass.getpass(prompt)
 
 
-def _new_pin(name: str, fd: int | None) -> str:
+def new_pin(name: str, fd: int | None) -> str:
     if fd is not None:
         return read_secret("", fd)
     pin = read_secret(f"New PIN for {name}: ", None)
@@ -57,7 +57,7 @@ def _new_pin(name: str, fd: int | None) -> str:
     return pin
 
 
-async def _act_as(terminal: Terminal, args: argparse.Namespace, *, manager: bool = False) -> Person | None:
+async def act_as(terminal: Terminal, args: argparse.Namespace, *, manager: bool = False) -> Person | None:
     """Sign in, for this command, the person named by --as (a manager when ``manager``); their PIN is read from
     the terminal or from --pin-fd. A terminal nobody works acts as before people existed."""
     from pos_terminal.domain.people import Role

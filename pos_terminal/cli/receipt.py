@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _common, _output
-from pos_terminal.cli.output import EXIT_OK, Output, _print, _print_escpos, _save
+from pos_terminal.cli.arguments import Commands, common_options, output_options
+from pos_terminal.cli.output import EXIT_OK, Output, print_copy, print_escpos, save_copy
 
 if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     receipt = commands.add_parser("receipt", help="receipt of a completed or refunded transaction (80 mm)")
-    _common(receipt)
+    common_options(receipt)
     receipt.add_argument("transaction_id")
-    _output(receipt)
+    output_options(receipt)
     receipt.set_defaults(handler=_receipt)
 
 
@@ -45,14 +45,14 @@ async def _receipt(terminal: Terminal, args: argparse.Namespace, out: Output) ->
     if args.pdf or args.print_it:
         data = render_receipt(receipt, money=terminal.money)
         if args.pdf:
-            saved = _save(data, args.pdf)
+            saved = save_copy(data, args.pdf)
             reports.record_receipt(receipt, "saved", where=str(saved))
             out.note(f"Saved {saved}.")
         if args.print_it:
-            printer = _print(data, args.printer or terminal.settings.printer, f"Receipt {receipt.transaction_id}")
+            printer = print_copy(data, args.printer or terminal.settings.printer, f"Receipt {receipt.transaction_id}")
             reports.record_receipt(receipt, "printed", where=printer)
             out.note(f"Printed on {printer}.")
     if args.escpos:
-        where = await _print_escpos(terminal, lambda: terminal.counter.queue_receipt(receipt))
+        where = await print_escpos(terminal, lambda: terminal.counter.queue_receipt(receipt))
         out.note(f"Printed on the {where}.")
     return EXIT_OK

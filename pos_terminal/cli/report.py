@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _common, _moment, _output, _range, _today_start
-from pos_terminal.cli.output import EXIT_OK, Output, _print, _print_escpos, _save
+from pos_terminal.cli.arguments import (
+    Commands,
+    common_options,
+    output_options,
+    parse_moment,
+    range_options,
+    today_start,
+)
+from pos_terminal.cli.output import EXIT_OK, Output, print_copy, print_escpos, save_copy
 from pos_terminal.errors import UserError
 
 if TYPE_CHECKING:
@@ -18,15 +25,15 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     summary = commands.add_parser("summary", help="summary report by terminal or merged")
-    _common(summary)
-    _range(summary)
+    common_options(summary)
+    range_options(summary)
     scope = summary.add_mutually_exclusive_group()
     scope.add_argument("--all", action="store_true", help="one record per terminal")
     scope.add_argument("--merge", action="store_true", help="all terminals merged into one")
     summary.set_defaults(handler=_summary)
 
     report = commands.add_parser("report", help="end-of-day or shift report, reconciled; as text, JSON, PDF or printed")
-    _common(report)
+    common_options(report)
     report.add_argument(
         "--for-terminal",
         dest="report_terminal",
@@ -36,13 +43,15 @@ def register(commands: Commands) -> None:
     when = report.add_mutually_exclusive_group()
     when.add_argument("--today", action="store_true", help="since local midnight (the default)")
     when.add_argument("--yesterday", action="store_true", help="yesterday, local midnight to midnight")
-    when.add_argument("--shift-from", dest="shift_from", metavar="T", type=_moment, help="this shift, since T")
+    when.add_argument("--shift-from", dest="shift_from", metavar="T", type=parse_moment, help="this shift, since T")
     when.add_argument(
         "--shift", metavar="WHICH", help="a shift's X or Z report: current, last (the last closed) or its number"
     )
-    when.add_argument("--from", dest="start", metavar="T", type=_moment, help="from T (ISO 8601, local unless offset)")
+    when.add_argument(
+        "--from", dest="start", metavar="T", type=parse_moment, help="from T (ISO 8601, local unless offset)"
+    )
     report.add_argument(
-        "--to", dest="end", metavar="T", type=_moment, help="with --from: until T, exclusive (default now)"
+        "--to", dest="end", metavar="T", type=parse_moment, help="with --from: until T, exclusive (default now)"
     )
     report_scope = report.add_mutually_exclusive_group()
     report_scope.add_argument("--all", action="store_true", help="every terminal, one row each")
@@ -52,12 +61,12 @@ def register(commands: Commands) -> None:
         action="store_true",
         help="the store's day: every till's shifts and drawers, cash sales and people (a till of a store)",
     )
-    _output(report, layouts=True)
+    output_options(report, layouts=True)
     report.set_defaults(handler=_report)
 
 
 async def _summary(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-    start = args.start or _today_start()
+    start = args.start or today_start()
     terminal_id = None if (args.all or args.merge) else terminal.settings.terminal_id
     records = await terminal.summaries.fetch(start, args.end, terminal_id=terminal_id, merge=args.merge)
     out.data(
@@ -87,8 +96,8 @@ async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
             )
         shift = terminal.shifts.resolve(args.shift)
         report = await terminal.shifts.report(reports, shift)
-        _report_lines(report, out, terminal.money)
-        await _report_copies(report, reports, args, out, terminal)
+        report_lines(report, out, terminal.money)
+        await report_copies(report, reports, args, out, terminal)
         return EXIT_OK
     if args.end is not None and args.start is None:
         raise UserError("--to needs --from.", hint="Give the start with --from.")
@@ -107,8 +116,8 @@ async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
                 hint="Use --pdf or --print, in the a4 or roll layout.",
             )
         report = await reports.store_day(period, terminal.store)
-        _report_lines(report, out, terminal.money_of(report.store.currency if report.store else None))
-        await _report_copies(report, reports, args, out, terminal)
+        report_lines(report, out, terminal.money_of(report.store.currency if report.store else None))
+        await report_copies(report, reports, args, out, terminal)
         return EXIT_OK
     if args.merge:
         scope = ReportScope.merged()
@@ -117,12 +126,12 @@ async def _report(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
     else:
         scope = ReportScope.terminal(args.report_terminal or terminal.settings.terminal_id)
     report = await reports.end_of_day(period, scope)
-    _report_lines(report, out, terminal.money)
-    await _report_copies(report, reports, args, out, terminal)
+    report_lines(report, out, terminal.money)
+    await report_copies(report, reports, args, out, terminal)
     return EXIT_OK
 
 
-def _report_lines(report: EndOfDayReport, out: Output, money_format: MoneyFormat) -> None:
+def report_lines(report: EndOfDayReport, out: Output, money_format: MoneyFormat) -> None:
     """The report as JSON, or as text: every section of the one report model a narrow page shows (the shift first
     for an X or Z report; the table of every transaction is the A4 PDF's); a mismatch is said on stderr too."""
     out.data(report.as_json())
@@ -137,7 +146,7 @@ def _report_lines(report: EndOfDayReport, out: Output, money_format: MoneyFormat
         out.note("MISMATCH: the service's summary and the listed transactions disagree.")
 
 
-async def _report_copies(
+async def report_copies(
     report: EndOfDayReport, reports: Reports, args: argparse.Namespace, out: Output, terminal: Terminal
 ) -> None:
     """Save and print the report when asked (the PDF, or the receipt printer's own text), each copy written to
@@ -147,14 +156,14 @@ async def _report_copies(
     if args.pdf or args.print_it:
         data = render(report, args.layout, money=terminal.money_of(report.store.currency if report.store else None))
         if args.pdf:
-            saved = _save(data, args.pdf)
+            saved = save_copy(data, args.pdf)
             reports.record_report(report, "saved", where=str(saved), layout=args.layout)
             out.note(f"Saved {saved}.")
         if args.print_it:
-            printer = _print(data, args.printer or terminal.settings.printer, report.title)
+            printer = print_copy(data, args.printer or terminal.settings.printer, report.title)
             reports.record_report(report, "printed", where=printer, layout=args.layout)
             out.note(f"Printed on {printer}.")
     if args.escpos:
-        where = await _print_escpos(terminal, lambda: terminal.counter.queue_report(report))
+        where = await print_escpos(terminal, lambda: terminal.counter.queue_report(report))
         reports.record_report(report, "printed", where=where, layout="roll")
         out.note(f"Printed on the {where}.")

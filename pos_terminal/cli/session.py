@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _common, _person
-from pos_terminal.cli.output import EXIT_OK, Output, _local
-from pos_terminal.cli.pins import _act_as
+from pos_terminal.cli.arguments import Commands, common_options, person_options
+from pos_terminal.cli.output import EXIT_OK, Output, local_time
+from pos_terminal.cli.pins import act_as
 from pos_terminal.domain.words import counted, duration
 from pos_terminal.errors import UserError
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     login = commands.add_parser("login", help="sign in with a device code (or a token created by hand)")
-    _common(login)
+    common_options(login)
     login.add_argument(
         "--token",
         help="store a token created by hand instead of the device flow; - reads it from standard input "
@@ -30,11 +30,11 @@ def register(commands: Commands) -> None:
     login.add_argument("--demo", action="store_true", help="sandbox only: approve at once as the demo merchant")
     login.set_defaults(handler=_login)
     logout = commands.add_parser("logout", help="disconnect: remove the stored sign-in")
-    _common(logout)
-    _person(logout, manager=True)
+    common_options(logout)
+    person_options(logout, manager=True)
     logout.set_defaults(handler=_logout)
     status = commands.add_parser("status", help="connection and journal")
-    _common(status)
+    common_options(status)
     status.set_defaults(handler=_status)
 
 
@@ -94,13 +94,13 @@ def _renewal_note(session: Session) -> str | None:
     if ends is None:
         return None
     return (
-        f"This sign-in ends at {_local(ends)} and cannot be renewed: the service gave no refresh token. "
+        f"This sign-in ends at {local_time(ends)} and cannot be renewed: the service gave no refresh token. "
         "Sign in again then (some services renew only with the scope offline_access; see auth.REGION.scope)."
     )
 
 
 async def _logout(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-    person = await _act_as(terminal, args, manager=True)
+    person = await act_as(terminal, args, manager=True)
     terminal.session.disconnect(actor=person.name if person else None)
     out.line("Disconnected: the stored sign-in was removed.")
     out.data({"state": terminal.session.state.value})

@@ -6,9 +6,9 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from pos_terminal.cli.arguments import Commands, _actions, _profile
+from pos_terminal.cli.arguments import Commands, action_commands, profile_options
 from pos_terminal.cli.output import EXIT_OK, Output
-from pos_terminal.cli.store import _join_store
+from pos_terminal.cli.store import join_store_as_asked
 from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.paths import Paths
 
@@ -20,7 +20,7 @@ def register(commands: Commands) -> None:
     setup = commands.add_parser(
         "setup", help="write this terminal's settings (region, terminal id, ...) without the window"
     )
-    _profile(setup)
+    profile_options(setup)
     setup.add_argument("--region", help="sandbox (embedded), a region of the region table, or custom")
     setup.add_argument(
         "--service",
@@ -46,17 +46,17 @@ def register(commands: Commands) -> None:
     setup.set_defaults(profile_handler=_setup)
 
     config = commands.add_parser("config", help="show or change single settings")
-    config_commands = _actions(config, "config_command")
-    _profile(config_commands.add_parser("list", help="every setting and its value"))
+    config_commands = action_commands(config, "config_command")
+    profile_options(config_commands.add_parser("list", help="every setting and its value"))
     config_get = config_commands.add_parser("get", help="the value of one setting")
-    _profile(config_get)
+    profile_options(config_get)
     config_get.add_argument("name", help="a setting, like terminal_id or custom_urls.auth_url")
     config_set = config_commands.add_parser("set", help="change one setting (checked as the set-up page checks)")
-    _profile(config_set)
+    profile_options(config_set)
     config_set.add_argument("name")
     config_set.add_argument("value")
     config_unset = config_commands.add_parser("unset", help="put one setting back to its default")
-    _profile(config_unset)
+    profile_options(config_unset)
     config_unset.add_argument("name")
     config.set_defaults(profile_handler=_config)
 
@@ -65,8 +65,8 @@ def _refuse_a_currency_change(paths: Paths, before: Settings, after: Settings) -
     """Not a new currency while this profile's till holds money in the old one (the window asks the same)."""
     if after.currency == before.currency or not paths.journal_file.exists():
         return
+    from pos_terminal.journal.journal import Journal
     from pos_terminal.services.setup import currency_change_refused
-    from pos_terminal.store.journal import Journal
 
     with Journal(paths.journal_file) as journal:
         refused = currency_change_refused(journal, before.terminal_id, before.currency, after.currency)
@@ -121,7 +121,7 @@ def _setup(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     if args.url is not None:  # joined first: a store that cannot be joined leaves the settings as they were
         import asyncio
 
-        asyncio.run(_join_store(paths, chosen, args, out))
+        asyncio.run(join_store_as_asked(paths, chosen, args, out))
     _save_settings(paths, chosen)
     out.data(chosen.model_dump(mode="json"))
     out.line(f"Terminal {chosen.terminal_id} in region {chosen.region}, {chosen.locale} {chosen.currency}.")

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _actions, _profile
-from pos_terminal.cli.output import EXIT_OK, Output, _local
+from pos_terminal.cli.arguments import Commands, action_commands, profile_options
+from pos_terminal.cli.output import EXIT_OK, Output, local_time
 from pos_terminal.cli.pins import read_secret
 from pos_terminal.errors import UserError
 from pos_terminal.logs import configure_logging
@@ -24,13 +24,13 @@ if TYPE_CHECKING:
 def register(commands: Commands) -> None:
     store = commands.add_parser("store", help="a store of several tills: its shared database")
     store.set_defaults(profile_handler=_store_command)
-    store_commands = _actions(store, "store_command")
+    store_commands = action_commands(store, "store_command")
     for name, text in (
         ("init", "set up (or upgrade) the store database at URL"),
         ("join", "make this till part of the store whose database is at URL"),
     ):
         action = store_commands.add_parser(name, help=text)
-        _profile(action)
+        profile_options(action)
         action.add_argument(
             "url", metavar="URL", help="postgresql://USER@HOST:PORT/DB[?sslmode=require] or sqlite:///FILE"
         )
@@ -52,7 +52,7 @@ def register(commands: Commands) -> None:
     add_till = store_commands.add_parser(
         "add-till", help="PostgreSQL: a database user of its own for the till TERMINAL_ID (as the store's owner)"
     )
-    _profile(add_till)
+    profile_options(add_till)
     add_till.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST:PORT/DB[?sslmode=require]")
     add_till.add_argument("terminal_id", metavar="TERMINAL_ID", help="the till's terminal id, which is its user name")
     add_till.add_argument(
@@ -69,7 +69,7 @@ def register(commands: Commands) -> None:
         ("status", "whether the store database is reached, and what waits to be sent"),
         ("leave", "stop being part of the store (nothing is lost)"),
     ):
-        _profile(store_commands.add_parser(name, help=text))
+        profile_options(store_commands.add_parser(name, help=text))
 
 
 def _store_command(paths: Paths, args: argparse.Namespace, out: Output) -> int:
@@ -78,7 +78,7 @@ def _store_command(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     return asyncio.run(_store(paths, args, out))
 
 
-async def _store_pass(store: StoreSync, out: Output, *, quiet: bool = False) -> bool:
+async def store_pass(store: StoreSync, out: Output, *, quiet: bool = False) -> bool:
     """One exchange with the store database, for a till that is part of a store: a command never fails for it.
     Whether the store was reached (False for a till that stands alone)."""
     if not store.linked:
@@ -88,7 +88,7 @@ async def _store_pass(store: StoreSync, out: Output, *, quiet: bool = False) -> 
     except UserError as exc:
         if not quiet:
             status = store.status()
-            out.note(f"{status.sentence(_local)}: {exc.sentence}")
+            out.note(f"{status.sentence(local_time)}: {exc.sentence}")
         return False
     return True
 
@@ -104,28 +104,28 @@ async def _store(paths: Paths, args: argparse.Namespace, out: Output) -> int:
     if args.store_command in ("init", "add-till"):
         return await _store_owner(args, out, settings.currency if set_up else None)
     settings = set_up_till(settings, set_up)  # joins, leaves and reports as this till
-    from pos_terminal.store.journal import Journal
+    from pos_terminal.journal.journal import Journal
 
     with Journal(paths.journal_file) as journal:
         store = store_sync_for(journal, paths, lambda: settings)
         try:
             if args.store_command == "join":
                 await store.close()
-                status = await _join_store(paths, settings, args, out, kept=set_up)
+                status = await join_store_as_asked(paths, settings, args, out, kept=set_up)
             elif args.store_command == "leave":
                 status = await store.leave()
                 out.line("This till is no longer part of a store; everything it recorded stays in its journal.")
             else:
                 if store.linked:
-                    await _store_pass(store, out)
+                    await store_pass(store, out)
                 status = store.status()
         finally:
             await store.close()
     out.data(_store_status_json(status))
     if status.linked:
         out.line(f"Store:       {status.address}")
-        out.line(f"Link:        {status.sentence(_local)}")
-        out.line(f"Last change: {_local(status.last_change_at) if status.last_change_at else 'none yet'}")
+        out.line(f"Link:        {status.sentence(local_time)}")
+        out.line(f"Last change: {local_time(status.last_change_at) if status.last_change_at else 'none yet'}")
         for refused in status.refused:
             out.line(f"Refused:     {refused.kind} {refused.key}: {refused.reason}")
     elif args.store_command == "status":
@@ -231,7 +231,7 @@ def _store_status_json(status: StoreStatus) -> dict[str, Any]:
     }
 
 
-async def _join_store(
+async def join_store_as_asked(
     paths: Paths, settings: Settings, args: argparse.Namespace, out: Output, *, kept: bool = True
 ) -> StoreStatus:
     """``store join`` (and ``setup --store``): this till, with ``settings``, becomes part of the store at args.url;

@@ -7,9 +7,16 @@ import sys
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from pos_terminal.cli.arguments import Commands, _actions, _common, _person, _range, _today_start
+from pos_terminal.cli.arguments import (
+    Commands,
+    action_commands,
+    common_options,
+    person_options,
+    range_options,
+    today_start,
+)
 from pos_terminal.cli.output import EXIT_ERROR, EXIT_OK, EXIT_UNSETTLED, Handler, Output
-from pos_terminal.cli.pins import _act_as
+from pos_terminal.cli.pins import act_as
 from pos_terminal.domain.lifecycle import Action
 from pos_terminal.errors import UserError
 
@@ -20,10 +27,10 @@ if TYPE_CHECKING:
 
 def register(commands: Commands) -> None:
     tx = commands.add_parser("tx", help="transactions")
-    tx_commands = _actions(tx, "tx_command")
+    tx_commands = action_commands(tx, "tx_command")
     tx_list = tx_commands.add_parser("list", help="transactions by range (default today) and terminal")
-    _common(tx_list)
-    _range(tx_list)
+    common_options(tx_list)
+    range_options(tx_list)
     tx_list.add_argument("--all", action="store_true", help="every terminal")
     tx_list.set_defaults(handler=_tx_list)
     handlers = {
@@ -34,12 +41,12 @@ def register(commands: Commands) -> None:
     }
     for name in ("get", "complete", "cancel", "refund"):
         action = tx_commands.add_parser(name, help=f"{name} a transaction")
-        _common(action)
+        common_options(action)
         action.add_argument("transaction_id")
         if name in ("cancel", "refund"):
-            _person(action, manager=True)
+            person_options(action, manager=True)
         if name == "complete":
-            _person(action)  # optional: who completes it, for the audit log (else the computer's user)
+            person_options(action)  # optional: who completes it, for the audit log (else the computer's user)
         if name == "refund":
             action.add_argument("--yes", action="store_true", help="refund without asking")
         action.set_defaults(handler=handlers[name])
@@ -54,9 +61,9 @@ def _tx_line(terminal: Terminal, t: Transaction) -> str:
 
 
 async def _tx_list(terminal: Terminal, args: argparse.Namespace, out: Output) -> int:
-    start = args.start or _today_start()
+    start = args.start or today_start()
     # to the end of today, not to now: a service whose clock runs ahead stamps what it made just now later
-    end = args.end or _today_start() + timedelta(days=1)
+    end = args.end or today_start() + timedelta(days=1)
     terminal_id = None if args.all else terminal.settings.terminal_id
     transactions = await terminal.history.list(start, end, terminal_id)
     out.data([t.model_dump(by_alias=True, mode="json") for t in transactions])
@@ -91,9 +98,9 @@ def _state_command(action: Action) -> Handler:
                 out.note("Nothing was refunded.")
                 return EXIT_ERROR
         if action is not Action.COMPLETE:
-            await _act_as(terminal, args, manager=True)
+            await act_as(terminal, args, manager=True)
         elif args.person:
-            await _act_as(terminal, args)
+            await act_as(terminal, args)
         outcome = await terminal.checkout.change_state(args.transaction_id, action)
         record: dict[str, Any] = {"transactionId": args.transaction_id, "status": outcome.status.value}
         if outcome.transaction is not None:

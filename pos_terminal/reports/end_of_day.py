@@ -38,8 +38,8 @@ from pos_terminal.domain.report_document import (
     report_document,
 )
 from pos_terminal.domain.report_document import Table as Columns
-from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
 from pos_terminal.reports import fonts
+from pos_terminal.reports import pages as L  # noqa: N812 - a short name for the shared layout
 
 LAYOUTS: tuple[Layout, ...] = ("a4", "roll")
 

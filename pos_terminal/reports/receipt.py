@@ -21,8 +21,8 @@ from reportlab.platypus import Flowable, Spacer, Table, TableStyle
 from pos_terminal.domain.lifecycle import TxState
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.report import CashReceipt, ModifierRow, Receipt, ReceiptLine
-from pos_terminal.reports import _layout as L  # noqa: N812 - a short name for the shared layout
 from pos_terminal.reports import fonts
+from pos_terminal.reports import pages as L  # noqa: N812 - a short name for the shared layout
 
 
 def render_receipt(receipt: Receipt, *, money: MoneyFormat, tz: tzinfo | None = None) -> bytes:

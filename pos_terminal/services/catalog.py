@@ -35,7 +35,7 @@ from pos_terminal.domain.check import MAX_RATE_BP, Item
 from pos_terminal.domain.decode import MAX_BYTES, decode_json
 from pos_terminal.domain.money import in_int32
 from pos_terminal.errors import UserError
-from pos_terminal.store.catalog import CatalogBook, CategoryRow, ProductDraft, ProductRow
+from pos_terminal.journal.catalog import CatalogBook, CategoryRow, ProductDraft, ProductRow
 
 
 class CatalogError(UserError):

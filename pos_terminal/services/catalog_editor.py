@@ -31,8 +31,7 @@ from pos_terminal.domain.check import MAX_RATE_BP
 from pos_terminal.domain.money import in_int32
 from pos_terminal.domain.text import text_problem
 from pos_terminal.errors import UserError
-from pos_terminal.services.catalog import Catalog, CatalogError, drafts_of
-from pos_terminal.store.catalog import (
+from pos_terminal.journal.catalog import (
     CATEGORIES,
     PRODUCTS,
     CatalogBook,
@@ -41,7 +40,8 @@ from pos_terminal.store.catalog import (
     ProductRow,
     Published,
 )
-from pos_terminal.store.journal import Journal
+from pos_terminal.journal.journal import Journal
+from pos_terminal.services.catalog import Catalog, CatalogError, drafts_of
 
 MAX_PRODUCT_NAME = 80
 MAX_CATEGORY_NAME = 40

@@ -47,7 +47,7 @@ from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.people import Approval
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import ChargeIntent, CreateAnswer, IntentStatus, Journal, OutboxEntry
+from pos_terminal.journal.journal import ChargeIntent, CreateAnswer, IntentStatus, Journal, OutboxEntry
 
 log = logging.getLogger(__name__)
 

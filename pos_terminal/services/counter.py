@@ -37,8 +37,8 @@ from pos_terminal.domain.check import Check, is_cash
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
+from pos_terminal.journal.journal import Journal, PrintJob, PrintStatus
 from pos_terminal.services.register import OpenCheck
-from pos_terminal.store.journal import Journal, PrintJob, PrintStatus
 
 if TYPE_CHECKING:  # slips, reports and the printer load with the first slip, not with the till (pos_terminal.app)
     from pos_terminal.devices.escpos import EscPosPrinter

@@ -11,7 +11,7 @@ from typing import TypeVar
 from pos_terminal.api.client import Listing, PosClient
 from pos_terminal.api.models import Customer, Summary, Transaction, TransactionRow
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import CashSale, Journal
+from pos_terminal.journal.journal import CashSale, Journal
 
 
 class CustomerNotFound(UserError):

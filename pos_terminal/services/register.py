@@ -39,6 +39,7 @@ from pos_terminal.domain.sale import (
     Phase,
 )
 from pos_terminal.errors import UserError
+from pos_terminal.journal.journal import CreateAnswer, Journal
 from pos_terminal.services.checkout import (
     TRANSIENT,
     ChangeStatus,
@@ -48,7 +49,6 @@ from pos_terminal.services.checkout import (
     new_ref_id,
 )
 from pos_terminal.services.directory import History
-from pos_terminal.store.journal import CreateAnswer, Journal
 
 log = logging.getLogger(__name__)
 

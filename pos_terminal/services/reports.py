@@ -45,7 +45,7 @@ from pos_terminal.domain.report import (
 from pos_terminal.domain.store_day import TillShift, store_day
 from pos_terminal.domain.summary import SummaryFigures
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import AuditEntry, CashSale, Journal
+from pos_terminal.journal.journal import AuditEntry, CashSale, Journal
 
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import StoreSync

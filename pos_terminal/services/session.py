@@ -42,11 +42,11 @@ from pos_terminal.api.errors import (
     Unauthorized,
 )
 from pos_terminal.api.models import DeviceAuthorization, TokenResponse
+from pos_terminal.disk.locks import ProfileLock
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.locks import ProfileLock
-from pos_terminal.store.tokens import NoKeychain, TokenStore
+from pos_terminal.journal.journal import Journal
+from pos_terminal.keychain.tokens import NoKeychain, TokenStore
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.counter import check_devices
 
 if TYPE_CHECKING:
-    from pos_terminal.store.journal import Journal
+    from pos_terminal.journal.journal import Journal
 
 CUSTOM = "custom"  # addresses typed in the settings rather than taken from the region table
 
@@ -220,9 +220,9 @@ def currency_change_refused(journal: Journal, terminal_id: str, was: str, curren
     not convert it. The window and the command line ask the same journal."""
     if currency.strip().upper() == was.upper():
         return None
+    from pos_terminal.journal.store_link import LinkBook
     from pos_terminal.services.register import OpenCheck, UnreadableCheck
     from pos_terminal.services.shifts import Shifts
-    from pos_terminal.store.link import LinkBook
 
     if (link := LinkBook(journal).state()) is not None:
         return UserError(

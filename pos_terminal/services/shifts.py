@@ -39,8 +39,8 @@ from pos_terminal.domain.shift import (
     sales_per_person,
 )
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.staff import ChangeRow, ShiftBook
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.staff import ChangeRow, ShiftBook
 
 if TYPE_CHECKING:  # the reports load when one is made, not at the till's start
     from pos_terminal.domain.report import EndOfDayReport

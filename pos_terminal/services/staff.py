@@ -27,8 +27,8 @@ from pos_terminal.domain.people import (
 )
 from pos_terminal.domain.pins import Secret, check_pin, hash_secret, secret_matches
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.staff import PeopleBook
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.staff import PeopleBook
 
 if TYPE_CHECKING:
     from pos_terminal.services.store_sync import StoreSync

@@ -1,7 +1,7 @@
 """A till's part in a store of several tills: sending what it wrote, taking what the others wrote.
 
 The till writes people, shifts and drawer counts, cash sales and the audit log in its own journal first, and each
-record is queued there for the store database in the same transaction (:mod:`pos_terminal.store.link`). A sale
+record is queued there for the store database in the same transaction (:mod:`pos_terminal.journal.store_link`). A sale
 never waits on the store: :meth:`StoreSync.sync` sends the queue, oldest first, and then applies the store's
 changes since the last one applied, and :meth:`StoreSync.run` does that whenever the store says something changed
 (PostgreSQL's LISTEN/NOTIFY; a poll on SQLite) or this till queued something. When the store cannot be reached the
@@ -30,12 +30,12 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
+from pos_terminal.journal.catalog import CatalogBook, DetailsBook
+from pos_terminal.journal.journal import Journal, audit_record, cash_sale_record
+from pos_terminal.journal.staff import PeopleBook, ShiftBook
+from pos_terminal.journal.store_link import LinkBook, LinkState, Refused, Waiting
+from pos_terminal.keychain.tokens import TokenStore
 from pos_terminal.services.catalog import Catalog, drafts_of
-from pos_terminal.store.catalog import CatalogBook, DetailsBook
-from pos_terminal.store.journal import Journal, audit_record, cash_sale_record
-from pos_terminal.store.link import LinkBook, LinkState, Refused, Waiting
-from pos_terminal.store.staff import PeopleBook, ShiftBook
-from pos_terminal.store.tokens import TokenStore
 
 if TYPE_CHECKING:
     from pos_terminal.store.database import Change, ChangeListener, StoreDatabase, StoreDayRecords

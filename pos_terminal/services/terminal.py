@@ -30,10 +30,16 @@ from pos_terminal.api.regions import EMBEDDED, Region, address_problem, load_reg
 from pos_terminal.api.routes import Routes
 from pos_terminal.api.sandbox_control import SandboxControl
 from pos_terminal.config import Settings
+from pos_terminal.disk.locks import ProfileLock
+from pos_terminal.disk.money_memory import money_format
 from pos_terminal.domain.clock import Clock, utcnow
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.people import Person
 from pos_terminal.errors import ConfigError, UserError
+from pos_terminal.journal.catalog import CatalogBook
+from pos_terminal.journal.journal import FORGET_BATCH, Journal
+from pos_terminal.keychain.backend import Backend, Keychain
+from pos_terminal.keychain.tokens import TokenStore, move_earlier_sign_in, open_token_store
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
 from pos_terminal.services.catalog_editor import CatalogEditor
@@ -46,12 +52,6 @@ from pos_terminal.services.shifts import Shifts
 from pos_terminal.services.staff import Staff
 from pos_terminal.services.store_sync import StoreStatus, StoreSync, split_password
 from pos_terminal.services.till import Till
-from pos_terminal.store.catalog import CatalogBook
-from pos_terminal.store.journal import FORGET_BATCH, Journal
-from pos_terminal.store.keychain import Backend, Keychain
-from pos_terminal.store.locks import ProfileLock
-from pos_terminal.store.money_memory import money_format
-from pos_terminal.store.tokens import TokenStore, move_earlier_sign_in, open_token_store
 
 if TYPE_CHECKING:
     from pos_terminal.domain.money import MoneyFormat

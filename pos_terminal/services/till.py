@@ -36,9 +36,9 @@ from pos_terminal.domain.sale import LOCKED
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.domain.words import counted
 from pos_terminal.errors import UserError
+from pos_terminal.journal.journal import Journal
 from pos_terminal.services.shifts import APPROVAL, NoShiftOpen, Shifts
 from pos_terminal.services.staff import Staff
-from pos_terminal.store.journal import Journal
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,9 @@ failures turned into the sentences of :mod:`pos_terminal.store.store_errors` (in
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import psycopg
 import psycopg.conninfo
@@ -13,8 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 
-from pos_terminal.store.locks import exclusive
-from pos_terminal.store.sqlite import _ENVIRONMENT
+from pos_terminal.disk.locks import exclusive
+from pos_terminal.disk.sqlite import machine_reason
 from pos_terminal.store.store_errors import (
     FILE_HINT,
     BadStoreAddress,
@@ -26,8 +27,20 @@ from pos_terminal.store.store_errors import (
     StoreUnavailable,
 )
 
-if TYPE_CHECKING:
-    from pos_terminal.store.database import StoreDatabase
+
+class Reached(Protocol):
+    """What a sentence about a store database names: the server (or file), the database, the user, the timeout
+    (:class:`~pos_terminal.store.database.StoreDatabase` has them)."""
+
+    @property
+    def server(self) -> str: ...
+    @property
+    def where(self) -> str: ...
+    @property
+    def url(self) -> sa.URL: ...
+    @property
+    def connect_args(self) -> Mapping[str, Any]: ...
+
 
 DEFAULT_CONNECT_TIMEOUT = 5  # seconds; libpq counts whole seconds, and at least 2
 BUSY_TIMEOUT_MS = 5_000
@@ -132,7 +145,7 @@ _UNREACHABLE = {
 }
 
 
-def user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseError | None:
+def user_error(exc: BaseException, database: Reached) -> StoreDatabaseError | None:
     """The sentence for an expected failure of the store database; None when ``exc`` is a bug."""
     invalidated = isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated
     orig = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc
@@ -143,7 +156,7 @@ def user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErro
     server, where = database.server, database.where
     message = str(orig).lower()
     sqlstate = orig.sqlstate or ""
-    user = database._url.username or "(default)"
+    user = database.url.username or "(default)"
     if "no password supplied" in message:
         return StoreAccessDenied(f"The store database server at {server} asks user “{user}” for a password.")
     if "password authentication failed" in message:
@@ -155,7 +168,7 @@ def user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErro
     if "pg_hba.conf" in message:
         return StoreAccessDenied(f"The store database server at {server} does not let user “{user}” in from here.")
     if 'database "' in message and "does not exist" in message:
-        name = database._url.database
+        name = database.url.database
         return StoreDatabaseMissing(f"The store database server at {server} has no database “{name}”.")
     if "does not support ssl" in message:
         return StoreTlsUnavailable(f"The store database server at {server} does not offer the encryption asked for.")
@@ -171,7 +184,7 @@ def user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErro
     for words, reason in _UNREACHABLE.items():
         if words in message:
             if reason == "did not answer in time":
-                seconds = database._connect_args.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
+                seconds = database.connect_args.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
                 reason = f"did not answer within {seconds} s"
             return StoreUnavailable(f"The store database server at {server} {reason}.")
     if sqlstate.startswith("53"):  # insufficient resources: disk full, out of memory
@@ -182,9 +195,9 @@ def user_error(exc: BaseException, database: StoreDatabase) -> StoreDatabaseErro
     return None
 
 
-def _sqlite_error(exc: sqlite3.Error, database: StoreDatabase) -> StoreDatabaseError | None:
+def _sqlite_error(exc: sqlite3.Error, database: Reached) -> StoreDatabaseError | None:
     code = getattr(exc, "sqlite_errorcode", None)
-    reason = _ENVIRONMENT.get(code & 0xFF) if isinstance(code, int) else None
+    reason = machine_reason(exc)
     if reason is None and type(exc) is sqlite3.DatabaseError:
         reason = "the file is damaged or is not a database"
     if reason is None:

@@ -2,7 +2,7 @@
 
 People, the catalog, the store's details, shifts and drawer counts, cash sales and
 the audit log have one home here (``docs/store.md``, "A store of several
-tills"). Each till's journal (:mod:`pos_terminal.store.journal`) stays the
+tills"). Each till's journal (:mod:`pos_terminal.journal.journal`) stays the
 crash-safe record of its own sales; a till writes store data through its
 journal's outbox and keeps a local copy, so a sale never waits on the network.
 This module is the database end of that: opening, setting up, writing
@@ -91,7 +91,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import psycopg.conninfo
 import sqlalchemy as sa
 from alembic import command
 from alembic.runtime.migration import MigrationContext
@@ -238,24 +237,24 @@ class StoreDatabase:
     ) -> None:
         self.now = now
         self._writes = StoreWrites(now)
-        self._url = parse_address(url, password)
+        self.url = parse_address(url, password)
         self._current = False
-        if self._url.drivername.startswith("postgresql"):
+        if self.url.drivername.startswith("postgresql"):
             self.backend = Backend.POSTGRESQL
-            host = self._url.host or "localhost"
-            self.server = f"{host}:{self._url.port or 5432}"
-            self.where = f"{self.server}/{self._url.database}"
+            host = self.url.host or "localhost"
+            self.server = f"{host}:{self.url.port or 5432}"
+            self.where = f"{self.server}/{self.url.database}"
             self.path: Path | None = None
-            self._connect_args = libpq_args(self._url, connect_timeout)
+            self.connect_args = libpq_args(self.url, connect_timeout)
             self._engine = sa.create_engine(
-                self._url, connect_args=self._connect_args, pool_pre_ping=True, pool_size=2, max_overflow=4
+                self.url, connect_args=self.connect_args, pool_pre_ping=True, pool_size=2, max_overflow=4
             )
         else:
             self.backend = Backend.SQLITE
-            self.path = Path(self._url.database or "")
+            self.path = Path(self.url.database or "")
             self.server = self.where = str(self.path)
-            self._connect_args = {}
-            self._engine = sa.create_engine(self._url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+            self.connect_args = {}
+            self._engine = sa.create_engine(self.url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
             event.listen(self._engine, "connect", sqlite_connected)
             event.listen(self._engine, "begin", sqlite_begin)
 
@@ -298,7 +297,7 @@ class StoreDatabase:
                 raise StoreUnavailable(
                     f"The folder for the store database file {self.path} cannot be created.", hint=FILE_HINT
                 ) from exc
-        with self._transaction(write=True, lock=_SCHEMA_LOCK) as conn:
+        with self.schema_transaction() as conn:
             state = revision_state(conn)
             if state is SchemaState.TOO_NEW:
                 raise self._too_new(conn)
@@ -317,11 +316,12 @@ class StoreDatabase:
 
     def currency(self) -> str | None:
         """The store's currency (ISO 4217), or None while neither store init nor a till's join has given it one."""
-        self._require_current()
+        self.require_current()
         with self._reading() as conn:
             return _store_currency(conn)
 
-    def _require_current(self) -> None:
+    def require_current(self) -> None:
+        """Refuse, with the sentence that says why, a database whose schema is not this version's."""
         if self._current:
             return
         state = self.schema_state()
@@ -456,7 +456,7 @@ class StoreDatabase:
     def check_join(self, terminal_id: str, *, install_id: str | None, currency: str | None) -> None:
         """The refusals of :meth:`hello`, reading only: a join asks them before anything is written or kept."""
         check_id(terminal_id, "terminal_id")
-        self._require_current()
+        self.require_current()
         with self._reading() as conn:
             self._refuse_join(conn, terminal_id, install_id, currency)
 
@@ -476,7 +476,7 @@ class StoreDatabase:
     def get(self, kind: Kind | str, key: str) -> dict[str, Any] | None:
         """The record of ``kind`` with id ``key`` as it is now (the store's details: key "1"), or None."""
         kind = Kind(kind)
-        self._require_current()
+        self.require_current()
         with self._reading() as conn:
             row = one_row(conn, kind, key)
             record = None if row is None else self._record(kind, key, row)
@@ -487,7 +487,7 @@ class StoreDatabase:
     def day(self, start: datetime, end: datetime) -> StoreDayRecords:
         """What the store's day report needs from ``[start, end)``: every till, the shifts open in the range (opened
         before its end and not closed before its start), the cash sales and the audit entries in it."""
-        self._require_current()
+        self.require_current()
         if start.tzinfo is None or end.tzinfo is None:
             raise ValueError("a store day's range must be timezone-aware")
         shifts, sales, entries, tills = schema.shift, schema.cash_sale, schema.audit, schema.till
@@ -520,13 +520,13 @@ class StoreDatabase:
     def has(self, kind: Kind | str) -> bool:
         """Whether the store has any record of ``kind``."""
         table = schema.TABLES[Kind(kind)]
-        self._require_current()
+        self.require_current()
         with self._reading() as conn:
             return conn.execute(sa.select(sa.literal(1)).select_from(table).limit(1)).first() is not None
 
     def latest_seq(self) -> int:
         """The newest change's number; 0 when nothing has been written."""
-        self._require_current()
+        self.require_current()
         with self._reading() as conn:
             return newest_seq(conn)
 
@@ -536,7 +536,7 @@ class StoreDatabase:
         read every till's cash sales back)."""
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        self._require_current()
+        self.require_current()
         log_table = schema.change_log
         with self._reading() as conn:
             rows = conn.execute(
@@ -572,10 +572,10 @@ class StoreDatabase:
     def listen(self, *, poll_interval: float = 0.5) -> ChangeListener:
         """A :class:`ChangeListener`: LISTEN on its own connection (PostgreSQL), or polling every ``poll_interval``
         seconds (SQLite). Close it when done."""
-        self._require_current()
+        self.require_current()
         if self.backend is Backend.POSTGRESQL:
-            return NotifyListener(self)
-        return PollingListener(self, poll_interval)
+            return NotifyListener(self.connect_args, self._errors)
+        return PollingListener(self.latest_seq, poll_interval)
 
     def _kind(self, text: str, seq: int) -> Kind:
         try:
@@ -598,13 +598,20 @@ class StoreDatabase:
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
-        self._require_current()
+        self.require_current()
         with self._transaction(write=True, lock=_WRITE_LOCK) as conn:
             yield conn
 
     @contextmanager
     def _reading(self) -> Iterator[Connection]:
         with self._transaction(write=False, lock=None) as conn:
+            yield conn
+
+    @contextmanager
+    def schema_transaction(self) -> Iterator[Connection]:
+        """One transaction under the schema's lock: two owners setting up the schema or the tills' roles at once
+        do it one after the other."""
+        with self._transaction(write=True, lock=_SCHEMA_LOCK) as conn:
             yield conn
 
     @contextmanager

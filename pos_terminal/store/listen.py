@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import Any
 
 import psycopg
-
-if TYPE_CHECKING:
-    from pos_terminal.store.database import StoreDatabase
 
 CHANNEL = "pos_store_changes"
 
@@ -39,16 +38,18 @@ class ChangeListener(ABC):
 class NotifyListener(ChangeListener):
     """LISTEN pos_store_changes on a connection of its own (autocommit); each NOTIFY carries the new ``seq``."""
 
-    def __init__(self, database: StoreDatabase) -> None:
-        self._database = database
-        with database._errors():
-            self._conn = psycopg.connect(**database._connect_args, autocommit=True)
+    def __init__(self, connect_args: Mapping[str, Any], errors: Callable[[], AbstractContextManager[None]]) -> None:
+        """``connect_args``: libpq's, as the store database's pool has them; ``errors``: the store database's
+        translation of the driver's expected failures into sentences."""
+        self._errors = errors
+        with errors():
+            self._conn = psycopg.connect(**connect_args, autocommit=True)
             self._conn.execute(f"LISTEN {CHANNEL}")
         self._caught_up = False
 
     def wait(self, after_seq: int, timeout: float) -> int | None:
         deadline = time.monotonic() + timeout
-        with self._database._errors():
+        with self._errors():
             latest = 0
             if not self._caught_up:
                 # once, right after LISTEN: a change committed before it sent no notification this connection saw;
@@ -73,14 +74,14 @@ class NotifyListener(ChangeListener):
 class PollingListener(ChangeListener):
     """Asks for the newest ``seq`` every ``interval`` seconds (SQLite has no notifications between processes)."""
 
-    def __init__(self, database: StoreDatabase, interval: float) -> None:
-        self._database = database
+    def __init__(self, latest_seq: Callable[[], int], interval: float) -> None:
+        self._latest_seq = latest_seq
         self._interval = interval
 
     def wait(self, after_seq: int, timeout: float) -> int | None:
         deadline = time.monotonic() + timeout
         while True:
-            latest = self._database.latest_seq()
+            latest = self._latest_seq()
             if latest > after_seq:
                 return latest
             left = deadline - time.monotonic()

@@ -41,7 +41,7 @@ from psycopg import sql
 from sqlalchemy.engine import Connection
 
 from pos_terminal.store import schema
-from pos_terminal.store.database import _SCHEMA_LOCK, Backend, StoreAccessDenied, StoreDatabase, StoreDatabaseError
+from pos_terminal.store.database import Backend, StoreAccessDenied, StoreDatabase, StoreDatabaseError
 
 TILL_GROUP = "pos_till"
 OWN_ROWS = ("shift", "cash_sale", "audit")  # terminal_id = current_user for every row a till adds or changes
@@ -102,7 +102,7 @@ def set_up_till_roles(database: StoreDatabase) -> None:
     """Create :data:`TILL_GROUP` if the server has none, and give it exactly the grants and policies of the module
     docstring (any it had before are revoked in the same transaction). The schema must be current."""
     require_roles(database)
-    database._require_current()
+    database.require_current()
     with _owner_transaction(database) as (conn, raw):
         if not _role_exists(raw, TILL_GROUP):
             _create_role(database, raw, sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(TILL_GROUP)))
@@ -204,7 +204,7 @@ def _grant(database: StoreDatabase, conn: Connection, raw: psycopg.Connection[An
         for statement in statements:
             raw.execute(statement)
     except psycopg.errors.InsufficientPrivilege:
-        user = database._url.username or "(default)"
+        user = database.url.username or "(default)"
         raise StoreAccessDenied(
             f"User “{user}” does not own the tables of the store database at {database.where}, so it cannot grant"
             " the tills theirs.",
@@ -227,7 +227,7 @@ def require_roles(database: StoreDatabase) -> None:
 def _owner_transaction(database: StoreDatabase) -> Iterator[tuple[Connection, psycopg.Connection[Any]]]:
     """One transaction under the schema's lock (two owners setting roles up at once do it one after the other),
     as SQLAlchemy's connection and the psycopg one under it (for :mod:`psycopg.sql`)."""
-    with database._transaction(write=True, lock=_SCHEMA_LOCK) as conn:
+    with database.schema_transaction() as conn:
         yield conn, cast("psycopg.Connection[Any]", conn.connection.dbapi_connection)
 
 
@@ -248,7 +248,7 @@ def _create_role(database: StoreDatabase, raw: psycopg.Connection[Any], statemen
     try:
         raw.execute(statement)
     except psycopg.errors.InsufficientPrivilege:
-        user = database._url.username or "(default)"
+        user = database.url.username or "(default)"
         raise StoreAccessDenied(
             f"User “{user}” may not create or change users on the store database server at {database.server}.",
             hint=f"Give it the right once, as a superuser: ALTER ROLE {user} CREATEROLE.",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from pos_terminal.ui.table_model import Index, ReadOnlyTableModel
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
-    from pos_terminal.store.catalog import CategoryRow, ProductRow
+    from pos_terminal.journal.catalog import CategoryRow, ProductRow
 
 from PySide6.QtCore import QByteArray, QMimeData, QModelIndex, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor

@@ -46,9 +46,9 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
+    from pos_terminal.journal.catalog import CategoryRow, ProductRow
     from pos_terminal.services.catalog_editor import ProductEdit
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.store.catalog import CategoryRow, ProductRow
 
 MAX_SEARCH = 80
 

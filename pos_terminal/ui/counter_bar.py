@@ -17,7 +17,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
-    from pos_terminal.store.journal import PrintJob
+    from pos_terminal.journal.journal import PrintJob
 
 
 NO_DISPLAY = "The customer display needs a screen of its own: it shows as soon as a second screen is connected."

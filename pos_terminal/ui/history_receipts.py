@@ -20,8 +20,8 @@ from pos_terminal.domain.money import MoneyFormat
 if TYPE_CHECKING:
     from pos_terminal.api.models import Transaction
     from pos_terminal.domain.report import CashReceipt
+    from pos_terminal.journal.journal import CashSale
     from pos_terminal.services.terminal import Terminal
-    from pos_terminal.store.journal import CashSale
 
 CASH_SALE = "cash sale"  # its state in the list: it has no transaction, so none of the service's states
 

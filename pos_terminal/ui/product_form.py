@@ -15,8 +15,8 @@ from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, least_room,
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
     from pos_terminal.domain.money import MoneyFormat
+    from pos_terminal.journal.catalog import CategoryRow, ProductRow
     from pos_terminal.services.catalog_editor import ProductEdit
-    from pos_terminal.store.catalog import CategoryRow, ProductRow
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (

@@ -9,8 +9,8 @@ from pos_terminal.api.errors import AccessDenied, ExpiredToken
 from pos_terminal.api.models import DeviceAuthorization
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.errors import UserError
+from pos_terminal.keychain.tokens import NoKeychain
 from pos_terminal.services.terminal import Terminal, is_loopback
-from pos_terminal.store.tokens import NoKeychain
 from pos_terminal.ui.qr import QrCode
 from pos_terminal.ui.tasks import Messages, Tasks
 from pos_terminal.ui.widgets import Waiting, button, label, set_role

@@ -71,12 +71,12 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import event
 
 from pos_terminal.domain.shift import DrawerCount, Shift
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.staff import ShiftBook
+from pos_terminal.journal.store_link import LinkBook
 from pos_terminal.services.store_sync import StoreSync, SyncReport
 from pos_terminal.store.database import Change, ChangeListener, StoreDatabase
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.link import LinkBook
 from pos_terminal.store.schema import Kind
-from pos_terminal.store.staff import ShiftBook
 from tests.helpers.services import Secrets
 
 if TYPE_CHECKING:
@@ -424,7 +424,7 @@ def _shift(till: Till, raw: Raw) -> None:
     else:
         shift, till.open_shift = till.open_shift, None
         till.shifts.close(shift.id, "Ana", DrawerCount(20_000), 20_000, datetime.now(UTC))
-    uid = str(till.journal._read("SELECT uid FROM shift WHERE id = ?", (shift.id,))[0][0])
+    uid = str(till.journal.read("SELECT uid FROM shift WHERE id = ?", (shift.id,))[0][0])
     raw.written.setdefault(("shift", uid), []).append(time.time())
 
 
@@ -488,10 +488,10 @@ def _collect(till: Till, raw: Raw) -> None:
     raw.journals[till.terminal_id] = {
         "cash_sale": {sale.uid for sale in journal.cash_sales.all()},
         "audit": {entry.uid for entry in journal.audit.all()},
-        "shift": {str(row[0]) for row in journal._read("SELECT uid FROM shift")},
+        "shift": {str(row[0]) for row in journal.read("SELECT uid FROM shift")},
     }
     raw.closed_shifts[till.terminal_id] = {
-        str(row[0]) for row in journal._read("SELECT uid FROM shift WHERE closed_at IS NOT NULL")
+        str(row[0]) for row in journal.read("SELECT uid FROM shift WHERE closed_at IS NOT NULL")
     }
     raw.passes += till.passes
     raw.fetched += len(till.applied_seqs)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from pos_terminal.domain.barcode import check_digit
+from pos_terminal.journal.catalog import CatalogBook
+from pos_terminal.journal.journal import Journal
 from pos_terminal.services.catalog import load_catalog
 from pos_terminal.services.catalog_editor import CatalogEditor
-from pos_terminal.store.catalog import CatalogBook
-from pos_terminal.store.journal import Journal
 from tests.bench.conftest import Bench
 
 COUNT = 5_000

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from pos_terminal.config import Settings
+from pos_terminal.journal.journal import Journal
 from pos_terminal.paths import Paths
 from pos_terminal.services.terminal import ServiceAddress, Terminal
-from pos_terminal.store.journal import Journal
 from tests.bench.conftest import Bench
 from tests.keyrings import MemoryKeyring
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from pos_terminal.store.journal import IntentStatus, Journal
-from pos_terminal.store.link import LinkBook
-from pos_terminal.store.staff import ShiftBook
+from pos_terminal.journal.journal import IntentStatus, Journal
+from pos_terminal.journal.staff import ShiftBook
+from pos_terminal.journal.store_link import LinkBook
 from tests.bench.conftest import Bench
 
 TARGET = 1.5

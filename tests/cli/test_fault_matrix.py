@@ -28,8 +28,8 @@ import keyring
 import pytest
 
 from pos_terminal.cli import main
+from pos_terminal.journal.journal import Journal
 from pos_terminal.sandbox import SandboxServer, SandboxSettings
-from pos_terminal.store.journal import Journal
 from tests.cli.conftest import Run, write_config
 from tests.conftest import ledger_kinds, mint_token, new_checked_in_customer, transactions_of
 from tests.helpers.http import http_client

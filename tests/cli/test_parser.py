@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from pos_terminal.cli.argv import _first_look
+from pos_terminal.cli.argv import first_look
 from pos_terminal.cli.entry import COMMAND_MODULES, build_parser, main
 
 
@@ -40,12 +40,12 @@ def test_a_command_run_builds_its_own_group_and_the_same_parser_as_the_whole_lin
     ],
 )
 def test_the_command_word_is_the_first_word_that_is_not_an_option(argv: list[str], word: str | None) -> None:
-    assert _first_look(argv, COMMAND_MODULES) == (None, word)
+    assert first_look(argv, COMMAND_MODULES) == (None, word)
 
 
 @pytest.mark.parametrize("argv", [[], ["--profile", "/tmp/p"], ["--service", "http://127.0.0.1:1", "--profile", "p"]])
 def test_the_same_look_finds_a_start_of_the_window(argv: list[str]) -> None:
-    window, command = _first_look(argv, COMMAND_MODULES)
+    window, command = first_look(argv, COMMAND_MODULES)
     assert window is not None and command is None
 
 

@@ -21,8 +21,8 @@ import pytest
 from pypdf import PdfReader
 
 from pos_terminal.cli import main
+from pos_terminal.keychain.tokens import SERVICE
 from pos_terminal.sandbox import SandboxServer
-from pos_terminal.store.tokens import SERVICE
 from tests.cli.conftest import Run
 from tests.conftest import mint_token
 from tests.helpers.reports import cups_pdf_queue

@@ -13,7 +13,7 @@ import pytest
 from pypdf import PdfReader
 
 from pos_terminal.cli import main
-from pos_terminal.store.journal import Journal
+from pos_terminal.journal.journal import Journal
 from tests.cli.conftest import CLI, write_config
 from tests.conftest import StoreTarget, mint_token, new_checked_in_customer
 from tests.helpers.cli import MANAGER, MANAGER_PIN, pin_fd, store, write_check

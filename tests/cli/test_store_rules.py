@@ -13,8 +13,8 @@ import pytest
 from keyring.backends import fail
 
 from pos_terminal.cli import main
+from pos_terminal.journal.journal import Journal
 from pos_terminal.store.database import StoreDatabase
-from pos_terminal.store.journal import Journal
 from tests.cli.conftest import CLI, write_config
 from tests.conftest import StoreTarget, mint_token
 from tests.helpers.cli import pin_fd, store

@@ -22,10 +22,10 @@ import pytest
 from keyring.backends import fail
 
 from pos_terminal.config import load_settings
+from pos_terminal.disk.money_memory import money_format
+from pos_terminal.keychain.backend import remember
 from pos_terminal.logs import CrashReports
 from pos_terminal.paths import Paths
-from pos_terminal.store.keychain import remember
-from pos_terminal.store.money_memory import money_format
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
@@ -59,7 +59,10 @@ NOT_BEFORE_THE_SCREEN = {
     "pos_terminal.api": "the API clients and models",
     "pos_terminal.services.terminal": "the terminal's services",
     "pos_terminal.services.register": "the register",
-    "pos_terminal.store": "the journal and the keychain",
+    "pos_terminal.journal": "the journal",
+    "pos_terminal.keychain": "the keychain",
+    "pos_terminal.store": "the store database",
+    "pos_terminal.disk": "the profile's files (SQLite, its lock, what earlier starts remembered)",
     "sqlite3": "SQLite (the journal)",
     "keyring": "the keychain",
     "babel": "Babel (the money format)",
@@ -103,9 +106,9 @@ NOT_BY_READY = {
     "pos_terminal.domain.report_document": "the report's document",
     "pos_terminal.domain.slip": "the slips",
     "pos_terminal.devices": "the receipt printer's protocol",
-    # the keychains keyring knows and this one is not (pos_terminal.store.keychain remembers the one found)
+    # the keychains keyring knows and this one is not (pos_terminal.keychain.backend remembers the one found)
     "keyring.backends.macOS": "keyring's macOS backend (remembered: the fail backend here)",
-    # how amounts are written, remembered from an earlier start (pos_terminal.store.money_memory)
+    # how amounts are written, remembered from an earlier start (pos_terminal.disk.money_memory)
     "babel": "Babel (remembered: the till's money format)",
 }
 

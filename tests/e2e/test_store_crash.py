@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from pos_terminal.journal.journal import Journal
 from pos_terminal.services.store_sync import BATCH
-from pos_terminal.store.journal import Journal
 from tests.conftest import StoreTarget
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")]

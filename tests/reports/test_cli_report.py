@@ -98,7 +98,7 @@ def test_usage_mistakes_are_one_sentence(day: Day, cli: Callable[..., tuple[int,
 def test_report_and_receipt_on_the_receipt_printer(
     day: Day, cli: Callable[..., tuple[int, str, str]], tmp_path: Path
 ) -> None:
-    from pos_terminal.store.journal import Journal
+    from pos_terminal.journal.journal import Journal
     from tests.devices.fake_printer import FakePrinter, Mode, QrCode, text_of
 
     fake = FakePrinter()

@@ -141,7 +141,7 @@ async def test_children_are_forked_from_a_server_of_one_thread_that_has_loaded_t
     worker.start()
     child = (await started_child(worker)).pop()
     loaded = "'pos_terminal.reports.warm' in __import__('sys').modules and __import__('pos_terminal.reports.fonts')"
-    assert await asyncio.wrap_future(worker._executor().submit(eval, loaded + ".reports.fonts._registered"))
+    assert await asyncio.wrap_future(worker._executor().submit(eval, loaded + ".reports.fonts._registered"))  # noqa: S307 - the child evaluates a fixed probe
     server = int(stat_of(child)[1])
     assert server != os.getpid(), "a report child forked from the window's process"
     with open(f"/proc/{server}/cmdline", "rb") as cmdline:

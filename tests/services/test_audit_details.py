@@ -17,10 +17,10 @@ from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Guarded
 from pos_terminal.domain.shift import DrawerCount
+from pos_terminal.journal.audit import AuditEntry
 from pos_terminal.reports.end_of_day import render
 from pos_terminal.services.reports import Repeated, audit_row
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.store.audit import AuditEntry
 from tests.services.test_shifts import MARIA, staffed
 
 EURO = MoneyFormat("de_DE", "EUR")

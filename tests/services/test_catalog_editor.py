@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pos_terminal.journal.catalog import CatalogBook
+from pos_terminal.journal.journal import Journal
 from pos_terminal.services.catalog import CatalogError, load_catalog, till_catalog
 from pos_terminal.services.catalog_editor import CatalogEditError, CatalogEditor, ProductEdit, parse_csv
-from pos_terminal.store.catalog import CatalogBook
-from pos_terminal.store.journal import Journal
 
 CSV = """name,price,tax_rate,category,barcodes,colour,active
 Flat white,4.80,10,Coffee,9300000000019,#6F4E37,yes
@@ -35,7 +35,7 @@ def editor(journal: Journal) -> CatalogEditor:
 
 
 def audit(journal: Journal, action: str) -> list[dict[str, object]]:
-    rows = journal._read("SELECT detail FROM audit WHERE action = ? ORDER BY id", (action,))
+    rows = journal.read("SELECT detail FROM audit WHERE action = ? ORDER BY id", (action,))
     return [json.loads(row[0]) for row in rows]
 
 

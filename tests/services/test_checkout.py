@@ -20,6 +20,7 @@ from pos_terminal.domain.check import Check, Discount, Item, Payment
 from pos_terminal.domain.lifecycle import Action, TxState
 from pos_terminal.domain.sale import Phase
 from pos_terminal.errors import UserError
+from pos_terminal.journal.journal import IntentStatus
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.checkout import (
     AlreadyCharged,
@@ -29,7 +30,6 @@ from pos_terminal.services.checkout import (
     ChargeStatus,
 )
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.store.journal import IntentStatus
 from tests.conftest import ledger_kinds, new_checked_in_customer, transactions_of
 from tests.helpers.http import http_client
 from tests.helpers.services import arm, customer_model

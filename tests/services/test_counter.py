@@ -19,10 +19,10 @@ from pos_terminal.domain.clock import utcnow
 from pos_terminal.domain.report import TimeRange
 from pos_terminal.domain.sale import Phase
 from pos_terminal.domain.slip import Line, Slip, SlipKind
+from pos_terminal.journal.journal import PrintStatus
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.counter import PRINTER, Counter, NoDrawer
 from pos_terminal.services.terminal import Terminal
-from pos_terminal.store.journal import PrintStatus
 from tests.conftest import new_checked_in_customer
 from tests.devices.fake_printer import FakePrinter, Kick, Mode, QrCode, text_of
 from tests.helpers.services import customer_model

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from pos_terminal.journal.journal import PrintStatus
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.terminal import DONE_KEPT, Terminal
-from pos_terminal.store.journal import PrintStatus
 from tests.helpers.services import rows
 from tests.services.conftest import FakeClock
 from tests.store.postgres import StoreTarget
@@ -26,7 +26,7 @@ def store(tmp_path: Path) -> Iterator[StoreTarget]:
 
 
 def count(terminal: Terminal, sql: str) -> int:
-    return int(terminal.journal._read(sql)[0][0])
+    return int(terminal.journal.read(sql)[0][0])
 
 
 async def test_a_running_till_lets_go_of_what_was_sent_or_printed_a_month_ago(

@@ -1,5 +1,5 @@
 """A terminal started on a remembered "no keychain" looks again when it finds no sign-in and before a sign-in: a
-keychain set up since keeps that sign-in, and the next start uses it (``pos_terminal.store.keychain``); a sign-in
+keychain set up since keeps that sign-in, and the next start uses it (``pos_terminal.keychain.backend``); a sign-in
 already kept in a keychain found then is the terminal's at once."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import keyring
 import keyring.backend
 import keyring.core
 import pytest

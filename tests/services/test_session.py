@@ -12,11 +12,11 @@ from keyring.backends import fail
 
 from pos_terminal.api.errors import AccessDenied, InvalidGrant
 from pos_terminal.config import Settings
+from pos_terminal.keychain.tokens import NoKeychain
 from pos_terminal.paths import Paths
 from pos_terminal.sandbox import SandboxServer
 from pos_terminal.services.session import NotSignedIn, SessionState
 from pos_terminal.services.terminal import ServiceAddress, Terminal
-from pos_terminal.store.tokens import NoKeychain
 from tests.conftest import mint_token
 from tests.helpers.http import async_http_client, http_client
 from tests.keyrings import MemoryKeyring

@@ -18,10 +18,10 @@ from PIL import Image
 
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.errors import UserError
+from pos_terminal.journal.journal import Journal
 from pos_terminal.reports.logo import store_logo
 from pos_terminal.services.catalog import Catalog, CatalogEntry, catalog_of, drafts_of, load_catalog
 from pos_terminal.services.store_sync import StoreSync
-from pos_terminal.store.journal import Journal
 from tests.conftest import StoreTarget
 from tests.helpers.services import Secrets, rows
 
@@ -43,7 +43,7 @@ class Till:
 
     async def link_to(self, address: str) -> None:
         """Point the link at ``address`` (a file where no store is: the store is away) and drop the connection."""
-        self.journal._write("UPDATE store_link SET address = ?", (address,))
+        self.journal.write("UPDATE store_link SET address = ?", (address,))
         await self.store.close()
 
 

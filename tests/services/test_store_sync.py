@@ -18,12 +18,12 @@ import pytest
 from pos_terminal.domain.details import StoreDetails
 from pos_terminal.domain.people import PIN_TO_SET, Role
 from pos_terminal.domain.shift import DrawerCount
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.staff import ShiftBook
 from pos_terminal.services.catalog import drafts_of, load_catalog
 from pos_terminal.services.staff import PersonLocked, PinToSet, Staff, WrongPin
 from pos_terminal.services.store_sync import StoreOffline, StoreSync, split_password
 from pos_terminal.store.database import StoreUnavailable
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.staff import ShiftBook
 from tests.conftest import StoreTarget
 from tests.helpers.services import Secrets, rows
 
@@ -101,7 +101,7 @@ async def test_what_a_till_writes_reaches_the_store_once(make_till: Callable[[st
     assert report.sent > 0 and not report.refused
     assert till.store.status().waiting == 0
     # a till killed after the store wrote a record, before it marked it sent, sends it again: it lands once
-    till.journal._write("UPDATE store_outbox SET sent_at = NULL")
+    till.journal.write("UPDATE store_outbox SET sent_at = NULL")
     await till.store.sync()
     sales = rows(store, "cash_sale")
     assert sorted(s["id"] for s in sales) == sorted(till.sales)
@@ -274,7 +274,7 @@ async def test_tills_keep_selling_while_postgresql_is_down_and_every_record_arri
 
 async def test_a_store_in_a_file_never_asks_the_keychain(tmp_path: Path) -> None:
     """A locked keychain stops nothing when the store has no password (a file): it is never asked."""
-    from pos_terminal.store.tokens import KeychainError
+    from pos_terminal.keychain.tokens import KeychainError
 
     store_target = StoreTarget("sqlite", f"sqlite:///{tmp_path / 'store.sqlite3'}")
     store_target.open().init_schema()

@@ -12,7 +12,7 @@ import httpx
 
 from pos_terminal.app import AppHost
 from pos_terminal.domain.people import Role
-from pos_terminal.store.journal import Journal
+from pos_terminal.journal.journal import Journal
 from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.catalog_page import CatalogPage
 from pos_terminal.ui.main_window import MainWindow, Tab
@@ -69,7 +69,7 @@ def tile_names(window: MainWindow) -> list[str]:
 
 
 def audit(journal: Journal, action: str) -> list[tuple[str | None, dict[str, object]]]:
-    rows = journal._read("SELECT actor, detail FROM audit WHERE action = ? ORDER BY id", (action,))
+    rows = journal.read("SELECT actor, detail FROM audit WHERE action = ? ORDER BY id", (action,))
     return [(row[0], json.loads(row[1])) for row in rows]
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 
 from pos_terminal.app import AppHost
+from pos_terminal.journal.journal import FORGET_BATCH, Journal, PrintStatus
 from pos_terminal.services.terminal import DONE_KEPT
-from pos_terminal.store.journal import FORGET_BATCH, Journal, PrintStatus
 from pos_terminal.ui.main_window import FORGET_EVERY_MS, MainWindow
 from tests.ui.conftest import finish, signed_in_window, until
 
@@ -28,7 +28,7 @@ async def test_slips_printed_a_month_ago_go_when_the_till_is_ready_and_the_day_a
 
     def titles() -> set[str]:
         assert window.terminal is not None
-        return {row["title"] for row in window.terminal.journal._read("SELECT title FROM print_job")}
+        return {row["title"] for row in window.terminal.journal.read("SELECT title FROM print_job")}
 
     printed(DONE_KEPT.days + 9)
     printed(DONE_KEPT.days - 1)
@@ -64,7 +64,7 @@ async def test_a_new_connection_stops_the_letting_go_before_the_old_journal_clos
     unexpected: list[BaseException] = []
     monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: unexpected.append(value))
     window.forget_done()
-    await until(lambda: old.journal._read("SELECT count(*) FROM print_job")[0][0] < 200 * FORGET_BATCH, what="a batch")
+    await until(lambda: old.journal.read("SELECT count(*) FROM print_job")[0][0] < 200 * FORGET_BATCH, what="a batch")
     assert window.tasks.is_running("forget")
     host.service_url = "ftp://nowhere"
     window.connect_terminal()

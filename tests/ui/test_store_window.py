@@ -150,9 +150,9 @@ async def test_a_price_changed_on_another_till_is_on_this_till_s_tile_and_the_ne
     postgres_target: StoreTarget,
     tmp_path: Path,
 ) -> None:
+    from pos_terminal.journal.journal import Journal
     from pos_terminal.services.catalog import drafts_of, load_catalog
     from pos_terminal.services.store_sync import StoreSync
-    from pos_terminal.store.journal import Journal
     from tests.helpers.services import Secrets
 
     postgres_target.open().init_schema()

@@ -13,7 +13,7 @@ from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.domain.people import Person, Role
 from pos_terminal.domain.report_document import Figures, SectionKey, report_document
 from pos_terminal.domain.shift import DrawerCount, Shift
-from pos_terminal.store.catalog import CategoryRow, ProductRow
+from pos_terminal.journal.catalog import CategoryRow, ProductRow
 from pos_terminal.ui.catalog_page import CategoryModel, ProductModel
 from pos_terminal.ui.history_view import TransactionModel
 from pos_terminal.ui.people_page import PeopleModel

@@ -1,4 +1,4 @@
-"""The money format is learned from Babel once and remembered (``pos_terminal.store.money_memory``): a later start
+"""The money format is learned from Babel once and remembered (``pos_terminal.disk.money_memory``): a later start
 formats and reads amounts exactly as Babel would, without loading Babel; another Babel, or a file that cannot be
 read, means asking Babel again."""
 
@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 import pos_terminal.domain.money as money_module
+from pos_terminal.disk.money_memory import money_format
 from pos_terminal.domain.money import MoneyFormat
 from pos_terminal.errors import ConfigError
-from pos_terminal.store.money_memory import money_format
 
 PROBE = """
 import sys
 from pathlib import Path
-from pos_terminal.store.money_memory import money_format
+from pos_terminal.disk.money_memory import money_format
 money = money_format(sys.argv[1], sys.argv[2], Path(sys.argv[3]))
 print(money.format(-123456789), money.format(5), money.parse(sys.argv[4]), "babel" in sys.modules)
 """

@@ -26,8 +26,8 @@ from typing import Any
 
 from pos_terminal.domain.details import StoreDetails, logo_of_text, logo_text
 from pos_terminal.domain.people import name_key
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.rows import Cells, JsonObject, iso_time, new_uid
 
 
 @dataclass(frozen=True)
@@ -114,16 +114,16 @@ class CatalogBook:
         self.journal = journal
 
     def categories(self) -> list[CategoryRow]:
-        rows = self.journal._read("SELECT * FROM catalog_category ORDER BY position, name, uid")
+        rows = self.journal.read("SELECT * FROM catalog_category ORDER BY position, name, uid")
         return [_category(row, self.journal) for row in rows]
 
     def products(self) -> list[ProductRow]:
-        rows = self.journal._read("SELECT * FROM catalog_product ORDER BY position, name, uid")
+        rows = self.journal.read("SELECT * FROM catalog_product ORDER BY position, name, uid")
         return [_product(row, self.journal) for row in rows]
 
     def count(self) -> int:
         """Products in the copy, active or not."""
-        return int(self.journal._read("SELECT count(*) FROM catalog_product")[0][0])
+        return int(self.journal.read("SELECT count(*) FROM catalog_product")[0][0])
 
     def clear(self) -> None:
         """Forget the copy (a till joining a store takes that store's catalog, not one it had before)."""
@@ -136,9 +136,9 @@ class CatalogBook:
         """Every category, then every product, as the store database takes them (categories first: a product
         names its category)."""
         result: list[tuple[str, str, JsonObject]] = []
-        for row in self.journal._read("SELECT * FROM catalog_category ORDER BY position, uid"):
+        for row in self.journal.read("SELECT * FROM catalog_category ORDER BY position, uid"):
             result.append(("category", row["uid"], category_record(row)))
-        for row in self.journal._read("SELECT * FROM catalog_product ORDER BY position, uid"):
+        for row in self.journal.read("SELECT * FROM catalog_product ORDER BY position, uid"):
             result.append(("product", row["uid"], product_record(row)))
         return result
 
@@ -243,7 +243,7 @@ class CatalogBook:
 
     def last_change(self) -> str | None:
         """What :meth:`undo` would take back, when there is something."""
-        rows = self.journal._read("SELECT what FROM catalog_undo WHERE id = 1")
+        rows = self.journal.read("SELECT what FROM catalog_undo WHERE id = 1")
         return str(rows[0][0]) if rows else None
 
     def undo(self) -> str | None:
@@ -255,7 +255,7 @@ class CatalogBook:
             entry = journal.conn.execute("SELECT what, rows FROM catalog_undo WHERE id = 1").fetchone()
             if entry is None:
                 return None
-            edit = _Edit(self, journal.conn, journal._stamp(), "")
+            edit = _Edit(self, journal.conn, journal.stamp(), "")
             for table, uid, before in json.loads(entry["rows"]):
                 row = edit.row(table, uid)
                 if row is None:
@@ -272,7 +272,7 @@ class CatalogBook:
     def _edit(self, what: str, *, undoable: bool = True) -> Iterator[_Edit]:
         journal = self.journal
         with journal.writing():
-            edit = _Edit(self, journal.conn, journal._stamp(), what)
+            edit = _Edit(self, journal.conn, journal.stamp(), what)
             yield edit
             if not undoable:
                 journal.conn.execute("DELETE FROM catalog_undo")
@@ -348,7 +348,7 @@ class _Edit:
         written = self.row(table, uid)
         assert written is not None
         record = product_record(written) if table == PRODUCTS else category_record(written)
-        self.book.journal._share(_KINDS[table], uid, record)
+        self.book.journal.share(_KINDS[table], uid, record)
         return True
 
 
@@ -388,7 +388,7 @@ class DetailsBook:
         self.journal = journal
 
     def get(self) -> StoreDetails | None:
-        rows = self.journal._read("SELECT * FROM store_details WHERE id = 1")
+        rows = self.journal.read("SELECT * FROM store_details WHERE id = 1")
         if not rows:
             return None
         cells = Cells(rows[0], self.journal.path, "store's details")
@@ -408,7 +408,7 @@ class DetailsBook:
 
     def record(self) -> JsonObject | None:
         """The details as the store database takes them, when the till has any."""
-        rows = self.journal._read("SELECT * FROM store_details WHERE id = 1")
+        rows = self.journal.read("SELECT * FROM store_details WHERE id = 1")
         return details_record(rows[0]) if rows else None
 
     def set(self, details: StoreDetails) -> bool:
@@ -420,9 +420,9 @@ class DetailsBook:
             row = journal.conn.execute("SELECT * FROM store_details WHERE id = 1").fetchone()
             if row is not None and all(row[name] == value for name, value in values.items() if name != "updated_by"):
                 return False
-            self._write(row, values, journal._stamp(), version=None)
+            self._write(row, values, journal.stamp(), version=None)
             written = journal.conn.execute("SELECT * FROM store_details WHERE id = 1").fetchone()
-            journal._share("store_info", "1", details_record(written))
+            journal.share("store_info", "1", details_record(written))
         return True
 
     def take_from_store(self, record: JsonObject, *, keep_edits: bool) -> bool:
@@ -457,7 +457,7 @@ def _store_time(record: JsonObject, journal: Journal) -> str:
     value = record.get("updated_at")
     if isinstance(value, datetime):
         return iso_time(value)
-    return str(value) if value else journal._stamp()
+    return str(value) if value else journal.stamp()
 
 
 def category_record(row: sqlite3.Row) -> JsonObject:

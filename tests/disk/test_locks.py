@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pos_terminal.store.locks import ProfileBusy, ProfileLock
+from pos_terminal.disk.locks import ProfileBusy, ProfileLock
 from tests.locks import needs_proc_locks, wait_for_waiters
 
 

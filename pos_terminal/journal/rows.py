@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pos_terminal.disk.sqlite import StorageError
 from pos_terminal.domain.decode import decode_json
-from pos_terminal.store.sqlite import StorageError
 
 Choice = TypeVar("Choice")
 

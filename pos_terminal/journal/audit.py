@@ -7,12 +7,10 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
-
-if TYPE_CHECKING:
-    from pos_terminal.store.journal import Journal
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells, JsonObject, dump_json, iso_time, new_uid
 
 
 @dataclass(frozen=True)
@@ -40,7 +38,7 @@ def audit_record(entry: AuditEntry) -> JsonObject:
 class AuditBook:
     """The ``audit`` table."""
 
-    def __init__(self, journal: Journal) -> None:
+    def __init__(self, journal: JournalAccess) -> None:
         self.journal = journal
 
     def record(
@@ -62,12 +60,12 @@ class AuditBook:
                 "INSERT INTO audit (at, action, actor, terminal_id, detail, uid) VALUES (?, ?, ?, ?, ?, ?)",
                 (iso_time(entry.at), entry.action, actor, terminal_id, dump_json(entry.detail), entry.uid),
             )
-            self.journal._share("audit", entry.uid, audit_record(entry))
+            self.journal.share("audit", entry.uid, audit_record(entry))
         return entry
 
     def all(self) -> list[AuditEntry]:
         """The whole audit log, oldest first (what a till brings when it joins a store)."""
-        return [self._audit(row) for row in self.journal._read("SELECT * FROM audit ORDER BY id")]
+        return [self._audit(row) for row in self.journal.read("SELECT * FROM audit ORDER BY id")]
 
     def between(
         self,
@@ -98,14 +96,14 @@ class AuditBook:
         if terminal_id is not None:
             sql += " AND terminal_id = ?"
             params.append(terminal_id)
-        for row in self.journal._rows(sql + " ORDER BY at, id", tuple(params)):
+        for row in self.journal.rows(sql + " ORDER BY at, id", tuple(params)):
             yield self._audit(row)
 
     def last(self, action: str, *, terminal_id: str, before: datetime) -> AuditEntry | None:
         """The newest entry of ``action`` by ``terminal_id`` before ``before``: read from the index of actions, not
         by a walk through the whole log (what :meth:`between` from the first day would do; a start of a till with a
         year of entries spent 200 ms on it)."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT * FROM audit WHERE action = ? AND terminal_id = ? AND at < ? ORDER BY at DESC, id DESC LIMIT 1",
             (action, terminal_id, iso_time(before)),
         )

@@ -22,8 +22,8 @@ from typing import Any
 from pos_terminal.domain.people import Person, Role, name_key, pin_to_set
 from pos_terminal.domain.shift import DrawerCount, Shift
 from pos_terminal.errors import UserError
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject, iso_time, new_uid
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.rows import Cells, JsonObject, iso_time, new_uid
 
 
 class NameTaken(UserError):
@@ -65,22 +65,22 @@ class PeopleBook:
         self.journal = journal
 
     def count(self) -> int:
-        return int(self.journal._read("SELECT count(*) FROM person")[0][0])
+        return int(self.journal.read("SELECT count(*) FROM person")[0][0])
 
     def all(self) -> list[Person]:
-        return [self._person(row) for row in self.journal._read("SELECT * FROM person ORDER BY name_key")]
+        return [self._person(row) for row in self.journal.read("SELECT * FROM person ORDER BY name_key")]
 
     def find(self, name: str) -> Person | None:
-        rows = self.journal._read("SELECT * FROM person WHERE name_key = ?", (name_key(name),))
+        rows = self.journal.read("SELECT * FROM person WHERE name_key = ?", (name_key(name),))
         return self._person(rows[0]) if rows else None
 
     def get(self, person_id: int) -> Person | None:
-        rows = self.journal._read("SELECT * FROM person WHERE id = ?", (person_id,))
+        rows = self.journal.read("SELECT * FROM person WHERE id = ?", (person_id,))
         return self._person(rows[0]) if rows else None
 
     def add(self, name: str, role: Role, pin_hash: str, *, uid: str | None = None) -> Person:
         """A new person (``uid``: their id in the store, when the store made them first)."""
-        stamp = self.journal._stamp()
+        stamp = self.journal.stamp()
         journal = self.journal
         try:
             with journal.writing():
@@ -97,7 +97,7 @@ class PeopleBook:
         return added
 
     def pin_hash(self, person_id: int) -> str:
-        rows = self.journal._read("SELECT id, pin_hash FROM person WHERE id = ?", (person_id,))
+        rows = self.journal.read("SELECT id, pin_hash FROM person WHERE id = ?", (person_id,))
         if not rows:
             raise KeyError(f"no person {person_id}")
         return Cells(rows[0], self.journal.path, f"person {person_id}").text("pin_hash")
@@ -138,7 +138,7 @@ class PeopleBook:
         with journal.writing():
             cursor = journal.conn.execute(
                 f"UPDATE person SET {assignments}, updated_at = ? WHERE id = ?",  # noqa: S608 (our own column names)
-                (*params, journal._stamp(), person_id),
+                (*params, journal.stamp(), person_id),
             )
             if cursor.rowcount != 1:
                 raise KeyError(f"no person {person_id}")
@@ -150,22 +150,22 @@ class PeopleBook:
         row = self.journal.conn.execute("SELECT * FROM person WHERE id = ?", (person_id,)).fetchone()
         record = person_record(row)
         if edit:
-            self.journal._share("person", record["id"], record)
+            self.journal.share("person", record["id"], record)
         else:
             lockout = {k: record[k] for k in ("wrong_pins", "locked_until", "lock_epoch")}
-            self.journal._share("pin_tries", record["id"], {"person_id": record["id"], **lockout})
+            self.journal.share("pin_tries", record["id"], {"person_id": record["id"], **lockout})
 
     # --- the store's copy --------------------------------------------------------------------------
 
     def uid_of(self, person_id: int) -> str:
-        rows = self.journal._read("SELECT uid FROM person WHERE id = ?", (person_id,))
+        rows = self.journal.read("SELECT uid FROM person WHERE id = ?", (person_id,))
         if not rows:
             raise KeyError(f"no person {person_id}")
         return str(rows[0][0])
 
     def records(self) -> list[JsonObject]:
         """Every person as the store database takes them."""
-        return [person_record(row) for row in self.journal._read("SELECT * FROM person ORDER BY id")]
+        return [person_record(row) for row in self.journal.read("SELECT * FROM person ORDER BY id")]
 
     def take_from_store(self, record: JsonObject, *, keep_edits: bool) -> bool:
         """Make the local copy of a person the store's ``record`` (matched by id, else by name); with
@@ -196,10 +196,10 @@ class PeopleBook:
                 "wrong_pins": int(values["wrong_pins"] or 0),
                 "locked_until": values["locked_until"],
                 "lock_epoch": int(values["lock_epoch"] or 0),
-                "updated_at": values["updated_at"] or journal._stamp(),
+                "updated_at": values["updated_at"] or journal.stamp(),
             }
             if row is None:
-                columns["created_at"] = journal._stamp()
+                columns["created_at"] = journal.stamp()
                 names, marks = ", ".join(columns), ", ".join("?" for _ in columns)
                 journal.conn.execute(
                     f"INSERT INTO person ({names}) VALUES ({marks})",  # noqa: S608 (our own column names)
@@ -332,27 +332,27 @@ class ShiftBook:
 
     def _share(self, shift_id: int) -> None:
         row = self.journal.conn.execute("SELECT * FROM shift WHERE id = ?", (shift_id,)).fetchone()
-        self.journal._share("shift", row["uid"], shift_record(row))
+        self.journal.share("shift", row["uid"], shift_record(row))
 
     def records(self) -> list[JsonObject]:
         """Every shift of this terminal as the store database takes it."""
-        return [shift_record(row) for row in self.journal._read("SELECT * FROM shift ORDER BY id")]
+        return [shift_record(row) for row in self.journal.read("SELECT * FROM shift ORDER BY id")]
 
     def current(self) -> Shift | None:
-        rows = self.journal._read("SELECT * FROM shift WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
+        rows = self.journal.read("SELECT * FROM shift WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
         return self._shift(rows[0]) if rows else None
 
     def get(self, shift_id: int) -> Shift | None:
-        rows = self.journal._read("SELECT * FROM shift WHERE id = ?", (shift_id,))
+        rows = self.journal.read("SELECT * FROM shift WHERE id = ?", (shift_id,))
         return self._shift(rows[0]) if rows else None
 
     def last_closed(self) -> Shift | None:
-        rows = self.journal._read("SELECT * FROM shift WHERE closed_at IS NOT NULL ORDER BY id DESC LIMIT 1")
+        rows = self.journal.read("SELECT * FROM shift WHERE closed_at IS NOT NULL ORDER BY id DESC LIMIT 1")
         return self._shift(rows[0]) if rows else None
 
     def all(self, limit: int = 1000) -> list[Shift]:
         """Newest first."""
-        rows = self.journal._read("SELECT * FROM shift ORDER BY id DESC LIMIT ?", (limit,))
+        rows = self.journal.read("SELECT * FROM shift ORDER BY id DESC LIMIT ?", (limit,))
         return [self._shift(row) for row in rows]
 
     # --- what a shift's report is made of --------------------------------------------------------------------
@@ -364,7 +364,7 @@ class ShiftBook:
         # up the transaction's own changes: by the range of times instead, SQLite read every complete of the year
         # before the range for each check of the shift (13 s).
         start = iso_time(since)
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT i.ref_id, i.transaction_id, i.actor, i.check_body, c.completed_at FROM"
             " (SELECT transaction_id, min(finished_at) AS completed_at FROM outbox"
             "  WHERE target_state = 'complete' AND outcome = 'confirmed' AND finished_at >= ? AND finished_at < ?"
@@ -392,7 +392,7 @@ class ShiftBook:
 
     def confirmed_changes(self, target_state: str, since: datetime, until: datetime) -> list[ChangeRow]:
         """Changes to ``target_state`` this terminal sent and the service confirmed in ``[since, until)``."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT o.id, o.transaction_id, o.finished_at, o.actor, o.approved_by, k.record, i.check_body"
             " FROM outbox o LEFT JOIN known_transaction k ON k.transaction_id = o.transaction_id"
             " LEFT JOIN charge_intent i ON i.transaction_id = o.transaction_id"
@@ -423,7 +423,7 @@ class ShiftBook:
     def unconfirmed_at(self, moment: datetime) -> int:
         """State changes queued before ``moment`` that the service had not confirmed (nor refused) by then."""
         stamp = iso_time(moment)
-        rows = self.journal._read(  # each half from its index: the changes still waiting, those finished since
+        rows = self.journal.read(  # each half from its index: the changes still waiting, those finished since
             "SELECT (SELECT count(*) FROM outbox WHERE outcome IS NULL AND created_at < ?)"
             " + (SELECT count(*) FROM outbox WHERE finished_at >= ? AND created_at < ?)",
             (stamp, stamp, stamp),

@@ -13,13 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState, normalize_state
-from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time
-
-if TYPE_CHECKING:
-    from pos_terminal.store.journal import Journal
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells, JsonObject, dump_json, iso_time
 
 
 class IntentStatus(StrEnum):
@@ -78,7 +76,7 @@ class KnownTransaction:
 class IntentBook:
     """The ``charge_intent`` table."""
 
-    def __init__(self, journal: Journal) -> None:
+    def __init__(self, journal: JournalAccess) -> None:
         self.journal = journal
 
     def record(
@@ -92,8 +90,8 @@ class IntentBook:
         actor: str | None = None,
     ) -> ChargeIntent:
         """Write the intent before the create request is sent; a ``ref_id`` is recorded once only."""
-        stamp = self.journal._stamp()
-        self.journal._write(
+        stamp = self.journal.stamp()
+        self.journal.write(
             "INSERT INTO charge_intent (ref_id, terminal_id, customer, check_body, request, status,"
             " created_at, updated_at, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -127,7 +125,7 @@ class IntentBook:
             known = self.get(ref_id)
             if known is not None and (known.create_answer is CreateAnswer.ACCEPTED or known.transaction_id):
                 raise ValueError(f"charge {ref_id} was accepted by the service and cannot fail")
-        cursor = self.journal._write(
+        cursor = self.journal.write(
             "UPDATE charge_intent SET status = ?, error = ?, transaction_id = coalesce(?, transaction_id),"
             " create_answer = coalesce(create_answer, ?), updated_at = ? WHERE ref_id = ?",
             (
@@ -135,7 +133,7 @@ class IntentBook:
                 error,
                 transaction_id,
                 None if create_answer is None else CreateAnswer(create_answer),
-                self.journal._stamp(),
+                self.journal.stamp(),
                 ref_id,
             ),
         )
@@ -146,12 +144,12 @@ class IntentBook:
         return intent
 
     def get(self, ref_id: str) -> ChargeIntent | None:
-        rows = self.journal._read("SELECT * FROM charge_intent WHERE ref_id = ?", (ref_id,))
+        rows = self.journal.read("SELECT * FROM charge_intent WHERE ref_id = ?", (ref_id,))
         return self._intent(rows[0]) if rows else None
 
     def unfinished(self) -> list[ChargeIntent]:
         """Intents whose outcome is not settled (recorded or verifying), oldest first."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT * FROM charge_intent WHERE status IN (?, ?) ORDER BY created_at, ref_id", tuple(UNFINISHED)
         )
         return [self._intent(row) for row in rows]
@@ -159,7 +157,7 @@ class IntentBook:
     def authorized_charges(self) -> list[str]:
         """The transactions this terminal's charges created that it last knew as authorized (neither completed
         nor canceled yet), oldest charge first."""
-        rows = self.journal._read(  # from the few known as authorized (CROSS JOIN keeps that order), not every charge
+        rows = self.journal.read(  # from the few known as authorized (CROSS JOIN keeps that order), not every charge
             "SELECT i.transaction_id FROM known_transaction k CROSS JOIN charge_intent i"
             " ON i.transaction_id = k.transaction_id WHERE k.state = ? AND i.status = ?"
             " ORDER BY i.created_at, i.ref_id",
@@ -169,7 +167,7 @@ class IntentBook:
 
     def failed(self, *, since: datetime) -> list[ChargeIntent]:
         """Failed intents created at or after ``since``, oldest first (candidates for a late landing)."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT * FROM charge_intent WHERE status = ? AND created_at >= ? ORDER BY created_at, ref_id",
             (IntentStatus.FAILED, iso_time(since)),
         )
@@ -180,7 +178,7 @@ class IntentBook:
         created and that may still hold their money (the journal's last word on it is "authorized", or it has
         none), oldest first. A regular customer's completed sales are left out in the query: each check read is
         one more to decode before every charge."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT i.ref_id, i.transaction_id, i.check_body FROM charge_intent i"
             " LEFT JOIN known_transaction k ON k.transaction_id = i.transaction_id"
             " WHERE i.created_at >= ? AND i.transaction_id IS NOT NULL"
@@ -215,7 +213,7 @@ class IntentBook:
 class TransactionBook:
     """The ``known_transaction`` table."""
 
-    def __init__(self, journal: Journal) -> None:
+    def __init__(self, journal: JournalAccess) -> None:
         self.journal = journal
 
     def remember(
@@ -227,8 +225,8 @@ class TransactionBook:
         record: Mapping[str, Any] | None = None,
     ) -> KnownTransaction:
         """Keep the transaction's last known state; a missing ``ref_id`` or ``record`` keeps the old one."""
-        stamp = self.journal._stamp()
-        self.journal._write(
+        stamp = self.journal.stamp()
+        self.journal.write(
             "INSERT INTO known_transaction (transaction_id, ref_id, state, record, first_seen, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO UPDATE SET"
             " ref_id = coalesce(excluded.ref_id, ref_id), state = excluded.state,"
@@ -241,7 +239,7 @@ class TransactionBook:
 
     def states(self, transaction_ids: Sequence[str]) -> dict[str, str]:
         """The last state known of each of ``transaction_ids`` this journal knows, in one query."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT transaction_id, state FROM known_transaction"
             " WHERE transaction_id IN (SELECT value FROM json_each(?))",
             (json.dumps(list(transaction_ids)),),
@@ -256,7 +254,7 @@ class TransactionBook:
         """Set the last known state of transactions the journal knows, all in one write."""
         if not states:
             return
-        stamp = self.journal._stamp()
+        stamp = self.journal.stamp()
         with self.journal.writing():
             self.journal.conn.executemany(
                 "UPDATE known_transaction SET state = ?, updated_at = ? WHERE transaction_id = ?",
@@ -264,7 +262,7 @@ class TransactionBook:
             )
 
     def get(self, transaction_id: str) -> KnownTransaction | None:
-        rows = self.journal._read("SELECT * FROM known_transaction WHERE transaction_id = ?", (transaction_id,))
+        rows = self.journal.read("SELECT * FROM known_transaction WHERE transaction_id = ?", (transaction_id,))
         if not rows:
             return None
         cells = Cells(rows[0], self.journal.path, f"transaction {transaction_id}")

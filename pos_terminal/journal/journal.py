@@ -4,25 +4,25 @@ One SQLite file holds, each table read and written by its own book (``journal.in
 
 - the open check, saved on every change (one row; :attr:`Journal.open_check`);
 - charge intents, recorded *before* the create request is sent, keyed by their unique ``refId``, and the
-  transactions this terminal created, with their last known state (:mod:`pos_terminal.store.intents`);
+  transactions this terminal created, with their last known state (:mod:`pos_terminal.journal.intents`);
 - the outbox of state changes (complete, cancel, refund) waiting to be confirmed by the service
-  (:mod:`pos_terminal.store.outbox`);
+  (:mod:`pos_terminal.journal.outbox`);
 - the audit log (sign-in, charge, complete, cancel, refund, report-printed, disconnect …;
-  :mod:`pos_terminal.store.audit`);
+  :mod:`pos_terminal.journal.audit`);
 - cash sales: checks paid in full before any charge, which the service never sees (it takes no charge of zero),
-  kept for the shift's report (:mod:`pos_terminal.store.cash_sales`);
+  kept for the shift's report (:mod:`pos_terminal.journal.cash_sales`);
 - the people who work the till (PINs only as slow salted hashes) and the shifts with their drawer counts
-  (:mod:`pos_terminal.store.staff`);
+  (:mod:`pos_terminal.journal.staff`);
 - the receipt printer's queue: each slip (receipt, report) waits here until the printer has printed it or the
-  cashier cancels it, across restarts (:mod:`pos_terminal.store.prints`);
-- the till's link to its store and its copy of the store's catalog (:mod:`~pos_terminal.store.link`,
-  :mod:`~pos_terminal.store.catalog`).
+  cashier cancels it, across restarts (:mod:`pos_terminal.journal.prints`);
+- the till's link to its store and its copy of the store's catalog (:mod:`~pos_terminal.journal.store_link`,
+  :mod:`~pos_terminal.journal.catalog`).
 
 Charges, state changes and cash sales record the person who asked for them (``actor``).
 
 :class:`Journal` owns the connection and the schema; every write is committed (WAL, ``synchronous=FULL``) before
 the method returns. Times are timezone-aware UTC, stored as fixed-width ISO 8601 text so that they sort as text
-(:mod:`pos_terminal.store.rows`).
+(:mod:`pos_terminal.journal.rows`).
 """
 
 from __future__ import annotations
@@ -35,10 +35,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pos_terminal.disk.sqlite import connect, migrate, transaction, user_errors
 from pos_terminal.domain.clock import Clock, utcnow
-from pos_terminal.store.audit import AuditBook, AuditEntry, audit_record
-from pos_terminal.store.cash_sales import CashSale, CashSaleBook, cash_sale_record
-from pos_terminal.store.intents import (
+from pos_terminal.journal.audit import AuditBook, AuditEntry, audit_record
+from pos_terminal.journal.cash_sales import CashSale, CashSaleBook, cash_sale_record
+from pos_terminal.journal.intents import (
     UNFINISHED,
     ChargeIntent,
     CreateAnswer,
@@ -47,11 +48,10 @@ from pos_terminal.store.intents import (
     KnownTransaction,
     TransactionBook,
 )
-from pos_terminal.store.journal_schema import MIGRATIONS, TABLES
-from pos_terminal.store.outbox import OutboxBook, OutboxEntry
-from pos_terminal.store.prints import PrintBook, PrintJob, PrintStatus
-from pos_terminal.store.rows import Cells, DamagedJournal, JsonObject, dump_json, iso_time
-from pos_terminal.store.sqlite import connect, migrate, transaction, user_errors
+from pos_terminal.journal.outbox import OutboxBook, OutboxEntry
+from pos_terminal.journal.prints import PrintBook, PrintJob, PrintStatus
+from pos_terminal.journal.rows import Cells, DamagedJournal, JsonObject, dump_json, iso_time
+from pos_terminal.journal.schema import MIGRATIONS, TABLES
 
 # What callers have always imported from here; each lives with its table's book.
 __all__ = [
@@ -84,8 +84,8 @@ class Journal:
     """The journal file at ``path``; open it once per process and :meth:`close` it at exit.
 
     It owns the connection and the schema; each table is read and written through its book (``journal.intents``,
-    ``journal.outbox`` …), and the books in other modules (:mod:`~pos_terminal.store.staff`,
-    :mod:`~pos_terminal.store.catalog`, :mod:`~pos_terminal.store.link`) take the journal the same way.
+    ``journal.outbox`` …), and the books in other modules (:mod:`~pos_terminal.journal.staff`,
+    :mod:`~pos_terminal.journal.catalog`, :mod:`~pos_terminal.journal.store_link`) take the journal the same way.
     Safe to call from more than one thread (one connection, serialised by a lock).
     ``now`` is injectable so tests move time instead of sleeping.
     """
@@ -127,19 +127,22 @@ class Journal:
             raise RuntimeError("the journal is closed")
         return self._conn
 
-    def _stamp(self) -> str:
+    def stamp(self) -> str:
+        """Now, as the journal writes a time (fixed-width ISO 8601 UTC text)."""
         return iso_time(self.now())
 
-    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
-        return list(self._rows(sql, params))
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        """Every row ``sql`` selects, in a list."""
+        return list(self.rows(sql, params))
 
-    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
         """The rows ``sql`` selects, a row at a time: a day's rows never all in memory at once. The journal stays
         locked until the last row is read (or the reader drops the iterator), so read it through without waiting."""
         with self._lock, user_errors(self.path):
             yield from self.conn.execute(sql, params)
 
-    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+    def write(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """``sql`` run in a transaction of its own, or in the one :meth:`writing` has open."""
         with self.writing() as conn:
             return conn.execute(sql, params)
 
@@ -158,18 +161,18 @@ class Journal:
             with transaction(self.conn):
                 yield self.conn
 
-    def _share(self, kind: str, key: str, body: Mapping[str, Any]) -> None:
+    def share(self, kind: str, key: str, body: Mapping[str, Any]) -> None:
         """Queue ``body`` for the store database while this terminal is part of a store (no-op otherwise). Call it
         inside the transaction that writes the record: the record and its place in the outbox commit together."""
         self.conn.execute(
             "INSERT INTO store_outbox (kind, key, body, created_at) SELECT ?, ?, ?, ? WHERE EXISTS"
             " (SELECT 1 FROM store_link)",
-            (kind, key, json.dumps(body, ensure_ascii=False, separators=(",", ":")), self._stamp()),
+            (kind, key, json.dumps(body, ensure_ascii=False, separators=(",", ":")), self.stamp()),
         )
 
     def integrity_check(self) -> str:
         """``"ok"`` when SQLite finds the file sound; otherwise its first complaint."""
-        rows = self._read("PRAGMA integrity_check")
+        rows = self.read("PRAGMA integrity_check")
         return str(rows[0][0]) if rows else "no answer"
 
     def close(self) -> None:
@@ -200,15 +203,15 @@ class OpenCheckBook:
 
     def save(self, check: Mapping[str, Any]) -> None:
         """Replace the open check."""
-        self.journal._write(
+        self.journal.write(
             "INSERT INTO open_check (id, body, updated_at) VALUES (1, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
-            (dump_json(check), self.journal._stamp()),
+            (dump_json(check), self.journal.stamp()),
         )
 
     def load(self) -> JsonObject | None:
-        rows = self.journal._read("SELECT body FROM open_check WHERE id = 1")
+        rows = self.journal.read("SELECT body FROM open_check WHERE id = 1")
         return Cells(rows[0], self.journal.path, "open check").json("body") if rows else None
 
     def clear(self) -> None:
-        self.journal._write("DELETE FROM open_check")
+        self.journal.write("DELETE FROM open_check")

@@ -1,4 +1,4 @@
-"""The keychain is found once and remembered (``pos_terminal.store.keychain``): later starts load only that backend,
+"""The keychain is found once and remembered (``pos_terminal.keychain.backend``): later starts load only that backend,
 check that it still works, and look again when it does not; the user's own choice always wins."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
-from pos_terminal.store.keychain import Keychain
+from pos_terminal.keychain.backend import Keychain
 from tests.keyrings import MemoryKeyring
 
 

@@ -80,10 +80,16 @@ def connect(path: Path, *, check_same_thread: bool = True) -> sqlite3.Connection
     return conn
 
 
+def machine_reason(exc: sqlite3.Error) -> str | None:
+    """Why the machine (the disk, the file, another process) refused, from ``exc``'s SQLite result code; None when
+    the cause is not the machine's."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return _ENVIRONMENT.get(code & 0xFF) if isinstance(code, int) else None
+
+
 def storage_error(exc: sqlite3.Error, path: Path | str) -> StorageError | None:
     """The user sentence for an environment failure; None when ``exc`` is a bug (bad SQL, a broken constraint)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    reason = _ENVIRONMENT.get(code & 0xFF) if isinstance(code, int) else None
+    reason = machine_reason(exc)
     if reason is None and type(exc) is sqlite3.DatabaseError:
         reason = "the file is damaged or is not a journal"
     if reason is None:

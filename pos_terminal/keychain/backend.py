@@ -36,7 +36,7 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail, null
 from keyring.util import platform_
 
-from pos_terminal.store.remembered import installed, read, write
+from pos_terminal.disk.remembered import installed, read, write
 
 log = logging.getLogger(__name__)
 

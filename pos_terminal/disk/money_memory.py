@@ -13,8 +13,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from pos_terminal.disk.remembered import installed, read, write
 from pos_terminal.domain.money import MoneyFormat
-from pos_terminal.store.remembered import installed, read, write
 
 
 def money_format(locale: str, currency: str, memory: Path) -> MoneyFormat:

@@ -1,4 +1,4 @@
-"""The journal's schema: its migrations, oldest first, and the tables they make (:mod:`pos_terminal.store.sqlite`
+"""The journal's schema: its migrations, oldest first, and the tables they make (:mod:`pos_terminal.disk.sqlite`
 applies them)."""
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ import keyring.errors
 from keyring.backend import KeyringBackend
 
 from pos_terminal.errors import UserError
+from pos_terminal.keychain.backend import is_keychain
 from pos_terminal.paths import APP_NAME
-from pos_terminal.store.keychain import is_keychain
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class KeyringTokenStore:
     can_store = True
 
     def __init__(self, service: str, account: str, backend: KeyringBackend | None = None) -> None:
-        """``backend``: keyring's active one when not given (see :mod:`pos_terminal.store.keychain`)."""
+        """``backend``: keyring's active one when not given (see :mod:`pos_terminal.keychain.backend`)."""
         self.service = service
         self.account = account
         self._backend = backend if backend is not None else keyring.get_keyring()

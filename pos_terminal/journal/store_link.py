@@ -3,7 +3,7 @@
 ``store_link`` (one row, or none for a till that stands alone) says which store database this till joined,
 the last change of the store it has applied (``last_seq``), and how the last contact went: since when the store
 has been out of reach, and why. ``store_outbox`` holds the records still to be written there, oldest first;
-each was queued in the transaction that wrote the record (:meth:`Journal._share`), so a crash loses none, and
+each was queued in the transaction that wrote the record (:meth:`Journal.share`), so a crash loses none, and
 the store writes each idempotently, so one sent twice (a crash between the write and :meth:`LinkBook.sent`)
 lands once. A record the store refuses for good (a name another till took first) leaves the queue with the
 store's sentence, for the status to show.
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from pos_terminal.store.journal import Journal
-from pos_terminal.store.rows import Cells, JsonObject, iso_time
+from pos_terminal.journal.journal import Journal
+from pos_terminal.journal.rows import Cells, JsonObject, iso_time
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class LinkBook:
         self.journal = journal
 
     def state(self) -> LinkState | None:
-        rows = self.journal._read("SELECT * FROM store_link WHERE id = 1")
+        rows = self.journal.read("SELECT * FROM store_link WHERE id = 1")
         if not rows:
             return None
         cells = Cells(rows[0], self.journal.path, "the store link")
@@ -84,7 +84,7 @@ class LinkBook:
         """Link this till to the store at ``address`` and queue ``records`` (kind, key, body): what it holds
         already. Joining the same store again starts from its first change again; every write is idempotent."""
         journal = self.journal
-        stamp = journal._stamp()
+        stamp = journal.stamp()
         with journal.writing():
             journal.conn.execute("DELETE FROM store_link")
             journal.conn.execute(
@@ -92,17 +92,17 @@ class LinkBook:
                 (address, terminal_id, stamp),
             )
             for kind, key, body in records:
-                journal._share(kind, key, body)
+                journal.share(kind, key, body)
         state = self.state()
         assert state is not None
         return state
 
     def leave(self) -> None:
         """Unlink: nothing more is queued. What is queued stays, and goes if this till joins a store again."""
-        self.journal._write("DELETE FROM store_link")
+        self.journal.write("DELETE FROM store_link")
 
     def waiting(self, limit: int = 200) -> list[Waiting]:
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT * FROM store_outbox WHERE sent_at IS NULL AND refused IS NULL ORDER BY id LIMIT ?", (limit,)
         )
         found = []
@@ -121,12 +121,12 @@ class LinkBook:
         return found
 
     def waiting_count(self) -> int:
-        rows = self.journal._read("SELECT count(*) FROM store_outbox WHERE sent_at IS NULL AND refused IS NULL")
+        rows = self.journal.read("SELECT count(*) FROM store_outbox WHERE sent_at IS NULL AND refused IS NULL")
         return int(rows[0][0])
 
     def waiting_keys(self, kind: str) -> set[str]:
         """The keys of the records of ``kind`` still to be sent (edits the store has not ruled on)."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT DISTINCT key FROM store_outbox WHERE kind = ? AND sent_at IS NULL AND refused IS NULL", (kind,)
         )
         return {str(row[0]) for row in rows}
@@ -134,7 +134,7 @@ class LinkBook:
     def sent_many(self, entry_ids: list[int]) -> None:
         """The store has these records (one transaction for them all)."""
         journal = self.journal
-        stamp = journal._stamp()
+        stamp = journal.stamp()
         with journal.writing():
             journal.conn.executemany(
                 "UPDATE store_outbox SET sent_at = ?, attempts = attempts + 1 WHERE id = ?",
@@ -144,7 +144,7 @@ class LinkBook:
     def forget_sent(self, before: datetime, limit: int) -> int:
         """Delete up to ``limit`` records the store took before ``before``, oldest first; returns how many. The store
         holds them, and nothing here reads a sent record again. What waits and what was refused stay."""
-        cursor = self.journal._write(
+        cursor = self.journal.write(
             "DELETE FROM store_outbox WHERE id IN (SELECT id FROM store_outbox INDEXED BY store_outbox_sent"
             " WHERE sent_at IS NOT NULL AND refused IS NULL AND sent_at < ? ORDER BY sent_at LIMIT ?)",
             (iso_time(before), limit),
@@ -152,13 +152,13 @@ class LinkBook:
         return cursor.rowcount
 
     def refuse(self, entry_id: int, reason: str) -> None:
-        self.journal._write(
+        self.journal.write(
             "UPDATE store_outbox SET refused = ?, attempts = attempts + 1, sent_at = ? WHERE id = ?",
-            (reason, self.journal._stamp(), entry_id),
+            (reason, self.journal.stamp(), entry_id),
         )
 
     def refused(self, limit: int = 20) -> list[Refused]:
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT * FROM store_outbox WHERE refused IS NOT NULL ORDER BY id DESC LIMIT ?", (limit,)
         )
         result = []
@@ -169,23 +169,23 @@ class LinkBook:
 
     def reached(self) -> None:
         """The store answered: it is online."""
-        self.journal._write(
+        self.journal.write(
             "UPDATE store_link SET last_contact_at = ?, offline_since = NULL, last_error = NULL",
-            (self.journal._stamp(),),
+            (self.journal.stamp(),),
         )
 
     def unreachable(self, sentence: str) -> None:
         """The store did not answer; the first failure of a run sets since when."""
-        self.journal._write(
+        self.journal.write(
             "UPDATE store_link SET offline_since = coalesce(offline_since, ?), last_error = ?",
-            (self.journal._stamp(), sentence),
+            (self.journal.stamp(), sentence),
         )
 
     def applied(self, seq: int, *, changed: bool) -> None:
         """Changes up to ``seq`` are applied here; ``changed``: one of them came from another till just now."""
         if changed:
-            self.journal._write(
-                "UPDATE store_link SET last_seq = max(last_seq, ?), last_change_at = ?", (seq, self.journal._stamp())
+            self.journal.write(
+                "UPDATE store_link SET last_seq = max(last_seq, ?), last_change_at = ?", (seq, self.journal.stamp())
             )
         else:
-            self.journal._write("UPDATE store_link SET last_seq = max(last_seq, ?)", (seq,))
+            self.journal.write("UPDATE store_link SET last_seq = max(last_seq, ?)", (seq,))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pos_terminal.disk.sqlite import DatabaseTooNew, StorageError, connect, migrate, transaction, user_version
 from pos_terminal.errors import UserError
-from pos_terminal.store.sqlite import DatabaseTooNew, StorageError, connect, migrate, transaction, user_version
 
 STEPS = [
     "CREATE TABLE a (x INTEGER);",

@@ -14,7 +14,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail, null
 
-from pos_terminal.store.tokens import (
+from pos_terminal.keychain.tokens import (
     CHUNK_SIZE,
     SERVICE,
     FileTokenStore,

@@ -9,13 +9,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pos_terminal.domain.lifecycle import TxState
-from pos_terminal.store.rows import Cells
-
-if TYPE_CHECKING:
-    from pos_terminal.store.journal import Journal
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells
 
 
 @dataclass(frozen=True)
@@ -35,16 +33,16 @@ class OutboxEntry:
 class OutboxBook:
     """The ``outbox`` table."""
 
-    def __init__(self, journal: Journal) -> None:
+    def __init__(self, journal: JournalAccess) -> None:
         self.journal = journal
 
     def enqueue(
         self, transaction_id: str, target_state: str, *, actor: str | None = None, approved_by: str | None = None
     ) -> OutboxEntry:
         """Queue a state change asked by ``actor`` (approved by ``approved_by``); pending until confirmed or dropped."""
-        cursor = self.journal._write(
+        cursor = self.journal.write(
             "INSERT INTO outbox (transaction_id, target_state, created_at, actor, approved_by) VALUES (?, ?, ?, ?, ?)",
-            (transaction_id, str(target_state), self.journal._stamp(), actor, approved_by),
+            (transaction_id, str(target_state), self.journal.stamp(), actor, approved_by),
         )
         entry_id = cursor.lastrowid
         assert entry_id is not None
@@ -52,7 +50,7 @@ class OutboxBook:
 
     def asked_states(self, transaction_id: str) -> list[str]:
         """The states this terminal asked ``transaction_id`` to move to, sent or still waiting, oldest first."""
-        rows = self.journal._read(
+        rows = self.journal.read(
             "SELECT target_state FROM outbox WHERE transaction_id = ? AND (outcome IS NULL OR outcome = 'confirmed')"
             " ORDER BY id",
             (transaction_id,),
@@ -61,12 +59,12 @@ class OutboxBook:
 
     def pending(self) -> list[OutboxEntry]:
         """Changes not yet confirmed or dropped, in the order they were queued."""
-        rows = self.journal._read("SELECT * FROM outbox WHERE outcome IS NULL ORDER BY id")
+        rows = self.journal.read("SELECT * FROM outbox WHERE outcome IS NULL ORDER BY id")
         return [self._outbox(row) for row in rows]
 
     def is_pending(self, entry_id: int) -> bool:
         """Whether the change is still neither confirmed nor dropped."""
-        return bool(self.journal._read("SELECT 1 FROM outbox WHERE id = ? AND outcome IS NULL", (entry_id,)))
+        return bool(self.journal.read("SELECT 1 FROM outbox WHERE id = ? AND outcome IS NULL", (entry_id,)))
 
     def record_attempt(self, entry_id: int, error: str) -> OutboxEntry:
         """One more failed delivery; the entry stays pending."""
@@ -81,7 +79,7 @@ class OutboxBook:
         """The service confirmed the change (``state`` is what it reported); the entry leaves the pending list."""
         self._finish_or_touch(
             "UPDATE outbox SET outcome = 'confirmed', result = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
-            (str(state), self.journal._stamp(), entry_id),
+            (str(state), self.journal.stamp(), entry_id),
             entry_id,
         )
 
@@ -89,17 +87,17 @@ class OutboxBook:
         """The change can never succeed (refused, not found); it leaves the pending list with ``reason``."""
         self._finish_or_touch(
             "UPDATE outbox SET outcome = 'dropped', last_error = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
-            (reason, self.journal._stamp(), entry_id),
+            (reason, self.journal.stamp(), entry_id),
             entry_id,
         )
 
     def _finish_or_touch(self, sql: str, params: tuple[Any, ...], entry_id: int) -> None:
-        cursor = self.journal._write(sql, params)
+        cursor = self.journal.write(sql, params)
         if cursor.rowcount != 1:
             raise KeyError(f"no pending state change {entry_id}")
 
     def _entry(self, entry_id: int) -> OutboxEntry:
-        rows = self.journal._read("SELECT * FROM outbox WHERE id = ?", (entry_id,))
+        rows = self.journal.read("SELECT * FROM outbox WHERE id = ?", (entry_id,))
         if not rows:
             raise KeyError(f"no state change {entry_id}")
         return self._outbox(rows[0])

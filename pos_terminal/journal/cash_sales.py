@@ -7,12 +7,10 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pos_terminal.store.rows import Cells, JsonObject, dump_json, iso_time, new_uid
-
-if TYPE_CHECKING:
-    from pos_terminal.store.journal import Journal
+from pos_terminal.journal.access import JournalAccess
+from pos_terminal.journal.rows import Cells, JsonObject, dump_json, iso_time, new_uid
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,7 @@ def cash_sale_record(sale: CashSale) -> JsonObject:
 class CashSaleBook:
     """The ``cash_sale`` table."""
 
-    def __init__(self, journal: Journal) -> None:
+    def __init__(self, journal: JournalAccess) -> None:
         self.journal = journal
 
     def record(
@@ -76,12 +74,12 @@ class CashSaleBook:
             )
             row = self.journal.conn.execute("SELECT * FROM cash_sale WHERE id = ?", (cursor.lastrowid,)).fetchone()
             sale = self._cash_sale(row)
-            self.journal._share("cash_sale", uid, cash_sale_record(sale))
+            self.journal.share("cash_sale", uid, cash_sale_record(sale))
         return sale
 
     def all(self) -> list[CashSale]:
         """Every cash sale this journal holds, oldest first (what a till brings when it joins a store)."""
-        return [self._cash_sale(row) for row in self.journal._read("SELECT * FROM cash_sale ORDER BY id")]
+        return [self._cash_sale(row) for row in self.journal.read("SELECT * FROM cash_sale ORDER BY id")]
 
     def between(self, since: datetime, until: datetime, *, terminal_id: str | None = None) -> list[CashSale]:
         """Cash sales with ``since <= at < until``, oldest first, optionally of one terminal."""
@@ -90,7 +88,7 @@ class CashSaleBook:
         if terminal_id is not None:
             sql += " AND terminal_id = ?"
             params.append(terminal_id)
-        return [self._cash_sale(row) for row in self.journal._read(sql + " ORDER BY at, id", tuple(params))]
+        return [self._cash_sale(row) for row in self.journal.read(sql + " ORDER BY at, id", tuple(params))]
 
     def _cash_sale(self, row: sqlite3.Row) -> CashSale:
         cells = Cells(row, self.journal.path, f"cash sale {row['id']}")

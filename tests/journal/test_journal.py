@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pos_terminal.store.journal import MIGRATIONS, IntentStatus, Journal, PrintStatus
-from pos_terminal.store.link import LinkBook
-from pos_terminal.store.sqlite import DatabaseTooNew, StorageError
-from pos_terminal.store.staff import ShiftBook
+from pos_terminal.disk.sqlite import DatabaseTooNew, StorageError
+from pos_terminal.journal.journal import MIGRATIONS, IntentStatus, Journal, PrintStatus
+from pos_terminal.journal.staff import ShiftBook
+from pos_terminal.journal.store_link import LinkBook
 
 
 class Clock:
@@ -214,7 +214,7 @@ def test_writes_survive_a_process_that_dies_without_closing(tmp_path: Path) -> N
         f"""
         import os
         from pathlib import Path
-        from pos_terminal.store.journal import Journal
+        from pos_terminal.journal.journal import Journal
         journal = Journal(Path({str(path)!r}))
         for n in range(50):
             journal.intents.record(
@@ -426,7 +426,7 @@ def test_copies_sent_or_printed_a_month_ago_are_let_go_and_nothing_else(journal:
     cutoff = clock() + timedelta(seconds=1)
     clock.advance(2)
     with journal.writing():
-        journal._share("audit", "new", {"n": 9})
+        journal.share("audit", "new", {"n": 9})
     link.sent_many([entry.id for entry in link.waiting() if entry.key == "new"])
     recent = journal.prints.queue(kind="receipt", title="new", body={})
     journal.prints.finish(recent.id, PrintStatus.PRINTED)
@@ -437,9 +437,9 @@ def test_copies_sent_or_printed_a_month_ago_are_let_go_and_nothing_else(journal:
     assert journal.prints.forget_finished(cutoff, limit=10) == 2
     assert journal.prints.forget_finished(cutoff, limit=10) == 0
 
-    kept = {row["key"] for row in journal._read("SELECT key FROM store_outbox")}
+    kept = {row["key"] for row in journal.read("SELECT key FROM store_outbox")}
     assert kept == {"old-3", "old-4", "new"}  # refused, still waiting, sent after the cutoff
     assert [entry.key for entry in link.waiting()] == ["old-4"]
     assert [r.key for r in link.refused()] == ["old-3"]
-    assert {row["title"] for row in journal._read("SELECT title FROM print_job")} == {"old 2", "new"}
+    assert {row["title"] for row in journal.read("SELECT title FROM print_job")} == {"old 2", "new"}
     assert [job.id for job in journal.prints.queued()] == [stuck.id]
