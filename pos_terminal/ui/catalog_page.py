@@ -310,6 +310,7 @@ class CatalogPage(QWidget):
         except UserError as exc:
             self.form.show_problem(exc)
             return
+        self.form.show_problem(None)  # the next try: what was refused before is not what is asked now
         uid = self.editing
         name = " ".join(edit.name.split())
         question = f"Save the changes to “{name}”?" if uid else f"Add “{name}” to the catalog?"
@@ -422,6 +423,7 @@ class CatalogPage(QWidget):
         except UserError as exc:
             self._notice(exc)
             return
+        self._notice(None)  # the next try: another file's rows are not this one's
 
         def publish(by: str | None) -> None:
             assert self.terminal is not None

@@ -354,6 +354,7 @@ class TillView(QWidget):
         name, pin = self.first_name.text(), self.first_pin.text()
         empty(self.first_pin)
         empty(self.first_again)
+        self._say(None)  # what was refused is not what is tried now
         self.tasks.run(self._create(self.terminal, name, pin), key="person", on_error=self._say)
 
     async def _create(self, terminal: Terminal, name: str, pin: str) -> None:
@@ -370,6 +371,7 @@ class TillView(QWidget):
         pin, again = self.pin.text(), self.pin_again.text()
         empty(self.pin)
         empty(self.pin_again)
+        self._say(None)  # "That is not Ana's PIN" is not said of the PIN being checked now
         if not person.pin_to_set:
             self.tasks.run(self._sign_in(self.terminal, person, pin), key="person", on_error=self._refused)
             return
