@@ -544,12 +544,18 @@ class MainWindow(QMainWindow):
         """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot
         maximise, the window takes the screen's available area (its task bar left free).
 
+        Placed by its frame (``move``), not by its inside (``setGeometry``): X is then told the frame's corner, and a
+        window manager restoring the window keeps its title bar on the screen. Placed by its inside at 0, 0, the
+        restored window's title bar sat above the screen, out of reach, and the window could no longer be moved.
+
         And active: a window manager makes a new window active, but a counter's kiosk session runs none, and X
         then gives the window the keys typed into its fields but not its shortcuts (F1, F2, F8 …), which stayed
         dead until the screen was touched."""
         screen = self.screen()
         if screen is not None:
-            self.setGeometry(screen.availableGeometry())
+            available = screen.availableGeometry()
+            self.resize(available.size())
+            self.move(available.topLeft())
         self.showMaximized()
         self.activateWindow()
 
