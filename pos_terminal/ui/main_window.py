@@ -69,6 +69,18 @@ log = logging.getLogger(__name__)
 FORGET_EVERY_MS = 24 * 3600 * 1000  # how often a running till lets go of old copies (MainWindow.forget_done)
 
 SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
+APP = "pos-terminal"  # last in every title: which program the window is, in a task bar
+
+
+def window_title(store: str | None, till: str | None, person: str | None, *, locked: bool = False) -> str:
+    """``Café Nord · Till LANE-1 · Ana Cashier — pos-terminal``: two tills on one desktop or in a task bar are told
+    apart by their store and till, and the person at each (``locked`` while the till waits for one)."""
+    parts = [part for part in (store, f"Till {till}" if till else None) if part]
+    if person:
+        parts.append(person)
+    elif locked:
+        parts.append("locked")
+    return f"{' · '.join(parts)} — {APP}" if parts else APP
 
 
 class MainWindow(QMainWindow):
@@ -88,7 +100,7 @@ class MainWindow(QMainWindow):
         self.terminal: Terminal | None = None
         self.messages = Messages(self)
         self.tasks = Tasks(self.messages, self)
-        self.setWindowTitle("pos-terminal")
+        self.setWindowTitle(APP)
         self.resize(1280, 800)
         self.setMinimumSize(960, 640)
 
@@ -258,6 +270,7 @@ class MainWindow(QMainWindow):
         self.workspace.people_changed.connect(self.on_people_changed)
         self.workspace.catalog_changed.connect(self.cashier.load_catalog)
         self.workspace.details_changed.connect(self.hardware.on_store_details_changed)
+        self.workspace.details_changed.connect(self.show_title)
         # the till
         self.status.switch_button.clicked.connect(self.till_flow.switch_person)
         # what a manager approved
@@ -309,6 +322,28 @@ class MainWindow(QMainWindow):
         current = self.pages.currentWidget()
         return next(page for page, widget in self.page_widgets.items() if widget is current)
 
+    def show_title(self) -> None:
+        """The title names the store (its name from the store's details, when set), the till and who is at it; the
+        set-up page says so before the till has an id."""
+        terminal = self.terminal
+        if terminal is None:
+            setting_up = self.built_setup is not None and self.pages.currentWidget() is self.built_setup
+            self.setWindowTitle(f"Setting up a till — {APP}" if setting_up else APP)
+            return
+        try:
+            details = terminal.store.details.get()
+        except UserError:  # a damaged row says so where the details are shown; the title goes on without the name
+            details = None
+        person = terminal.till.current
+        self.setWindowTitle(
+            window_title(
+                details.name if details is not None else None,
+                terminal.settings.terminal_id,
+                person.name if person is not None else None,
+                locked=terminal.till.guarding,
+            )
+        )
+
     def show_page(self, page: Page) -> None:
         widget: QWidget
         if page is Page.SETUP:
@@ -320,6 +355,7 @@ class MainWindow(QMainWindow):
         else:
             widget = self.page_widgets[page]
         self.pages.setCurrentWidget(widget)
+        self.show_title()
         self.page_changed.emit(str(page))
 
     def show_tab(self, tab: Tab) -> None:
@@ -446,6 +482,7 @@ class MainWindow(QMainWindow):
         self.hardware.detach()
         self.terminal = None
         self.status.show_terminal(None)
+        self.show_title()
 
     # --- the counter's hardware ------------------------------------------------------------------
 

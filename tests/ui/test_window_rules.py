@@ -236,7 +236,7 @@ async def _first_day(walk: Walk, host: AppHost, window: MainWindow) -> None:
     click(prompt.cancel_button)
 
 
-@pytest.mark.parametrize("rule", ["keys", "tab"])
+@pytest.mark.parametrize("rule", ["keys", "tab", "titles"])
 async def test_every_page_and_dialog_keeps_the_rules(
     rule: str,
     host: AppHost,
