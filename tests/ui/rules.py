@@ -54,7 +54,7 @@ def window_keys(window: QWidget) -> dict[str, list[str]]:
     not act (Qt gives a shortcut of a hidden widget nothing), a dialog's are its own window's."""
     keys: dict[str, list[str]] = defaultdict(list)
     for widget in [window, *window.findChildren(QWidget)]:
-        if not _shown_in(widget, window) or not widget.isEnabled():
+        if not _shown_in(widget, window):  # enabled or not: a key clashes once both are enabled
             continue
         if isinstance(widget, QAbstractButton) and (key := mnemonic(widget.text())):
             keys[key].append(f"{type(widget).__name__} {_plain(widget.text())!r}")
@@ -64,15 +64,11 @@ def window_keys(window: QWidget) -> dict[str, list[str]]:
             keys[key].append(f"group {_plain(widget.title())!r}")
         elif isinstance(widget, QTabBar):
             for index in range(widget.count()):
-                if (
-                    widget.isTabEnabled(index)
-                    and widget.isTabVisible(index)
-                    and (key := mnemonic(widget.tabText(index)))
-                ):
+                if widget.isTabVisible(index) and (key := mnemonic(widget.tabText(index))):
                     keys[key].append(f"tab {_plain(widget.tabText(index))!r}")
     for shortcut in window.findChildren(QShortcut):
         owner = shortcut.parent()
-        if shortcut.isEnabled() and isinstance(owner, QWidget) and _shown_in(owner, window):
+        if isinstance(owner, QWidget) and _shown_in(owner, window):
             sequences = shortcut.keys()  # QKeySequences, not a mapping's keys
             for sequence in sequences:
                 keys[sequence.toString(QKeySequence.SequenceFormat.PortableText)].append(
@@ -82,7 +78,7 @@ def window_keys(window: QWidget) -> dict[str, list[str]]:
         if not _shown_in(widget, window):
             continue
         for action in widget.actions():
-            if not isinstance(action, QAction) or not action.isEnabled():
+            if not isinstance(action, QAction):
                 continue
             for sequence in action.shortcuts():
                 keys[sequence.toString(QKeySequence.SequenceFormat.PortableText)].append(
