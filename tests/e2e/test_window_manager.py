@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 SHOW = """
-import json, sys, time
+import json, subprocess, sys, time
 from pathlib import Path
 from PySide6.QtWidgets import QApplication
 from pos_terminal.app import AppHost
@@ -53,8 +53,25 @@ until(lambda: window.isMaximized() and window.frameGeometry() != window.geometry
 maximised = rect(window.frameGeometry())
 window.showNormal()  # as the title bar's button does: the window manager restores it
 until(lambda: not window.isMaximized() and rect(window.frameGeometry()) != maximised)
-print(json.dumps({"available": rect(available), "maximised": maximised, "restored": rect(window.frameGeometry()),
-                  "inside": rect(window.geometry())}), flush=True)
+restored, inside = rect(window.frameGeometry()), rect(window.geometry())
+
+# a dialog over it, as closing a shift opens one
+from datetime import UTC, datetime
+from pos_terminal.domain.money import MoneyFormat
+from pos_terminal.domain.shift import Shift
+from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
+
+shift = Shift(1, "LANE-1", datetime(2026, 11, 27, 9, tzinfo=UTC), "Maria Manager", 20_000)
+dialog = CloseShiftDialog(shift, MoneyFormat("en_US", "USD"), window)
+dialog.open()
+until(lambda: dialog.isVisible() and dialog.frameGeometry() != dialog.geometry())
+def told(widget):
+    said = subprocess.run(["xprop", "-id", str(int(widget.winId())), "_NET_WM_WINDOW_TYPE", "_MOTIF_WM_HINTS",
+                           "WM_TRANSIENT_FOR", "_NET_WM_NAME"], capture_output=True, text=True)
+    return said.stdout
+print(json.dumps({"available": rect(available), "maximised": maximised, "restored": restored, "inside": inside,
+                  "dialog": rect(dialog.frameGeometry()), "dialog_told": told(dialog),
+                  "window": hex(int(window.winId())), "window_told": told(window)}), flush=True)
 """
 
 
@@ -117,3 +134,29 @@ def test_the_restored_window_keeps_its_title_bar_on_the_screen(managed_x_server:
     assert left <= frame_left < left + width, geometry
     assert top <= frame_top < top + height, ("the title bar is above the screen", geometry)
     assert geometry["inside"][1] > frame_top, ("the title bar is above the window's inside", geometry)
+
+
+MWM_MINIMIZE, MWM_MAXIMIZE = 0x8, 0x10  # of the Motif hints' functions, which a window manager offers
+
+
+def test_a_dialog_is_a_dialog_to_the_window_manager_over_the_window(managed_x_server: str, tmp_path: Path) -> None:
+    """The close-shift dialog is told to X as a dialog, for the window it belongs to, with no minimise or maximise
+    among what may be done with it, and its frame is on the screen. (Openbox draws both buttons on a dialog
+    whatever the hints say; other window managers leave them off.) The window's own title is told too."""
+    env = {**os.environ, "DISPLAY": managed_x_server, "QT_QPA_PLATFORM": "xcb"}
+    shown = subprocess.run(
+        [sys.executable, "-c", SHOW, str(tmp_path / "profile")], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    geometry = json.loads(shown.stdout)
+    told = geometry["dialog_told"]
+    assert "_NET_WM_WINDOW_TYPE_DIALOG" in told.split("=", 1)[1].split(",")[0], told
+    assert f"window id # {geometry['window']}" in told, ("transient for the window", told)
+    assert '_NET_WM_NAME(UTF8_STRING) = "Close shift 1"' in told, told
+    hints = [int(part, 16) for part in told.split("_MOTIF_WM_HINTS(_MOTIF_WM_HINTS) = ")[1].splitlines()[0].split(", ")]
+    flags, functions = hints[0], hints[1]
+    assert flags & 1 and not functions & (MWM_MINIMIZE | MWM_MAXIMIZE), told
+    left, top, width, height = geometry["available"]
+    x, y, w, h = geometry["dialog"]
+    assert left <= x and top <= y and x + w <= left + width and y + h <= top + height, geometry
+    assert "_NET_WM_NAME" in geometry["window_told"], geometry["window_told"]
