@@ -28,7 +28,7 @@ from pos_terminal.ui.people_page import Form
 from pos_terminal.ui.signin_view import SignInState
 from pos_terminal.ui.till_view import TillMode
 from tests.conftest import mint_token
-from tests.helpers.ui import ANA, ANA_PIN
+from tests.helpers.ui import ANA, ANA_PIN, type_item
 from tests.ui.conftest import MANAGER, MANAGER_PIN, TERMINAL_ID, finish, until
 from tests.ui.rules import clashing_keys, tab_problems, title_problems
 
@@ -95,6 +95,15 @@ class Walk:
             self.found.append(f"{where}: Return on {main.text().replace('&', '')!r} does nothing and says nothing")
 
 
+async def answer_no(walk: Walk, where: str, box: Callable[[], QMessageBox | None]) -> None:
+    """A question asked in a box: looked at, then answered No."""
+    await until(lambda: (shown := box()) is not None and shown.isVisible(), what=where)
+    asked = box()
+    assert asked is not None
+    walk.look(where)
+    click(asked.button(QMessageBox.StandardButton.No))
+
+
 async def _setup_and_sign_in(walk: Walk, tmp_path: Path, make_window: Callable[[AppHost], MainWindow]) -> None:
     host = AppHost(Paths.profile(tmp_path / "fresh"))
     window = make_window(host)
@@ -138,6 +147,9 @@ async def _first_day(walk: Walk, host: AppHost, window: MainWindow) -> None:
     for index in range(cashier.entry_tabs.count()):
         cashier.entry_tabs.setCurrentIndex(index)
         walk.look(f"the cashier's screen, {cashier.entry_tabs.tabText(index)!r}")
+    type_item(window, "Scone", "4.00")
+    QTest.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    await answer_no(walk, "a new check", lambda: cashier.confirmation)
     for tab in (Tab.HISTORY, Tab.REPORTS):
         window.show_tab(tab)
         walk.look(f"the {tab} tab")
@@ -155,6 +167,8 @@ async def _first_day(walk: Walk, host: AppHost, window: MainWindow) -> None:
     await until(about.isVisible, what="About")
     walk.look("About")
     about.reject()
+    click(settings.disconnect_button)
+    await answer_no(walk, "disconnecting", lambda: settings.confirm)
 
     window.show_tab(Tab.BACK_OFFICE)
     office = window.workspace.back_office
@@ -171,6 +185,12 @@ async def _first_day(walk: Walk, host: AppHost, window: MainWindow) -> None:
 
     details = office.details
     office.pages.setCurrentWidget(details)
+    click(details.choose_logo_button)
+    chooser = details.logo_dialog
+    assert chooser is not None
+    await until(chooser.isVisible, what="the logo's file dialog")
+    walk.look("choosing the logo")
+    chooser.reject()
     details.name.setText(STORE)
     click(details.save_button)
     await until(lambda: details.done.isVisible() or details.reason.isVisible(), what="the details saved")
