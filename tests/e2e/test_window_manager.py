@@ -50,9 +50,9 @@ def rect(r):
 
 available = window.screen().availableGeometry()
 until(lambda: window.isMaximized() and window.frameGeometry() != window.geometry())  # framed and maximised
-maximised = rect(window.frameGeometry())
+maximised, inside = rect(window.frameGeometry()), window.size()
 window.showNormal()  # as the title bar's button does: the window manager restores it
-until(lambda: not window.isMaximized() and rect(window.frameGeometry()) != maximised)
+until(lambda: not window.isMaximized() and window.size() != inside and available.contains(window.frameGeometry()))
 restored, inside = rect(window.frameGeometry()), rect(window.geometry())
 
 # a dialog over it, as closing a shift opens one
@@ -116,8 +116,9 @@ def managed_x_server() -> Iterator[str]:
 
 
 def test_the_restored_window_keeps_its_title_bar_on_the_screen(managed_x_server: str, tmp_path: Path) -> None:
-    """Opened maximised and restored from the title bar's button, the window's frame (title bar included) starts
-    on the screen, where it can be taken and moved; it sat at −1, −20 before, its title bar above the screen."""
+    """Opened maximised and restored from the title bar's button, the window's frame (title bar included) is on
+    the screen, where it can be taken and moved; it sat at −1, −20 before, its title bar above the screen, and
+    then reached 25 px past the screen's foot."""
     env = {**os.environ, "DISPLAY": managed_x_server, "QT_QPA_PLATFORM": "xcb"}
     shown = subprocess.run(
         [sys.executable, "-c", SHOW, str(tmp_path / "profile")],
@@ -130,9 +131,11 @@ def test_the_restored_window_keeps_its_title_bar_on_the_screen(managed_x_server:
     geometry = json.loads(shown.stdout)
     left, top, width, height = geometry["available"]
     assert geometry["maximised"] == [left, top, width, height], geometry
-    frame_left, frame_top, _, _ = geometry["restored"]
+    frame_left, frame_top, frame_width, frame_height = geometry["restored"]
     assert left <= frame_left < left + width, geometry
     assert top <= frame_top < top + height, ("the title bar is above the screen", geometry)
+    assert frame_left + frame_width <= left + width, ("the frame reaches past the screen's edge", geometry)
+    assert frame_top + frame_height <= top + height, ("the frame reaches past the screen's foot", geometry)
     assert geometry["inside"][1] > frame_top, ("the title bar is above the window's inside", geometry)
 
 
