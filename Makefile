@@ -8,6 +8,7 @@
 #   make dist        a one-folder bundle for this machine in dist/pos-terminal (PyInstaller, packaging/)
 #   make dist-test   builds the bundle from a clean copy of the tree and drives it: setup, login, report, window
 #   make desktop-tools  desktop-file-validate and appstreamcli from Debian, for the tests that check those files
+#   make window-manager  Xvfb, openbox and xprop from Debian, for the tests that open the window under a window manager
 #   (make fuzz  schemathesis, every phase including stateful, over the sandbox with a fixed seed; about 3 min)
 #   (make interop-deps  installs the stock OAuth provider (npm) the interoperability tests start)
 #   (make postgres-deps  installs Debian's PostgreSQL server when missing, for the store database tests)
@@ -23,7 +24,7 @@ DIST_STAMP    := $(VENV)/.dist-$(DEPS)
 PYTEST_ARGS   ?=
 TEST_WORKERS  ?= 4
 
-.PHONY: run test test-services test-warm bench test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools
+.PHONY: run test test-services test-warm bench test-browser minify soak fuzz interop-deps postgres-deps lint check-format types contracts format clean dist dist-test desktop-tools window-manager
 
 # The packages are installed by uv (from PyPI, into the venv, with pip): a fresh install of the test extras
 # takes 13 s with it and 46 s with pip alone, the same versions either way. Each module is byte-compiled as it
@@ -156,6 +157,10 @@ dist-test: $(DIST_STAMP)
 desktop-tools:
 	command -v desktop-file-validate >/dev/null && command -v appstreamcli >/dev/null || \
 		(apt-get update && apt-get install -y desktop-file-utils appstream)
+
+window-manager:
+	command -v Xvfb >/dev/null && command -v openbox >/dev/null && command -v xprop >/dev/null || \
+		(apt-get update && apt-get install -y xvfb openbox x11-utils libxcb-cursor0 libxkbcommon-x11-0)
 
 format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .

@@ -269,7 +269,7 @@ def _open_window(paths: Paths, service_url: str | None, notice: str | None, earl
     except UserError as exc:
         # Said on standard error and in a box on the screen; the window closes when the box does (or on SIGTERM).
         print(exc.text(), file=sys.stderr)
-        box = QMessageBox(QMessageBox.Icon.Critical, "pos-terminal", exc.text(), parent=window)
+        box = QMessageBox(QMessageBox.Icon.Critical, "The till cannot start — pos-terminal", exc.text(), parent=window)
         answered = QEventLoop()
         box.finished.connect(answered.quit)
         box.open()

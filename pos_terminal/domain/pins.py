@@ -51,6 +51,8 @@ class BadPin(UserError):
 
 def check_pin(pin: str) -> str:
     """``pin`` when it is a PIN; :class:`BadPin` with one sentence when not (never repeating what was typed)."""
+    if not pin:
+        raise BadPin("No PIN was typed.")  # Return on an empty form: not "digits only", which reads as a refusal
     if not pin.isascii() or not pin.isdigit():
         raise BadPin("A PIN is digits only.")
     if not MIN_PIN <= len(pin) <= MAX_PIN:

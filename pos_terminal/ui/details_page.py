@@ -148,7 +148,7 @@ class DetailsPage(QWidget):
         self.logo_thumbnail.setFixedSize(*THUMBNAIL)
         self.logo_thumbnail.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.logo_thumbnail.setFrameShape(QFrame.Shape.StyledPanel)
-        self.choose_logo_button = button("C&hoose…", name="Choose the store's logo (PNG or JPEG)")
+        self.choose_logo_button = button("Ch&oose…", name="Choose the store's logo (PNG or JPEG)")
         self.remove_logo_button = button("Remove", name="Print no logo")
         logo_row = QHBoxLayout()
         logo_row.setContentsMargins(0, 0, 0, 0)

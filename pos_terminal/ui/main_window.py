@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from pos_terminal.ui.signin_view import SignInView
     from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QMoveEvent, QResizeEvent, QShowEvent, QWindowStateChangeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QGridLayout,
@@ -69,6 +69,18 @@ log = logging.getLogger(__name__)
 FORGET_EVERY_MS = 24 * 3600 * 1000  # how often a running till lets go of old copies (MainWindow.forget_done)
 
 SESSION = "session"  # the topic of messages about the sign-in: they go once the terminal is signed in again
+APP = "pos-terminal"  # last in every title: which program the window is, in a task bar
+
+
+def window_title(store: str | None, till: str | None, person: str | None, *, locked: bool = False) -> str:
+    """``Café Nord · Till LANE-1 · Ana Cashier — pos-terminal``: two tills on one desktop or in a task bar are told
+    apart by their store and till, and the person at each (``locked`` while the till waits for one)."""
+    parts = [part for part in (store, f"Till {till}" if till else None) if part]
+    if person:
+        parts.append(person)
+    elif locked:
+        parts.append("locked")
+    return f"{' · '.join(parts)} — {APP}" if parts else APP
 
 
 class MainWindow(QMainWindow):
@@ -88,7 +100,7 @@ class MainWindow(QMainWindow):
         self.terminal: Terminal | None = None
         self.messages = Messages(self)
         self.tasks = Tasks(self.messages, self)
-        self.setWindowTitle("pos-terminal")
+        self.setWindowTitle(APP)
         self.resize(1280, 800)
         self.setMinimumSize(960, 640)
 
@@ -150,6 +162,7 @@ class MainWindow(QMainWindow):
         self.central = central
         self.built_help: HelpOverlay | None = None
         self.confirmation: QMessageBox | None = None
+        self.restoring = False  # un-maximised, until the window manager has put the frame where it goes
         self._make_actions()
         self._connect_signals()
 
@@ -258,6 +271,7 @@ class MainWindow(QMainWindow):
         self.workspace.people_changed.connect(self.on_people_changed)
         self.workspace.catalog_changed.connect(self.cashier.load_catalog)
         self.workspace.details_changed.connect(self.hardware.on_store_details_changed)
+        self.workspace.details_changed.connect(self.show_title)
         # the till
         self.status.switch_button.clicked.connect(self.till_flow.switch_person)
         # what a manager approved
@@ -309,6 +323,28 @@ class MainWindow(QMainWindow):
         current = self.pages.currentWidget()
         return next(page for page, widget in self.page_widgets.items() if widget is current)
 
+    def show_title(self) -> None:
+        """The title names the store (its name from the store's details, when set), the till and who is at it; the
+        set-up page says so before the till has an id."""
+        terminal = self.terminal
+        if terminal is None:
+            setting_up = self.built_setup is not None and self.pages.currentWidget() is self.built_setup
+            self.setWindowTitle(f"Setting up a till — {APP}" if setting_up else APP)
+            return
+        try:
+            details = terminal.store.details.get()
+        except UserError:  # a damaged row says so where the details are shown; the title goes on without the name
+            details = None
+        person = terminal.till.current
+        self.setWindowTitle(
+            window_title(
+                details.name if details is not None else None,
+                terminal.settings.terminal_id,
+                person.name if person is not None else None,
+                locked=terminal.till.guarding,
+            )
+        )
+
     def show_page(self, page: Page) -> None:
         widget: QWidget
         if page is Page.SETUP:
@@ -320,6 +356,7 @@ class MainWindow(QMainWindow):
         else:
             widget = self.page_widgets[page]
         self.pages.setCurrentWidget(widget)
+        self.show_title()
         self.page_changed.emit(str(page))
 
     def show_tab(self, tab: Tab) -> None:
@@ -446,6 +483,7 @@ class MainWindow(QMainWindow):
         self.hardware.detach()
         self.terminal = None
         self.status.show_terminal(None)
+        self.show_title()
 
     # --- the counter's hardware ------------------------------------------------------------------
 
@@ -544,12 +582,18 @@ class MainWindow(QMainWindow):
         """Open maximised on the screen it is on, as a counter's screen is used; where the platform cannot
         maximise, the window takes the screen's available area (its task bar left free).
 
+        Placed by its frame (``move``), not by its inside (``setGeometry``): X is then told the frame's corner, and a
+        window manager restoring the window keeps its title bar on the screen. Placed by its inside at 0, 0, the
+        restored window's title bar sat above the screen, out of reach, and the window could no longer be moved.
+
         And active: a window manager makes a new window active, but a counter's kiosk session runs none, and X
         then gives the window the keys typed into its fields but not its shortcuts (F1, F2, F8 …), which stayed
         dead until the screen was touched."""
         screen = self.screen()
         if screen is not None:
-            self.setGeometry(screen.availableGeometry())
+            available = screen.availableGeometry()
+            self.resize(available.size())
+            self.move(available.topLeft())
         self.showMaximized()
         self.activateWindow()
 
@@ -578,8 +622,42 @@ class MainWindow(QMainWindow):
 
     # --- Qt events -------------------------------------------------------------------------------
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if (
+            isinstance(event, QWindowStateChangeEvent)
+            and event.oldState() & Qt.WindowState.WindowMaximized
+            and not self.isMaximized()
+        ):
+            self.restoring = True
+            self._fit_restored()
+
+    def _fit_restored(self) -> None:
+        """Restored from maximised, the window's frame stays within the screen: opened as large as the screen's
+        area, its title bar and edges under a window manager reached past the foot of the screen."""
+        screen = self.screen()
+        if not self.restoring or self.isMaximized() or screen is None:
+            return
+        frame, available = self.frameGeometry(), screen.availableGeometry()
+        if frame.size() == self.size() or frame.size() == available.size():
+            return  # not framed yet, or the maximised frame still: the window manager's restore is still to come
+        self.restoring = False
+        if available.contains(frame):
+            return
+        edges = frame.size() - self.size()
+        self.resize(
+            min(self.width(), available.width() - edges.width()),
+            min(self.height(), available.height() - edges.height()),
+        )
+        self.move(available.topLeft())
+
+    def moveEvent(self, event: QMoveEvent) -> None:  # noqa: N802 (Qt's name)
+        super().moveEvent(event)
+        self._fit_restored()
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
+        self._fit_restored()
         if self.built_help is not None and self.built_help.isVisible():
             self.built_help.hide()
             self.built_help.toggle()

@@ -101,7 +101,7 @@ class ProductForm(QScrollArea):
 
         fields = form()
         fields.addRow("Na&me", self.name)
-        fields.addRow("&Price", self.price)
+        fields.addRow("P&rice", self.price)
         fields.addRow("&Tax rate (%)", self.tax)
         fields.addRow("Cate&gory", self.category)
         fields.addRow("&Barcodes", self.barcodes)

@@ -50,6 +50,7 @@ class StorePages(Protocol):
     def messages(self) -> Messages: ...
     @property
     def tasks(self) -> Tasks: ...
+    def show_title(self) -> None: ...
 
 
 class StoreLink(QObject):
@@ -83,6 +84,7 @@ class StoreLink(QObject):
             window.cashier.load_catalog()
         if report.details_changed:
             window.hardware.on_store_details_changed()
+            window.show_title()
         changed = report.people_changed or report.catalog_changed or report.details_changed
         office = window.workspace.built_back_office
         if changed and office is not None and window.tabs.currentWidget() is office:

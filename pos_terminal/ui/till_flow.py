@@ -49,6 +49,7 @@ class TillPages(Protocol):
     def tasks(self) -> Tasks: ...
     def show_page(self, page: Page) -> None: ...
     def show_tab(self, tab: Tab) -> None: ...
+    def show_title(self) -> None: ...
 
 
 class TillFlow(QObject):
@@ -57,9 +58,10 @@ class TillFlow(QObject):
         self.window = window
 
     def show_status(self) -> None:
-        """Who is at the till and the shift, in the status bar."""
+        """Who is at the till and the shift, in the status bar; who is at the till, in the window's title."""
         terminal = self.window.terminal
         status = self.window.status
+        self.window.show_title()
         if terminal is None or not terminal.till.guarding:
             status.show_till(None)
             return

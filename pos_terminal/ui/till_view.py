@@ -202,6 +202,10 @@ class TillView(QWidget):
         outer.addStretch(1)
         outer.addWidget(column, 4)
         outer.addStretch(1)
+        # Tab goes from the PIN to the PIN again, then to the button (set once all are on this page): laid out in
+        # rows, the button came between the two PINs
+        QWidget.setTabOrder(self.pin, self.pin_again)
+        QWidget.setTabOrder(self.pin_again, self.sign_in_button)
 
         self.create_button.clicked.connect(self.on_create_clicked)
         self.first_again.returnPressed.connect(self.on_create_clicked)

@@ -49,8 +49,12 @@ def set_role(widget: QWidget, role: str) -> None:
 
 
 def button(text: str, *, role: str | None = None, name: str | None = None, shortcut: str | None = None) -> QPushButton:
-    """A push button with an accessible name (``name``, else its text) and its shortcut in the tool tip."""
+    """A push button with an accessible name (``name``, else its text) and its shortcut in the tool tip.
+
+    Return or Enter on the button in focus presses it, as Space does: outside a dialog Qt's buttons took only Space,
+    and a form's main button, reached by Tab from its last field, did nothing and said nothing on Return."""
     widget = QPushButton(text)
+    widget.setAutoDefault(True)
     if role:
         widget.setProperty("role", role)
     widget.setMinimumHeight(BIG_BUTTON if role in ("primary", "danger") else BUTTON)

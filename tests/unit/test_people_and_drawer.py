@@ -50,6 +50,9 @@ def test_pins_are_digits_of_a_sane_length_and_never_repeated_in_the_sentence() -
         with pytest.raises(BadPin) as caught:
             check_pin(bad)
         assert bad not in caught.value.text() or not bad
+    with pytest.raises(BadPin) as caught:  # Return on an empty new-PIN form: said as what happened
+        check_pin("")
+    assert caught.value.text() == "No PIN was typed. A PIN is 4 to 12 digits."
 
 
 def test_a_secret_never_shows_what_it_holds() -> None:
