@@ -160,7 +160,8 @@ desktop-tools:
 
 window-manager:
 	command -v Xvfb >/dev/null && command -v openbox >/dev/null && command -v xprop >/dev/null || \
-		(apt-get update && apt-get install -y xvfb openbox x11-utils libxcb-cursor0 libxkbcommon-x11-0)
+		(apt-get update && apt-get install -y xvfb openbox x11-utils libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 \
+			libxcb-shape0 libxcb-image0 libxcb-render-util0 libxkbcommon-x11-0)
 
 format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .
