@@ -141,10 +141,19 @@ def on_first_paint(widget: QWidget, then: Callable[[], None]) -> None:
 
 
 class _WheelWhenFocused(QObject):
+    def __init__(self, box: QWidget) -> None:
+        super().__init__(box)
+        self.box = box
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+        if event.type() != QEvent.Type.Wheel:
             return False
-        page = watched.parentWidget()
+        if self.box.hasFocus():
+            if watched is self.box:
+                return False
+            QApplication.sendEvent(self.box, event)  # a wheel on the box's text field turns the box
+            return True
+        page = self.box.parentWidget()
         while page is not None and not isinstance(page, QAbstractScrollArea):
             page = page.parentWidget()
         if page is not None:  # the page the box is on scrolls, as it would under any other part of it
@@ -156,12 +165,17 @@ class _WheelWhenFocused(QObject):
 def wheel_when_focused(root: QWidget) -> None:
     """Every combo box and spin box in ``root`` turns with the wheel only once it has the keyboard focus (a click or
     Tab gives it); a wheel over one that has not scrolls the page it is on. A manager scrolling the settings had
-    changed the printer profile and the discount a cashier may give, without seeing it."""
+    changed the printer profile and the discount a cashier may give, without seeing it.
+
+    The box's own parts are watched too: over a spin box or an editable choice the pointer is on its text field,
+    which gets the wheel first, and a wheel that field was sent stopped there (the page stalled under it)."""
     from PySide6.QtWidgets import QAbstractSpinBox, QComboBox  # the forms that have them load after the first paint
 
     for box in (*root.findChildren(QComboBox), *root.findChildren(QAbstractSpinBox)):
         box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a wheel no longer takes the focus either
-        box.installEventFilter(_WheelWhenFocused(box))
+        watch = _WheelWhenFocused(box)
+        for part in (box, *box.findChildren(QLineEdit)):
+            part.installEventFilter(watch)
 
 
 def empty(field: QLineEdit) -> None:
