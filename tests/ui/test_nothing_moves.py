@@ -22,7 +22,7 @@ from pos_terminal.ui.main_window import MainWindow, Page
 from pos_terminal.ui.till_view import TillMode
 from tests.helpers.ui import ANA, ANA_PIN
 from tests.ui.conftest import finish, signed_in_window, until
-from tests.ui.test_back_office import back_to_window, people_page, reset_pin
+from tests.ui.test_back_office import back_to_window, choose, people_page, reset_pin
 from tests.ui.test_catalog_page import BAD_CSV, catalog_page
 
 from PySide6.QtCore import QPoint, QRect, Qt
@@ -104,6 +104,24 @@ async def test_choosing_a_name_that_sets_a_new_pin_moves_nothing_on_the_lock_scr
     assert till.new_pin_text.isVisible() and till.pin_again.isVisible()
     after = await places(window, *coming)
     assert moved(before, after, *coming) == [], "\n".join(moved(before, after, *coming))
+    await finish(window, host)
+
+
+async def test_what_was_changed_moves_nothing_on_the_people_page(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None
+    await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
+    page = await people_page(window)
+    choose(page, ANA)
+    said = (page.done, page.reason)
+    before = await places(window, *said)
+    await reset_pin(page, ANA)  # "Ana … sets a new PIN at their next sign-in."
+    await back_to_window(window)
+    after = await places(window, *said)
+    assert moved(before, after, *said) == [], "\n".join(moved(before, after, *said))
     await finish(window, host)
 
 
