@@ -12,12 +12,16 @@ from pathlib import Path
 import httpx
 
 from pos_terminal.app import AppHost
+from pos_terminal.domain.people import Role
 from pos_terminal.paths import Paths
+from pos_terminal.ui.approval_dialog import ManagerPrompt
 from pos_terminal.ui.close_shift_dialog import CloseShiftDialog
 from pos_terminal.ui.main_window import MainWindow, Page, Tab
 from pos_terminal.ui.till_view import TillMode
+from tests.helpers.ui import ANA, ANA_PIN, BEN, BEN_PIN, switch_to
 from tests.ui.conftest import finish, signed_in_window, until
 from tests.ui.layout import too_small
+from tests.ui.test_back_office import choose, click, people_page
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -77,6 +81,31 @@ async def test_the_lock_screen_is_finger_sized_at_1024x768(
     await until(lambda: window.page is Page.TILL and window.till.mode is TillMode.SIGN_IN, what="the till locked")
     QTest.mouseClick(window.till.person_buttons[0], Qt.MouseButton.LeftButton)
     found += [f"the lock screen: {small}" for small in too_small(window)]
+    assert found == [], "\n".join(found)
+    await finish(window, host)
+
+
+async def test_the_people_forms_and_a_managers_prompt_are_finger_sized_at_1024x768(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    terminal = host.terminal
+    assert terminal is not None
+    await terminal.till.add_person(ANA, Role.CASHIER, ANA_PIN)
+    await terminal.till.add_person(BEN, Role.CASHIER, BEN_PIN)
+    await switch_to(window, ANA, ANA_PIN)
+    await at_1024(window)
+    page = await people_page(window)
+    found: list[str] = []
+    choose(page, BEN)
+    click(page.rename_button)
+    found += [f"people, renaming: {small}" for small in too_small(window)]
+    page.new_name.setText("Ben Baker")
+    click(page.submit_button)
+    prompt = page.prompt
+    assert isinstance(prompt, ManagerPrompt) and prompt.isVisible()
+    found += [f"a manager's prompt: {small}" for small in too_small(prompt)]
+    click(prompt.cancel_button)
     assert found == [], "\n".join(found)
     await finish(window, host)
 
