@@ -29,7 +29,7 @@ from pos_terminal.ui.catalog_lists import (
 )
 from pos_terminal.ui.product_form import ProductForm
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import button, confirm, file_dialog, label
+from pos_terminal.ui.widgets import button, confirm, file_dialog, label, least_room
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -85,6 +85,7 @@ class CatalogPage(QWidget):
         self.undo_button.setMinimumWidth(160)
         self.notice = label(role="reason", wrap=True)  # what went wrong with an import, a move, a category
         self.notice.setAccessibleName("Catalog problem")
+        least_room(self.notice, 2)  # an import's refusal coming or going had pushed the table and the form down
         self.notice.hide()
 
         # --- the products ---

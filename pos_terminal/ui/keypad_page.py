@@ -58,6 +58,8 @@ class KeypadPage(QWidget):
         self.item_quantity = QuantityBox()
         self.item_quantity.setRange(1, MAX_QUANTITY)
         self.item_quantity.setAccessibleName("Item quantity")
+        # typed here or on the numpad: its arrows were 10 px high, and arrows a finger can hit leave the row no room
+        self.item_quantity.setButtonSymbols(QSpinBox.ButtonSymbols.NoButtons)
         self.item_tax = QLineEdit("10")
         self.item_tax.setAccessibleName("Item tax rate in percent")
         self.item_tax.setToolTip("Tax rate in percent, included in the price (leave empty for no tax)")

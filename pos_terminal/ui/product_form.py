@@ -126,7 +126,9 @@ class ProductForm(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setMinimumWidth(400)
+        # the fields' 400 px, and the scroll bar's room: a page's message above left the form a scroll bar, which
+        # took its width from the fields
+        self.setMinimumWidth(400 + self.verticalScrollBar().sizeHint().width())
         wheel_when_focused(self)  # scrolling the form never moves a product to another category
 
     def show_product(self, row: ProductRow | None, price: Callable[[int], str] | None) -> None:

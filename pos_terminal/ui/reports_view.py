@@ -125,7 +125,9 @@ class ReportsView(QWidget):
         self.layout_choice.addItem("A4", "a4")
         self.layout_choice.addItem("80 mm roll", "roll")
         self.show_button = button("Show report", name="Show report")
-        range_bar = QHBoxLayout()
+        range_bar = QHBoxLayout()  # the heading beside the range: at 1024×768 a row of its own left the figures short
+        range_bar.addWidget(label("Reports", role="heading"))
+        range_bar.addSpacing(24)
         range_bar.addWidget(label("Range"))
         range_bar.addWidget(self.range)
         range_bar.addStretch(1)
@@ -209,7 +211,6 @@ class ReportsView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
-        layout.addWidget(label("Reports", role="heading"))
         layout.addLayout(range_bar)
         layout.addLayout(scope_bar)
         layout.addWidget(splitter, 1)

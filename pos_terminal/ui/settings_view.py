@@ -21,7 +21,7 @@ from pos_terminal.services.store_sync import StoreStatus
 from pos_terminal.services.terminal import GIVEN, Terminal
 from pos_terminal.ui import widgets
 from pos_terminal.ui.setup_view import CURRENCIES, LOCALES, MAX_ADDRESS, MAX_PASSWORD
-from pos_terminal.ui.widgets import button, confirm, label, wheel_when_focused
+from pos_terminal.ui.widgets import button, confirm, label, stepped, wheel_when_focused
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
@@ -124,9 +124,9 @@ class SettingsView(QWidget):
         form.addRow("&Printer", self.printer)
         form.addRow("", self.printer_hint)
         form.addRow("Catalog file", catalog_row)
-        form.addRow("Auto-cancel hint", self.auto_cancel)
-        form.addRow("Discount a cashier may give", self.discount_limit)
-        form.addRow("Idle lock after", self.idle_lock)
+        form.addRow("Auto-cancel hint", stepped(self.auto_cancel, "automatic cancellation"))
+        form.addRow("Discount a cashier may give", stepped(self.discount_limit, "discount a cashier may give"))
+        form.addRow("Idle lock after", stepped(self.idle_lock, "idle lock"))
         form.addRow("Sign-in kept", self.token_store)
         form.addRow("", self.insecure)
         form.addRow(label("Counter devices", role="heading"))
@@ -136,8 +136,8 @@ class SettingsView(QWidget):
         form.addRow("", self.cash_drawer)
         form.addRow("Scanner prefix", self.scanner_prefix)
         form.addRow("Scanner ends codes with", self.scanner_suffix)
-        form.addRow("Scanner keys at most", self.scanner_gap)
-        form.addRow("Shortest code", self.scanner_min_length)
+        form.addRow("Scanner keys at most", stepped(self.scanner_gap, "pause between a scan's keys"))
+        form.addRow("Shortest code", stepped(self.scanner_min_length, "shortest code"))
         form.addRow("", self.customer_display)
         form.addRow("Customer display on", self.display_screen)
         form.addRow(label("Store of several tills", role="heading"))

@@ -150,17 +150,25 @@ class SetupView(QWidget):
         self.form = form
         self.error = label(role="reason", wrap=True)
         self.error.setAccessibleName("Why not")
+        # a refusal coming or going moves nothing, Continue least of all (a line kept: the page at its fullest, with
+        # the three addresses and the offer to set up a store, has no room for two at 1024×768)
+        least_room(self.error, 1)
         layout.addWidget(self.error)
         self._set_up_offer(layout)
         self.progress = label(role="hint")
         self.progress.setAccessibleName("Joining the store")
+        kept = self.progress.sizePolicy()
+        kept.setRetainSizeWhenHidden(True)  # beside Continue, in room of its own: above it, it moved Continue
+        self.progress.setSizePolicy(kept)
         self.progress.hide()
         self.waiting = Waiting(self.progress.setText, self)
-        layout.addWidget(self.progress)
         self.continue_button = button("&Continue", role="primary", name="Continue")
         self.continue_button.setDefault(True)
         self.continue_button.clicked.connect(self.on_continue_clicked)
-        layout.addWidget(self.continue_button)
+        go = QHBoxLayout()
+        go.addWidget(self.continue_button, 2)
+        go.addWidget(self.progress, 1)
+        layout.addLayout(go)
         layout.addStretch(1)
         self.inputs: tuple[QWidget, ...] = (
             self.region,

@@ -130,7 +130,7 @@ class Ticket(QWidget):
 
         self.reason = label(role="reason", wrap=True)
         self.reason.setAccessibleName("Why the check cannot be charged")
-        least_room(self.reason, 2)
+        least_room(self.reason, 3)  # a decline's sentence takes three lines of the column: it moved the ±1 buttons
 
         self.charge_button = button("Charge", role="primary", name="Charge", shortcut=key(Act.CHARGE))
         self.complete_button = button("Complete", role="primary", name="Complete", shortcut=key(Act.COMPLETE))

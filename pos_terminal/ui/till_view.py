@@ -129,11 +129,21 @@ class TillView(QWidget):
         # after a manager's reset, the person chosen types their new PIN twice here (shown only then)
         self.new_pin_text = label(role="hint", wrap=True)
         self.new_pin_text.setAccessibleName("Choose your new PIN")
+        least_room(self.new_pin_text, 2)  # its room kept, as the second field's: choosing a name moves nothing
         self.new_pin_text.hide()
         self.pin_again = pin_field("The same new PIN again")
         self.pin_again.setPlaceholderText("The same PIN again")
+        kept = self.pin_again.sizePolicy()
+        kept.setRetainSizeWhenHidden(True)
+        self.pin_again.setSizePolicy(kept)
         self.pin_again.hide()
         self.sign_in_button = button("&Sign in", role="primary", name="Sign in at the till")
+        self.sign_in_button.ensurePolished()  # as wide as the longer words it says for a new PIN: the PIN beside it
+        widest = 0  # had narrowed when a name that sets a new PIN was chosen
+        for words in ("&Set the PIN and sign in", "&Sign in"):
+            self.sign_in_button.setText(words)
+            widest = max(widest, self.sign_in_button.sizeHint().width())
+        self.sign_in_button.setMinimumWidth(widest)
         self.unlock_button = button("&Unlock…", name="Unlock with a manager's PIN")
         # shown after a lockout, in room kept for it: appearing, it pushed the names and the PIN down a row
         unlock_room = self.unlock_button.sizePolicy()

@@ -17,6 +17,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
+    QAbstractSpinBox,
     QApplication,
     QDialog,
     QFileDialog,
@@ -145,10 +146,19 @@ def on_first_paint(widget: QWidget, then: Callable[[], None]) -> None:
 
 
 class _WheelWhenFocused(QObject):
+    def __init__(self, box: QWidget) -> None:
+        super().__init__(box)
+        self.box = box
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget) or watched.hasFocus():
+        if event.type() != QEvent.Type.Wheel:
             return False
-        page = watched.parentWidget()
+        if self.box.hasFocus():
+            if watched is self.box:
+                return False
+            QApplication.sendEvent(self.box, event)  # a wheel on the box's text field turns the box
+            return True
+        page = self.box.parentWidget()
         while page is not None and not isinstance(page, QAbstractScrollArea):
             page = page.parentWidget()
         if page is not None:  # the page the box is on scrolls, as it would under any other part of it
@@ -160,12 +170,37 @@ class _WheelWhenFocused(QObject):
 def wheel_when_focused(root: QWidget) -> None:
     """Every combo box and spin box in ``root`` turns with the wheel only once it has the keyboard focus (a click or
     Tab gives it); a wheel over one that has not scrolls the page it is on. A manager scrolling the settings had
-    changed the printer profile and the discount a cashier may give, without seeing it."""
-    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox  # the forms that have them load after the first paint
+    changed the printer profile and the discount a cashier may give, without seeing it.
+
+    The box's own parts are watched too: over a spin box or an editable choice the pointer is on its text field,
+    which gets the wheel first, and a wheel that field was sent stopped there (the page stalled under it)."""
+    from PySide6.QtWidgets import QComboBox  # the forms that have them load after the first paint
 
     for box in (*root.findChildren(QComboBox), *root.findChildren(QAbstractSpinBox)):
         box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a wheel no longer takes the focus either
-        box.installEventFilter(_WheelWhenFocused(box))
+        watch = _WheelWhenFocused(box)
+        for part in (box, *box.findChildren(QLineEdit)):
+            part.installEventFilter(watch)
+
+
+def stepped(box: QAbstractSpinBox, name: str) -> QWidget:
+    """``box`` between a "−" and a "+" button a finger can hit (its own arrows were half a field high and 14 px
+    wide); ``name`` says what they step ("the discount a cashier may give"). The buttons leave the keyboard where
+    it is: Tab goes from field to field."""
+    row = QWidget()
+    line = QHBoxLayout(row)
+    line.setContentsMargins(0, 0, 0, 0)
+    line.setSpacing(4)
+    box.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
+    line.addWidget(box, 1)
+    for text, by, said in (("−", -1, "Less"), ("+", +1, "More")):
+        step = button(text, name=f"{said}: {name}")
+        step.setFixedSize(BUTTON, BUTTON)
+        step.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        step.setAutoRepeat(True)
+        step.clicked.connect(lambda _=False, b=by: box.stepBy(b))
+        line.addWidget(step)
+    return row
 
 
 def empty(field: QLineEdit) -> None:
@@ -318,6 +353,7 @@ class Banner(QFrame):
         self.close_button.setAccessibleName("Dismiss message")
         self.close_button.setToolTip(f"Dismiss the message ({DISMISS_MESSAGE})")
         self.close_button.setShortcut(QKeySequence(DISMISS_MESSAGE))
+        self.close_button.setMinimumSize(2 * BUTTON, BUTTON)  # a fingertip's, as every button
         self.close_button.clicked.connect(self.clear)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.close_button)
@@ -340,7 +376,8 @@ class Banner(QFrame):
         layout = self.layout()
         padding = layout.contentsMargins().top() + layout.contentsMargins().bottom() if layout is not None else 0
         lines = self.LINES * self.text.fontMetrics().lineSpacing()
-        return max(lines, self.close_button.sizeHint().height()) + padding + 2 * FRAME
+        button = max(self.close_button.sizeHint().height(), self.close_button.minimumHeight())
+        return max(lines, button) + padding + 2 * FRAME
 
     @property
     def kind(self) -> str:

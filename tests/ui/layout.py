@@ -13,14 +13,18 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QAbstractScrollArea,
     QAbstractSpinBox,
     QApplication,
     QComboBox,
     QLabel,
     QLineEdit,
     QScrollArea,
+    QScrollBar,
     QStyle,
+    QStyleOptionSpinBox,
     QStyleOptionViewItem,
+    QTabBar,
     QTableView,
     QTextEdit,
     QWidget,
@@ -226,3 +230,54 @@ def painted_lines_missing(table: QTableView) -> list[str]:
                     f"row {row}, column {column}: {str(text)!r} needs {needed.height()} px, has {area.height()}"
                 )
     return missing
+
+
+FINGER = 40  # the smallest side of a control a finger uses (issue 51)
+
+
+def _spin_arrows(box: QAbstractSpinBox) -> list[tuple[str, QRect]]:
+    if box.buttonSymbols() == QAbstractSpinBox.ButtonSymbols.NoButtons:
+        return []
+    option = QStyleOptionSpinBox()
+    box.initStyleOption(option)
+    style = box.style()
+    return [
+        (part, style.subControlRect(QStyle.ComplexControl.CC_SpinBox, option, control, box))
+        for part, control in (
+            ("up arrow", QStyle.SubControl.SC_SpinBoxUp),
+            ("down arrow", QStyle.SubControl.SC_SpinBoxDown),
+        )
+    ]
+
+
+def too_small(*parts: QWidget) -> list[str]:
+    """Every visible control of ``parts`` a finger uses (a button, a tab, a choice, a field, a spin box's arrows, a
+    check box) whose smaller side is under :data:`FINGER` px."""
+    QApplication.processEvents()
+    found: list[str] = []
+
+    def check(what: str, width: int, height: int) -> None:
+        if min(width, height) < FINGER:
+            found.append(f"{what} is {width}x{height} px")
+
+    for part in parts:
+        for widget in [part, *part.findChildren(QWidget)]:
+            if not widget.isVisible() or not widget.isEnabled():
+                continue
+            if isinstance(widget.parentWidget(), QLineEdit | QAbstractSpinBox | QComboBox | QTabBar):
+                continue  # a field's own parts, a tab bar's scroll buttons: drawn with the field
+            if isinstance(widget, QAbstractScrollArea | QScrollBar):
+                continue
+            name = widget.accessibleName() or widget.objectName() or type(widget).__name__
+            text = widget.text() if isinstance(widget, QAbstractButton | QLineEdit) else ""
+            where = f"{name} ({type(widget).__name__} {text!r:.30})"
+            if isinstance(widget, QTabBar):
+                for index in range(widget.count()):
+                    tab = widget.tabRect(index)
+                    check(f"the tab {widget.tabText(index)!r}", tab.width(), tab.height())
+            elif isinstance(widget, QAbstractButton | QComboBox | QLineEdit | QAbstractSpinBox):
+                check(where, widget.width(), widget.height())
+            if isinstance(widget, QAbstractSpinBox):
+                for arrow, rect in _spin_arrows(widget):
+                    check(f"{where}'s {arrow}", rect.width(), rect.height())
+    return found

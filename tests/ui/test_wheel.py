@@ -13,7 +13,7 @@ from tests.ui.conftest import finish, signed_in_window
 
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QComboBox, QScrollArea, QWidget
 
 
 def wheel_down(widget: QWidget) -> None:
@@ -62,6 +62,62 @@ async def test_scrolling_the_settings_changes_none_of_them(
     QApplication.processEvents()
     wheel_down(view.discount_limit)
     assert view.discount_limit.value() == before[1] - 1, "with the focus, the wheel turns it"
+    await finish(window, host)
+
+
+def under_pointer(box: QWidget) -> QWidget:
+    """The widget a real wheel over the middle of ``box`` is delivered to: its text field, on a spin box or an
+    editable choice."""
+    window = box.window()
+    found = window.childAt(box.mapTo(window, box.rect().center()))
+    assert found is not None and (found is box or box.isAncestorOf(found)), f"{box.accessibleName()} is covered"
+    return found
+
+
+def shown_value(box: QWidget) -> object:
+    return box.currentText() if isinstance(box, QComboBox) else box.text()  # type: ignore[attr-defined]
+
+
+async def test_the_wheel_scrolls_the_settings_over_every_choice_and_number(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client
+) -> None:
+    """Issue 51, item 6: the wheel stalled where the pointer passed over a choice or a number field without the
+    focus. The wheel goes to the widget under the pointer, as a mouse's does: over a spin box or an editable choice
+    that is its text field."""
+    window = await signed_in_window(host, make_window, client)
+    window.resize(1024, 768)
+    window.show_tab(Tab.SETTINGS)
+    view = window.workspace.settings_view
+    view.save_button.setFocus()
+    QApplication.processEvents()
+    scroll = view.findChild(QScrollArea)
+    assert scroll is not None
+    bar = scroll.verticalScrollBar()
+    boxes = [
+        box for box in (*view.findChildren(QComboBox), *view.findChildren(QAbstractSpinBox)) if box.isVisibleTo(view)
+    ]
+    assert len(boxes) >= 10, [box.accessibleName() for box in boxes]
+    stalled = []
+    for box in boxes:
+        content = scroll.widget()
+        assert content is not None
+        bar.setValue(box.mapTo(content, box.rect().topLeft()).y() - 100)  # the box well inside the page shown
+        QApplication.processEvents()
+        before, at = shown_value(box), bar.value()
+        wheel_down(under_pointer(box))
+        if bar.value() <= at < bar.maximum():
+            stalled.append(f"{box.accessibleName()}: the page stayed at {at}")
+        if shown_value(box) != before:
+            stalled.append(f"{box.accessibleName()}: changed from {before!r} to {shown_value(box)!r}")
+    assert stalled == [], "\n".join(stalled)
+
+    box = view.discount_limit
+    scroll.ensureWidgetVisible(box)
+    box.setFocus()
+    QApplication.processEvents()
+    before = box.value()
+    wheel_down(under_pointer(box))
+    assert box.value() == before - 1, "with the focus, a wheel over its text turns it"
     await finish(window, host)
 
 
