@@ -320,7 +320,7 @@ class CatalogPage(QWidget):
         row = self.terminal.catalog_editor.save_product(uid, edit, by=by)
         self.dirty = False
         self.editing = row.uid
-        self._after_change(f"“{row.name}” is saved.", product=row.uid)
+        self._after_change(self._saved(f"“{row.name}”"), product=row.uid)
 
     # --- order ------------------------------------------------------------------------------------------------------
 
@@ -398,7 +398,7 @@ class CatalogPage(QWidget):
         def save(by: str | None) -> None:
             assert self.terminal is not None
             row = self.terminal.catalog_editor.save_category(uid, name, active=active, by=by)
-            self._after_change(f"The category “{row.name}” is saved.", category=row.uid)
+            self._after_change(self._saved(f"The category “{row.name}”"), category=row.uid)
 
         self._approved(question, save, self._notice)
 
@@ -429,10 +429,16 @@ class CatalogPage(QWidget):
             if not published.any:
                 self._after_change(f"The catalog is already {path.name}: nothing changed.")
                 return
-            self._after_change(
-                f"{path.name} is imported: {len(published.added)} added, {len(published.changed)} changed,"
-                f" {len(published.retired)} taken off."
+            counts = (
+                f"{len(published.added)} added, {len(published.changed)} changed, {len(published.retired)} taken off"
             )
+            if self._store_away():
+                self._after_change(
+                    f"{path.name} is imported on this till ({counts}); the other tills get it once the store is "
+                    "back online."
+                )
+            else:
+                self._after_change(f"{path.name} is imported: {counts}.")
 
         self._approved(f"Make {path.name} the catalog?", publish, self._notice)
 
@@ -506,6 +512,19 @@ class CatalogPage(QWidget):
         self.prompt = with_approval(self, till, Guarded.MANAGE_CATALOG, question, then)
         if self.prompt is not None:
             self.prompt.rejected.connect(lambda: setattr(self, "prompt", None))
+
+    def _store_away(self) -> bool:
+        """This till belongs to a store it cannot reach now: what it saves reaches the other tills later."""
+        if self.terminal is None:
+            return False
+        status = self.terminal.store.status()
+        return status.linked and status.offline_since is not None
+
+    def _saved(self, what: str) -> str:
+        """What is saved, and who has it: an edit made while the store is away stays on this till until it is back."""
+        if self._store_away():
+            return f"{what} is saved on this till; the other tills get it once the store is back online."
+        return f"{what} is saved."
 
     def _after_change(self, news: str | None, *, product: str | None = None, category: str | None = None) -> None:
         self._notice(None)
