@@ -29,7 +29,7 @@ from pos_terminal.ui.catalog_lists import (
 )
 from pos_terminal.ui.product_form import ProductForm
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import button, confirm, file_dialog, label
+from pos_terminal.ui.widgets import button, clearable, confirm, file_dialog, label
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -75,7 +75,7 @@ class CatalogPage(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find a product: name, category or barcode")
         self.search.setAccessibleName("Find a product in the catalog")
-        self.search.setClearButtonEnabled(True)
+        clearable(self.search, "Clear the catalog search")
         self.search.setMaxLength(MAX_SEARCH)
         self.search.textChanged.connect(self.on_search_changed)
         self.import_button = button("&Import CSV…", name="Import a catalog from a CSV file")

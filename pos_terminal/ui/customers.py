@@ -15,7 +15,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import MAX_TYPED_NAME, Waiting, button, label, quoted
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, Waiting, button, clearable, label, quoted
 
 if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_terminal.app)
     from pos_terminal.api.models import Customer
@@ -153,7 +153,7 @@ class CustomerPanel(QWidget):
         self.search.setToolTip(f"Find a customer by name, member number or check-in number ({key(Act.FIND_CUSTOMER)})")
         self.search.setAccessibleName("Find customer")
         self.search.setMaxLength(MAX_TYPED_NAME)
-        self.search.setClearButtonEnabled(True)
+        clearable(self.search, "Clear the customer search")
         self.search.textChanged.connect(self.on_search_changed)
         self.search.installEventFilter(_SearchKeys(self))
         self.refresh_button = button("Refresh", name="Refresh customers", shortcut=key(Act.REFRESH_CUSTOMERS))

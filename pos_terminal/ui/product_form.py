@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.errors import UserError
 from pos_terminal.ui.catalog_lists import SWATCH, Swatch, percent
-from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, least_room, level_labels, wheel_when_focused
+from pos_terminal.ui.widgets import (
+    BIG_BUTTON,
+    button,
+    clearable,
+    form,
+    label,
+    least_room,
+    level_labels,
+    wheel_when_focused,
+)
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
     from pos_terminal.domain.money import MoneyFormat
@@ -70,7 +79,7 @@ class ProductForm(QScrollArea):
         self.colour = QLineEdit()
         self.colour.setAccessibleName("Grid colour")
         self.colour.setPlaceholderText("#rrggbb, or none")
-        self.colour.setClearButtonEnabled(True)  # no colour: the grid's own
+        clearable(self.colour, "Clear the grid colour")  # no colour: the grid's own
         self.colour.setMaxLength(7)
         self.swatches: list[QPushButton] = []
         self.swatch_box = QWidget()

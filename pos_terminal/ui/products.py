@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.domain.text import fold
 from pos_terminal.ui import actions
-from pos_terminal.ui.widgets import MAX_TYPED_NAME, button, label, quoted
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, button, clearable, label, quoted
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent, QResizeEvent
@@ -132,7 +132,7 @@ class ProductPanel(QWidget):
         self.search.setPlaceholderText(f"Find a product ({actions.key(actions.Act.FIND_PRODUCT)})")
         self.search.setAccessibleName("Find product")
         self.search.setMaxLength(MAX_TYPED_NAME)
-        self.search.setClearButtonEnabled(True)
+        clearable(self.search, "Clear the product search")
         self.search.textChanged.connect(self.refilter)
         keys = _GridKeys(self)
         self.search.installEventFilter(keys)

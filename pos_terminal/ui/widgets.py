@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QStyle,
     QTableView,
+    QToolButton,
     QWidget,
 )
 from shiboken6 import isValid
@@ -172,6 +173,15 @@ def empty(field: QLineEdit) -> None:
     that stack grew for the whole day. ``setText`` starts the history afresh.
     """
     field.setText("")
+
+
+def clearable(field: QLineEdit, name: str) -> None:
+    """Give ``field`` its ⊗ clear button, named: Qt's own has neither text nor name, and a screen reader said only
+    "button". ``name`` says what it empties ("Clear the customer search")."""
+    field.setClearButtonEnabled(True)
+    for part in field.findChildren(QToolButton):  # the clear button, the field's only one
+        part.setAccessibleName(name)
+        part.setToolTip(name)
 
 
 def form() -> QFormLayout:
