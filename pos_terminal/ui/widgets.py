@@ -261,24 +261,65 @@ def label(text: str = "", *, role: str | None = None, wrap: bool = False, rich: 
 
 class ElidedLabel(QLabel):
     """One line that never wraps nor widens the layout: drawn shortened with "…" when it has too little room
-    (in the middle for an id, at the end for a name); ``text()`` and the tool tip keep it whole."""
+    (in the middle for an id, at the end for a name); ``text()``, the tool tip and the accessible description keep it
+    whole. :meth:`set_texts` gives shorter wordings to show, in order, before any "…"."""
 
-    def __init__(self, text: str = "", *, mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+        keep: int = 0,
+        yields: bool = False,
+    ) -> None:
         super().__init__(text)
         self.mode = mode
+        self.yields = yields  # asks only for its shortest wording's room: its neighbours keep theirs first
+        self.keep = keep  # the letters it keeps however short of room the layout is (an everyday name whole)
+        self.shorter: tuple[str, ...] = ()
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setToolTip(text)
+        self.setAccessibleDescription(text)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self.shorter = ()
         super().setText(text)
+        self.updateGeometry()
         self.setToolTip(text)
+        self.setAccessibleDescription(text)
+
+    def set_texts(self, whole: str, *shorter: str) -> None:
+        """``whole`` where it fits, else the first of ``shorter`` that does, else the last shortened with "…"."""
+        self.setText(whole)
+        self.shorter = shorter
+        self.updateGeometry()  # its least room is its shortest wording's
+        self.update()
 
     def shown_text(self) -> str:
         """The text as drawn in the room it has."""
-        return self.fontMetrics().elidedText(self.text(), self.mode, self.contentsRect().width())
+        room = self.contentsRect().width()
+        metrics = self.fontMetrics()
+        wordings = (self.text(), *self.shorter)
+        for wording in wordings:
+            if metrics.horizontalAdvance(wording) <= room:
+                return wording
+        return metrics.elidedText(wordings[-1], self.mode, room)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self.minimumSizeHint() if self.yields else super().sizeHint()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(self.fontMetrics().horizontalAdvance("…") * 4, super().minimumSizeHint().height())
+        """Room for its shortest wording (a part that can say less is never cut), else for its first ``keep``
+        letters, and at least for a few."""
+        margins = self.contentsMargins().left() + self.contentsMargins().right()
+        metrics = self.fontMetrics()
+        if self.shorter:
+            least = metrics.horizontalAdvance(self.shorter[-1])
+        else:
+            kept = self.text() if len(self.text()) <= self.keep else self.text()[: self.keep] + "…"
+            least = metrics.horizontalAdvance(kept) if self.keep else 0
+        width = max(least, metrics.horizontalAdvance("…") * 4) + margins
+        return QSize(width, super().minimumSizeHint().height())
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         painter = QPainter(self)
