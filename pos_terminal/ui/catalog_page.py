@@ -20,6 +20,7 @@ from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.catalog_lists import (
+    BARCODES,
     ROW_HEIGHT,
     CategoryModel,
     ProductModel,
@@ -29,10 +30,10 @@ from pos_terminal.ui.catalog_lists import (
 )
 from pos_terminal.ui.product_form import ProductForm
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import button, clearable, confirm, file_dialog, label
+from pos_terminal.ui.widgets import MiddleElided, button, clearable, confirm, file_dialog, label
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -97,7 +98,7 @@ class CatalogPage(QWidget):
         for column in (1, 2, 5):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.resizeSection(3, 110)
-        header.resizeSection(4, 130)
+        self.product_table.setItemDelegateForColumn(BARCODES, MiddleElided(self.product_table))
         self.product_table.selectionModel().currentRowChanged.connect(self.on_product_current)
         self.products.dropped.connect(lambda uid, row: self.move_product(uid, row))
         self.new_button = button("&New product", name="Add a new product")
@@ -242,6 +243,7 @@ class CatalogPage(QWidget):
             )
         ]
         self.products.replace_rows(shown)
+        self._fit_barcodes()
         self._select(self.product_table, self.products, self.editing)
         total = len(self.all_products)
         self.count.setText(f"{len(shown)} of {total} products" if words else f"{total} products")
@@ -512,6 +514,20 @@ class CatalogPage(QWidget):
         self.prompt = with_approval(self, till, Guarded.MANAGE_CATALOG, question, then)
         if self.prompt is not None:
             self.prompt.rejected.connect(lambda: setattr(self, "prompt", None))
+
+    def _fit_barcodes(self) -> None:
+        """The barcodes whole where the table has room once the names have theirs (or a third of it), else
+        shortened in the middle, where codes differ; never narrower than their heading."""
+        table, header = self.product_table, self.product_table.horizontalHeader()
+        others = sum(table.columnWidth(column) for column in (1, 2, 3, 5))
+        room = table.viewport().width() - others
+        wanted = max(header.sectionSizeHint(BARCODES), table.sizeHintForColumn(BARCODES))
+        names = table.sizeHintForColumn(0)
+        table.setColumnWidth(BARCODES, min(wanted, max(header.sectionSizeHint(BARCODES), room - names, room // 3)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_barcodes()
 
     def _store_away(self) -> bool:
         """This till belongs to a store it cannot reach now: what it saves reaches the other tills later."""

@@ -15,7 +15,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import MAX_TYPED_NAME, Waiting, button, clearable, label, quoted
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, MiddleElided, Waiting, button, clearable, label, quoted
 
 if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_terminal.app)
     from pos_terminal.api.models import Customer
@@ -29,7 +29,16 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QKeyEvent, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 HEADERS = ("Name", "Check-in", "Member", "Since")
 WIDE = 360  # narrower than this, the list shows name and check-in number only (a compact list)
@@ -82,6 +91,10 @@ class CustomerModel(ReadOnlyTableModel["Customer"]):
     @property
     def total(self) -> int:
         return len(self._all)
+
+    def texts(self, column: int) -> list[str]:
+        """What ``column`` shows for every customer checked in, shown by the search or not."""
+        return [str(self.cell(customer, column)) for customer in self._all]
 
     def customer(self, row: int) -> Customer | None:
         return self.row(row)
@@ -169,6 +182,7 @@ class CustomerPanel(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setItemDelegateForColumn(2, MiddleElided(self.table))  # a member number, if ever short of room
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Sized once per refresh, not per keystroke: ResizeToContents re-measured every row on each filter.
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -216,11 +230,20 @@ class CustomerPanel(QWidget):
         finally:
             self.waiting.stop()
         self.model.set_customers(fetched)
-        for column in (1, 2, 3):
-            self.table.resizeColumnToContents(column)
+        self._size_columns()
         self._fit_columns()
         self._say_count()
         self.refreshed.emit(len(fetched))
+
+    def _size_columns(self) -> None:
+        """The check-in number, the member number and the time as wide as the widest of every customer checked
+        in, not of the rows a search lets through now (the list refreshes while the cashier searches)."""
+        metrics = self.table.fontMetrics()
+        margins = 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1)
+        header = self.table.horizontalHeader()
+        for column in (1, 2, 3):
+            widest = max((metrics.horizontalAdvance(text) for text in self.model.texts(column)), default=0)
+            header.resizeSection(column, max(header.sectionSizeHint(column), widest + margins))
 
     def _fit_columns(self) -> None:
         """Compact when narrow: the member number and the time of check-in only when there is room."""

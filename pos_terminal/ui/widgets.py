@@ -13,7 +13,7 @@ from pathlib import Path
 from pos_terminal.ui.actions import DISMISS_MESSAGE
 from pos_terminal.ui.cashier_presenter import waited
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -30,6 +30,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QWidget,
@@ -333,6 +335,14 @@ class ElidedLabel(QLabel):
             self.shown_text(),
             self.foregroundRole(),
         )
+
+
+class MiddleElided(QStyledItemDelegate):
+    """A column of codes: shortened in the middle ("4001234…0017"), where codes differ, never at the end."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
 class Banner(QFrame):

@@ -7,19 +7,23 @@ within the window.
 
 from __future__ import annotations
 
+import re
+
 from pos_terminal.ui.widgets import ElidedLabel
 
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QScrollArea,
     QStyle,
+    QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
     QTextEdit,
@@ -177,10 +181,58 @@ def _cut_cells(table: QTableView) -> list[str]:
     return cut
 
 
+CODE = re.compile(r"^[\w-]*\d[\w-]*$")  # a barcode, a member number, an id: no spaces, some digits
+
+
+def _elide_mode(table: QTableView, index: QModelIndex) -> Qt.TextElideMode:
+    """How the cell at ``index`` is shortened, as its delegate paints it."""
+    option = QStyleOptionViewItem()
+    option.textElideMode = table.textElideMode()
+    delegate = table.itemDelegateForIndex(index)
+    if isinstance(delegate, QStyledItemDelegate):
+        delegate.initStyleOption(option, index)
+    return option.textElideMode
+
+
+def _shortened_cells(table: QTableView) -> list[str]:
+    """Cells of a table that may shorten, shortened where they should not be: a column sized for its contents
+    (only the column that stretches gives way, and a column of codes that elides in the middle); a cell without its
+    whole text in its tool tip and accessible text; a code shortened anywhere but in the middle, where codes
+    differ."""
+    header, model = table.horizontalHeader(), table.model()
+    margins = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    cut = []
+    for column in range(model.columnCount()):
+        if table.isColumnHidden(column):
+            continue
+        heading = model.headerData(column, Qt.Orientation.Horizontal)
+        room = table.columnWidth(column) - margins
+        for row in range(model.rowCount()):
+            index = model.index(row, column)
+            text = str(index.data() or "")
+            font = index.data(Qt.ItemDataRole.FontRole)
+            metrics = QFontMetrics(font if isinstance(font, QFont) else table.font())
+            if not text or metrics.horizontalAdvance(text) <= room:
+                continue
+            where = f"{heading!r} shows {metrics.elidedText(text, _elide_mode(table, index), room)!r} of {text!r}"
+            codes = all(CODE.match(word) for word in text.split())
+            middle = _elide_mode(table, index) == Qt.TextElideMode.ElideMiddle
+            if header.sectionResizeMode(column) != QHeaderView.ResizeMode.Stretch and not (codes and middle):
+                cut.append(f"{where}: its column is sized for its contents")
+            if text not in str(index.data(Qt.ItemDataRole.ToolTipRole) or "").replace("\n", " "):
+                cut.append(f"{where}, and its tool tip does not say it whole")
+            if index.data(Qt.ItemDataRole.AccessibleTextRole) != text:
+                cut.append(f"{where}, and a screen reader does not read it whole")
+            if codes and not middle:
+                cut.append(f"{where}: a code shortened at its end hides the digits that differ")
+    return cut
+
+
 def cut_text(window: QWidget, *parts: QWidget, shortened: tuple[QTableView, ...] = ()) -> list[str]:
     """What :func:`clipped` finds, and besides: a label shortened with "…", a word broken in two, a table
     whose cells are shortened or that scrolls sideways. What a person reads must be whole; only the tables of
-    ``shortened`` may shorten a cell (they say so in their own module, and show it whole elsewhere)."""
+    ``shortened`` may shorten a cell (they say so in their own module, and show it whole elsewhere), in the column
+    that gives way, with the whole text in its tool tip and accessible text, and a code in its middle."""
     problems = clipped(window, *parts)
     for part in parts or (window,):
         for widget in [part, *part.findChildren(QWidget)]:
@@ -196,6 +248,8 @@ def cut_text(window: QWidget, *parts: QWidget, shortened: tuple[QTableView, ...]
                     problems.append(f"{name} scrolls sideways")
                 if widget not in shortened:
                     problems += [f"{name}: {cell}" for cell in _cut_cells(widget)]
+                else:
+                    problems += [f"{name}: {cell}" for cell in _shortened_cells(widget)]
     return problems
 
 

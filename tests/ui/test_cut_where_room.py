@@ -1,0 +1,82 @@
+"""No text is cut where its column or widget could show it whole (issue 51: the customers' Member column read
+"M-100…" at 1920, the catalog's Barcodes column showed every code as "40012340000…", the keypad's "Price" read "Pric"
+at the window's least size). Where shortening cannot be helped the whole text is in the tool tip and what a screen
+reader reads, and a code is shortened in its middle, where codes differ."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from pos_terminal.app import AppHost
+from pos_terminal.services.catalog_editor import ProductEdit
+from pos_terminal.ui.main_window import MainWindow
+from tests.conftest import new_checked_in_customer
+from tests.ui.conftest import finish, screenshot, signed_in_window, until
+from tests.ui.layout import cut_text
+from tests.ui.test_catalog_page import catalog_page
+from tests.ui.test_layout_whole import at
+
+from PySide6.QtCore import Qt
+
+SIZES = [(1024, 768), (1280, 800), (1920, 1080)]
+
+
+async def test_the_member_column_is_sized_for_every_customer_not_the_ones_a_search_shows(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """The list refreshes on its own every 30 s, whatever the cashier has typed into its search: its columns were
+    measured on the rows the search let through, and a longer member number was cut once the search was cleared."""
+    short = new_checked_in_customer(client, firstName="Ann", lastName="Short", memberNo="M-1", balance=80_000)
+    member = new_checked_in_customer(
+        client, firstName="Zoë", lastName="Ångström", memberNo="M-100777123", balance=80_000
+    )
+    window = await signed_in_window(host, make_window, client, listing=member)
+    panel = window.cashier.customers
+    await until(lambda: panel.model.row_of(short["customerId"]) is not None, what="Ann")
+    for size in SIZES:
+        await at(window, *size)
+        panel.search.setText("Ann Short")
+        panel.refresh()
+        await until(lambda: not panel.tasks.is_running("refresh"), what="the list fetched")
+        panel.search.setText("")
+        problems = cut_text(window, panel, shortened=(panel.table,))
+        assert problems == [], f"at {size}:\n" + "\n".join(problems)
+    screenshot(window, "words-customers-1920x1080", tmp_path)
+    await finish(window, host)
+
+
+async def test_barcodes_show_the_digits_that_differ_and_whole_where_there_is_room(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    window = await signed_in_window(host, make_window, client)
+    terminal = window.terminal
+    assert terminal is not None
+    codes = {"Quiche Lorraine": ("4001234000015",), "Quiche aux poireaux": ("4001234000022", "4001234000039")}
+    for name, barcodes in codes.items():
+        terminal.catalog_editor.save_product(None, ProductEdit(name, 950, 1000, barcodes=barcodes), by=None)
+    page = catalog_page(window)
+    page.refresh()
+    table = page.product_table
+    barcodes = page.products.headers.index("Barcodes")
+    for size in [(960, 640), *SIZES]:
+        await at(window, *size)
+        problems = cut_text(window, table, shortened=(table,))
+        assert problems == [], f"at {size}:\n" + "\n".join(problems)
+        room = table.columnWidth(barcodes) - 6
+        shown = {
+            table.model().index(row, barcodes).data(): table.fontMetrics().elidedText(
+                str(table.model().index(row, barcodes).data()), Qt.TextElideMode.ElideMiddle, room
+            )
+            for row in range(table.model().rowCount())
+            if table.model().index(row, barcodes).data()
+        }
+        assert len(set(shown.values())) == len(shown), f"codes that differ look alike at {size}: {shown}"
+        if size == (1920, 1080):
+            assert shown["4001234000015"] == "4001234000015", "a code is whole where there is room"
+            screenshot(window, "words-catalog-barcodes-1920x1080", tmp_path)
+        if size == (1024, 768):
+            screenshot(window, "words-catalog-barcodes-1024x768", tmp_path)
+    await finish(window, host)
