@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHeaderView,
     QLabel,
+    QLayout,
     QLineEdit,
     QScrollArea,
     QStyle,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
     QWidget,
 )
+from shiboken6 import isValid
 
 CONTROLS = (QAbstractButton, QLabel, QLineEdit, QAbstractSpinBox, QComboBox, QTableView)
 
@@ -96,6 +98,49 @@ def _unscrolled(widget: QWidget, area: QScrollArea) -> str | None:
     return None
 
 
+def _cut_by_container(widget: QWidget, window: QWidget) -> str | None:
+    """The container (up to ``window``) that cuts ``widget``: a layout squeezed below what its widgets need lets
+    them run past its edge, under the next column ("Pric" beside the price field, "Add" under the ticket)."""
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        if isinstance(parent, QScrollArea) or isinstance(parent.parentWidget(), QScrollArea):
+            return None  # a scroll area's content is larger than what it shows, by design
+        if not parent.rect().contains(_rect_in(widget, parent)):
+            name = parent.accessibleName() or parent.objectName() or type(parent).__name__
+            return f"runs past the edge of {name}: {_rect_in(widget, parent)} in {parent.rect()}"
+        parent = parent.parentWidget()
+    return None
+
+
+def _in_layout(layout: QLayout, widget: QWidget) -> bool:
+    for n in range(layout.count()):
+        item = layout.itemAt(n)
+        if item.widget() is widget or (item.layout() is not None and _in_layout(item.layout(), widget)):
+            return True
+    return False
+
+
+def _laid_out(widget: QWidget) -> bool:
+    """A visible widget its container's layout places (an overlay or a field's own parts are placed by hand)."""
+    if not isValid(widget):
+        return False  # deleted while the walk went on (a tool tip's frame)
+    parent = widget.parentWidget()
+    if not widget.isVisible() or widget.isWindow() or parent is None or parent.layout() is None:
+        return False
+    return _in_layout(parent.layout(), widget)
+
+
+def _overlapping(widgets: list[QWidget]) -> list[str]:
+    """Controls side by side in one container that lie on top of each other."""
+    found = []
+    for n, a in enumerate(widgets):
+        for b in widgets[n + 1 :]:
+            if a.parentWidget() is b.parentWidget() and a.geometry().intersects(b.geometry()):
+                names = [w.accessibleName() or w.objectName() or type(w).__name__ for w in (a, b)]
+                found.append(f"{names[0]} and {names[1]} overlap: {a.geometry()} and {b.geometry()}")
+    return found
+
+
 def clipped(window: QWidget, *parts: QWidget) -> list[str]:
     """Every visible control of ``parts`` (the whole window when none) that lies outside ``window``, or whose
     text does not fit it."""
@@ -121,8 +166,11 @@ def clipped(window: QWidget, *parts: QWidget) -> list[str]:
                     problems.append(f"{where} is cut by {area.accessibleName() or 'a scroll area'}: {problem}")
             elif not bounds.contains(_rect_in(widget, window)):
                 problems.append(f"{where} lies outside the window: {_rect_in(widget, window)} in {bounds}")
+            elif (problem := _cut_by_container(widget, window)) is not None:
+                problems.append(f"{where} {problem}")
             if (problem := _text_problem(widget)) is not None:
                 problems.append(f"{where} is clipped: {problem}")
+        problems += _overlapping([w for w in [part, *part.findChildren(QWidget)] if _laid_out(w)])
     return problems
 
 

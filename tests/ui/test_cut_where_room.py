@@ -80,3 +80,26 @@ async def test_barcodes_show_the_digits_that_differ_and_whole_where_there_is_roo
         if size == (1024, 768):
             screenshot(window, "words-catalog-barcodes-1024x768", tmp_path)
     await finish(window, host)
+
+
+async def test_the_cashiers_screen_is_whole_at_the_least_window_size(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """At the window's least size the keypad's "Price" read "Pric"."""
+    window = await signed_in_window(host, make_window, client)
+    cashier = window.cashier
+    least = window.minimumSize()
+    listing = (cashier.customers.table,)
+    seen: list[str] = []
+    for size in [(least.width(), least.height()), *SIZES]:
+        await at(window, *size)
+        for page in range(cashier.entry_tabs.count()):
+            cashier.entry_tabs.setCurrentIndex(page)
+            seen += [
+                f"{cashier.entry_tabs.tabText(page)!r} at {size}: {p}" for p in cut_text(window, shortened=listing)
+            ]
+        if size[0] == least.width():
+            screenshot(window, f"words-keypad-{size[0]}x{size[1]}", tmp_path)
+    cashier.entry_tabs.setCurrentIndex(0)
+    assert seen == [], "\n".join(seen)
+    await finish(window, host)
