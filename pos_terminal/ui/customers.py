@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_t
 from PySide6.QtCore import (
     QEvent,
     QObject,
+    QSize,
     Qt,
     QTimer,
     Signal,
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
     QStyle,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -238,18 +240,27 @@ class CustomerPanel(QWidget):
     def _size_columns(self) -> None:
         """The check-in number, the member number and the time as wide as the widest of every customer checked
         in, not of the rows a search lets through now (the list refreshes while the cashier searches)."""
-        metrics = self.table.fontMetrics()
-        margins = 2 * (self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self.table) + 1)
-        header = self.table.horizontalHeader()
+        header, style = self.table.horizontalHeader(), self.table.style()
+        option = QStyleOptionViewItem()
+        self.table.initViewItemOption(option)
+        option.features |= QStyleOptionViewItem.ViewItemFeature.HasDisplay
         for column in (1, 2, 3):
-            widest = max((metrics.horizontalAdvance(text) for text in self.model.texts(column)), default=0)
-            header.resizeSection(column, max(header.sectionSizeHint(column), widest + margins))
+            widest = 0
+            for text in self.model.texts(column):  # as the table's painter measures a cell, margins and all
+                option.text = text
+                size = style.sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, option, QSize(), self.table)
+                widest = max(widest, size.width())
+            grid = 1 if self.table.showGrid() else 0  # a cell is drawn inside the grid's line
+            header.resizeSection(column, max(header.sectionSizeHint(column), widest + grid))
 
     def _fit_columns(self) -> None:
         """Compact when narrow: the member number and the time of check-in only when there is room."""
         wide = self.width() >= WIDE
+        hidden = self.table.isColumnHidden(2)
         for column in (2, 3):
             self.table.setColumnHidden(column, not wide)
+        if hidden and wide:
+            self._size_columns()  # sized while hidden, they came back as narrow as they were hidden ("M-1…234")
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

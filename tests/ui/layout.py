@@ -11,7 +11,7 @@ import re
 
 from pos_terminal.ui.widgets import ElidedLabel
 
-from PySide6.QtCore import QModelIndex, QPoint, QRect, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -242,6 +242,30 @@ def _elide_mode(table: QTableView, index: QModelIndex) -> Qt.TextElideMode:
     return option.textElideMode
 
 
+def _painted_width(table: QTableView, index: QModelIndex) -> int:
+    """The width the table's painter needs for the cell whole, its margins and all (as the style measures it)."""
+    option = QStyleOptionViewItem()
+    table.initViewItemOption(option)
+    delegate = table.itemDelegateForIndex(index)
+    if isinstance(delegate, QStyledItemDelegate):
+        delegate.initStyleOption(option, index)
+    grid = 1 if table.showGrid() else 0  # the cell is drawn inside the grid's line
+    return table.style().sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, option, QSize(), table).width() + grid
+
+
+def _spare(table: QTableView, margins: int) -> int:
+    """The room the stretching columns have beyond their widest text: room another column could have."""
+    header, model = table.horizontalHeader(), table.model()
+    spare = 0
+    for column in range(model.columnCount()):
+        if table.isColumnHidden(column) or header.sectionResizeMode(column) != QHeaderView.ResizeMode.Stretch:
+            continue
+        texts = [str(model.index(row, column).data() or "") for row in range(model.rowCount())]
+        widest = max((table.fontMetrics().horizontalAdvance(text) for text in texts), default=0)
+        spare += max(0, table.columnWidth(column) - margins - max(widest, header.sectionSizeHint(column) - margins))
+    return spare
+
+
 def _shortened_cells(table: QTableView) -> list[str]:
     """Cells of a table that may shorten, shortened where they should not be: a column sized for its contents
     (only the column that stretches gives way, and a column of codes that elides in the middle); a cell without its
@@ -260,13 +284,16 @@ def _shortened_cells(table: QTableView) -> list[str]:
             text = str(index.data() or "")
             font = index.data(Qt.ItemDataRole.FontRole)
             metrics = QFontMetrics(font if isinstance(font, QFont) else table.font())
-            if not text or metrics.horizontalAdvance(text) <= room:
+            if not text or _painted_width(table, index) <= table.columnWidth(column):
                 continue
             where = f"{heading!r} shows {metrics.elidedText(text, _elide_mode(table, index), room)!r} of {text!r}"
             codes = all(CODE.match(word) for word in text.split())
             middle = _elide_mode(table, index) == Qt.TextElideMode.ElideMiddle
-            if header.sectionResizeMode(column) != QHeaderView.ResizeMode.Stretch and not (codes and middle):
+            stretches = header.sectionResizeMode(column) == QHeaderView.ResizeMode.Stretch
+            if not stretches and not (codes and middle):
                 cut.append(f"{where}: its column is sized for its contents")
+            elif not stretches and _spare(table, margins) >= metrics.horizontalAdvance(text) - room:
+                cut.append(f"{where}, while the column that gives way has room to spare")
             if text not in str(index.data(Qt.ItemDataRole.ToolTipRole) or "").replace("\n", " "):
                 cut.append(f"{where}, and its tool tip does not say it whole")
             if index.data(Qt.ItemDataRole.AccessibleTextRole) != text:

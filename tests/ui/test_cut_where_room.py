@@ -103,3 +103,27 @@ async def test_the_cashiers_screen_is_whole_at_the_least_window_size(
     cashier.entry_tabs.setCurrentIndex(0)
     assert seen == [], "\n".join(seen)
     await finish(window, host)
+
+
+async def test_the_product_grid_grows_with_the_window(
+    host: AppHost, make_window: Callable[[AppHost], MainWindow], client: httpx.Client, tmp_path: Path
+) -> None:
+    """At 1920×1080 the grid kept the small tiles and small type of 1024×768 and left its room unused: the tiles and
+    their type grow with the window, up to what a finger and an eye at arm's length want, every name still whole."""
+    window = await signed_in_window(host, make_window, client)
+    products = window.cashier.products
+    window.cashier.entry_tabs.setCurrentWidget(products)
+    seen: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for size in [(1024, 768), (1920, 1080), (1024, 768)]:
+        await at(window, *size)
+        tile = next(t for t in products.tiles if t.isVisible())
+        seen[size] = (tile.fontInfo().pixelSize(), tile.width(), tile.height())
+        customers = window.cashier.customers.table  # the list beside it, fetched at the window's first size
+        problems = cut_text(window, products.catalog_box, customers, shortened=(customers,))
+        assert problems == [], f"at {size}:\n" + "\n".join(problems)
+        screenshot(window, f"words-grid-{size[0]}x{size[1]}", tmp_path)
+    small, large = seen[(1024, 768)], seen[(1920, 1080)]
+    assert small[0] == 15, "the window's own type at 1024×768"
+    assert 15 < large[0] <= 20, f"the type at 1920×1080: {large[0]} px"
+    assert large[1] > small[1] and large[2] >= small[2], f"tiles at 1024×768 {small}, at 1920×1080 {large}"
+    await finish(window, host)
