@@ -118,6 +118,8 @@ class CatalogPage(QWidget):
         self.category_name = QLineEdit()
         self.category_name.setAccessibleName("Category name")
         self.category_name.setPlaceholderText("Category name")
+        self.category_name.ensurePolished()  # its placeholder whole, however narrow the window (16: the frame's)
+        self.category_name.setMinimumWidth(self.category_name.fontMetrics().horizontalAdvance("Category name") + 16)
         from pos_terminal.services.catalog_editor import MAX_CATEGORY_NAME
 
         self.category_name.setMaxLength(MAX_CATEGORY_NAME)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -135,7 +136,9 @@ class ProductForm(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setMinimumWidth(400)
+        # the form whole beside the scroll bar a short window shows (at 960×640 the bar took the Revert button's edge)
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self.verticalScrollBar())
+        self.setMinimumWidth(max(400, editor.minimumSizeHint().width() + bar))
         wheel_when_focused(self)  # scrolling the form never moves a product to another category
 
     def show_product(self, row: ProductRow | None, price: Callable[[int], str] | None) -> None:
