@@ -73,13 +73,18 @@ class StoreStatus:
     last_error: str | None = None
     refused: tuple[Refused, ...] = ()
 
-    def sentence(self, local_time: Callable[[datetime], str]) -> str:
-        """One line: "Store online", "Store offline since 14:02 · 12 changes waiting"."""
+    def sentence(self, local_time: Callable[[datetime], str], *, short: bool = False) -> str:
+        """One line: "Store online", "Store offline since 14:02 · 12 changes waiting"; ``short`` for a narrow bar,
+        without the time and the noun: "Store offline · 12 waiting"."""
         if not self.linked:
             return "Not part of a store"
-        waiting = f" · {counted(self.waiting, 'change')} waiting" if self.waiting else ""
+        waiting = ""
+        if self.waiting:
+            waiting = f" · {self.waiting} waiting" if short else f" · {counted(self.waiting, 'change')} waiting"
         if self.offline_since is not None:
-            return f"Store offline since {local_time(self.offline_since)}{waiting}"
+            return (
+                f"Store offline{waiting}" if short else f"Store offline since {local_time(self.offline_since)}{waiting}"
+            )
         if self.online is None:
             return f"Store: connecting…{waiting}"
         return f"Store online{waiting}"

@@ -146,8 +146,20 @@ def offer(
         text = f"Charge {amount}\nto {fit(name)}" if name else "Charge"
     reason = blocked
     if not blocked and state.phase in UNCHARGED and state.message:
-        reason = f"{PHASE_TEXT[state.phase]}: {state.message}"
+        reason = uncharged_reason(state.phase, state.message)
     return Offer(ButtonPage.CHARGE, text, not blocked or offering_shift, reason, offering_shift)
+
+
+# a refusal that says so itself ("The payment was declined: …") is not prefixed with "Not charged:" as well
+_SAYS_NOT_CHARGED = ("declined", "nothing was charged", "not charged")
+
+
+def uncharged_reason(phase: Phase, message: str) -> str:
+    """Why a charge ended without a transaction, said once: the service's refusal where it says so itself, else
+    the phase and the message."""
+    if phase is Phase.FAILED and any(words in message.lower() for words in _SAYS_NOT_CHARGED):
+        return message
+    return f"{PHASE_TEXT[phase]}: {message}"
 
 
 def balance_line(state: OpenCheck, money: Format) -> tuple[str, str, int]:

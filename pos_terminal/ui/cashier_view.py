@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from pos_terminal.services.terminal import Terminal
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QMessageBox, QStackedWidget, QTabWidget, QWidget
 
 
@@ -65,7 +66,7 @@ class NotConnected(UserError):
     hint = "It is connecting; try again in a moment."
 
 
-COLUMN_MINIMUM = (200, 400, 330)  # customers, the sale, the ticket: 1024 px wide holds all three
+COLUMN_MINIMUM = (200, 392, 330)  # customers, the sale, the ticket: the window at its least, 960 px, holds all three
 COLUMN_STRETCH = (2, 5, 3)
 
 
@@ -105,8 +106,8 @@ class CashierView(QWidget):
 
         self.ticket = Ticket(self)
         columns = QHBoxLayout(self)
-        columns.setContentsMargins(8, 8, 8, 8)
-        columns.setSpacing(12)
+        columns.setContentsMargins(5, 8, 5, 8)  # 960 px (the window at its least) holds the three columns' least
+        columns.setSpacing(6)
         for column, minimum, stretch in zip(
             (self.customers, self.middle, self.ticket), COLUMN_MINIMUM, COLUMN_STRETCH, strict=True
         ):
@@ -140,6 +141,13 @@ class CashierView(QWidget):
         self.charge_status.check_now_button.clicked.connect(self.charging.check_now)
         self.charging.open_shift_requested.connect(self.open_shift_requested)
         self.entry_tabs.currentChanged.connect(lambda _: page.say_typing_into())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        """The customer's name on Charge is fitted to the button's width when the offer is made: fitted again when
+        the window changes size (made at 1920 px, a name ran past the button at 1024)."""
+        super().resizeEvent(event)
+        if self.terminal is not None:
+            self.charging.render_offer(self.register.current)
 
     def _tab_order(self) -> None:
         """Left to right, top to bottom, as the screen reads."""

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QTableView
 
 MIME = "application/x-pos-terminal-catalog-row"
+BARCODES = 4  # the products' column of codes: they differ in their last digits, so shortened in the middle
 ROW_HEIGHT = 40  # a fingertip per row
 SWATCH = 40
 INACTIVE = QColor("#8c959f")
@@ -107,6 +108,15 @@ class ProductModel(RowsModel["ProductRow"]):
         if column == 4:
             return " ".join(row.barcodes)
         return "yes" if row.active else "no"
+
+    def style(self, row: ProductRow, column: int, role: int) -> Any:
+        """A name (its column gives way when the page is narrow) and the barcodes (shortened in the middle) are
+        whole in their tool tips."""
+        if column == 0 and role == Qt.ItemDataRole.ToolTipRole:
+            return row.name
+        if column == BARCODES and row.barcodes and role == Qt.ItemDataRole.ToolTipRole:
+            return "\n".join(row.barcodes)
+        return super().style(row, column, role)
 
 
 class CategoryModel(RowsModel["CategoryRow"]):

@@ -20,6 +20,7 @@ from pos_terminal.domain.text import fold
 from pos_terminal.errors import UserError
 from pos_terminal.ui.approval_dialog import ManagerPrompt, with_approval
 from pos_terminal.ui.catalog_lists import (
+    BARCODES,
     ROW_HEIGHT,
     CategoryModel,
     ProductModel,
@@ -29,10 +30,10 @@ from pos_terminal.ui.catalog_lists import (
 )
 from pos_terminal.ui.product_form import ProductForm
 from pos_terminal.ui.tasks import Messages
-from pos_terminal.ui.widgets import button, confirm, file_dialog, label, least_room
+from pos_terminal.ui.widgets import MiddleElided, button, clearable, confirm, file_dialog, label, least_room
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -75,7 +76,7 @@ class CatalogPage(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find a product: name, category or barcode")
         self.search.setAccessibleName("Find a product in the catalog")
-        self.search.setClearButtonEnabled(True)
+        clearable(self.search, "Clear the catalog search")
         self.search.setMaxLength(MAX_SEARCH)
         self.search.textChanged.connect(self.on_search_changed)
         self.import_button = button("&Import CSV…", name="Import a catalog from a CSV file")
@@ -98,7 +99,7 @@ class CatalogPage(QWidget):
         for column in (1, 2, 5):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.resizeSection(3, 110)
-        header.resizeSection(4, 130)
+        self.product_table.setItemDelegateForColumn(BARCODES, MiddleElided(self.product_table))
         self.product_table.selectionModel().currentRowChanged.connect(self.on_product_current)
         self.products.dropped.connect(lambda uid, row: self.move_product(uid, row))
         self.new_button = button("&New product", name="Add a new product")
@@ -118,6 +119,8 @@ class CatalogPage(QWidget):
         self.category_name = QLineEdit()
         self.category_name.setAccessibleName("Category name")
         self.category_name.setPlaceholderText("Category name")
+        self.category_name.ensurePolished()  # its placeholder whole, however narrow the window (16: the frame's)
+        self.category_name.setMinimumWidth(self.category_name.fontMetrics().horizontalAdvance("Category name") + 16)
         from pos_terminal.services.catalog_editor import MAX_CATEGORY_NAME
 
         self.category_name.setMaxLength(MAX_CATEGORY_NAME)
@@ -243,6 +246,7 @@ class CatalogPage(QWidget):
             )
         ]
         self.products.replace_rows(shown)
+        self._fit_barcodes()
         self._select(self.product_table, self.products, self.editing)
         total = len(self.all_products)
         self.count.setText(f"{len(shown)} of {total} products" if words else f"{total} products")
@@ -322,7 +326,7 @@ class CatalogPage(QWidget):
         row = self.terminal.catalog_editor.save_product(uid, edit, by=by)
         self.dirty = False
         self.editing = row.uid
-        self._after_change(f"“{row.name}” is saved.", product=row.uid)
+        self._after_change(self._saved(f"“{row.name}”"), product=row.uid)
 
     # --- order ------------------------------------------------------------------------------------------------------
 
@@ -400,7 +404,7 @@ class CatalogPage(QWidget):
         def save(by: str | None) -> None:
             assert self.terminal is not None
             row = self.terminal.catalog_editor.save_category(uid, name, active=active, by=by)
-            self._after_change(f"The category “{row.name}” is saved.", category=row.uid)
+            self._after_change(self._saved(f"The category “{row.name}”"), category=row.uid)
 
         self._approved(question, save, self._notice)
 
@@ -432,10 +436,16 @@ class CatalogPage(QWidget):
             if not published.any:
                 self._after_change(f"The catalog is already {path.name}: nothing changed.")
                 return
-            self._after_change(
-                f"{path.name} is imported: {len(published.added)} added, {len(published.changed)} changed,"
-                f" {len(published.retired)} taken off."
+            counts = (
+                f"{len(published.added)} added, {len(published.changed)} changed, {len(published.retired)} taken off"
             )
+            if self._store_away():
+                self._after_change(
+                    f"{path.name} is imported on this till ({counts}); the other tills get it once the store is "
+                    "back online."
+                )
+            else:
+                self._after_change(f"{path.name} is imported: {counts}.")
 
         self._approved(f"Make {path.name} the catalog?", publish, self._notice)
 
@@ -509,6 +519,33 @@ class CatalogPage(QWidget):
         self.prompt = with_approval(self, till, Guarded.MANAGE_CATALOG, question, then)
         if self.prompt is not None:
             self.prompt.rejected.connect(lambda: setattr(self, "prompt", None))
+
+    def _fit_barcodes(self) -> None:
+        """The barcodes whole where the table has room once the names have theirs (or a third of it), else
+        shortened in the middle, where codes differ; never narrower than their heading."""
+        table, header = self.product_table, self.product_table.horizontalHeader()
+        others = sum(table.columnWidth(column) for column in (1, 2, 3, 5))
+        room = table.viewport().width() - others
+        wanted = max(header.sectionSizeHint(BARCODES), table.sizeHintForColumn(BARCODES))
+        names = table.sizeHintForColumn(0)
+        table.setColumnWidth(BARCODES, min(wanted, max(header.sectionSizeHint(BARCODES), room - names, room // 3)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_barcodes()
+
+    def _store_away(self) -> bool:
+        """This till belongs to a store it cannot reach now: what it saves reaches the other tills later."""
+        if self.terminal is None:
+            return False
+        status = self.terminal.store.status()
+        return status.linked and status.offline_since is not None
+
+    def _saved(self, what: str) -> str:
+        """What is saved, and who has it: an edit made while the store is away stays on this till until it is back."""
+        if self._store_away():
+            return f"{what} is saved on this till; the other tills get it once the store is back online."
+        return f"{what} is saved."
 
     def _after_change(self, news: str | None, *, product: str | None = None, category: str | None = None) -> None:
         self._notice(None)

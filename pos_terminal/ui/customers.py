@@ -15,7 +15,7 @@ from pos_terminal.errors import UserError
 from pos_terminal.ui.actions import Act, key
 from pos_terminal.ui.table_model import ReadOnlyTableModel
 from pos_terminal.ui.tasks import Messages, Tasks
-from pos_terminal.ui.widgets import MAX_TYPED_NAME, Waiting, button, label, quoted
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, MiddleElided, Waiting, button, clearable, label, quoted
 
 if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_terminal.app)
     from pos_terminal.api.models import Customer
@@ -24,12 +24,23 @@ if TYPE_CHECKING:  # the service's side loads after the screen is painted (pos_t
 from PySide6.QtCore import (
     QEvent,
     QObject,
+    QSize,
     Qt,
     QTimer,
     Signal,
 )
 from PySide6.QtGui import QKeyEvent, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QStyle,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 HEADERS = ("Name", "Check-in", "Member", "Since")
 WIDE = 360  # narrower than this, the list shows name and check-in number only (a compact list)
@@ -82,6 +93,10 @@ class CustomerModel(ReadOnlyTableModel["Customer"]):
     @property
     def total(self) -> int:
         return len(self._all)
+
+    def texts(self, column: int) -> list[str]:
+        """What ``column`` shows for every customer checked in, shown by the search or not."""
+        return [str(self.cell(customer, column)) for customer in self._all]
 
     def customer(self, row: int) -> Customer | None:
         return self.row(row)
@@ -153,7 +168,7 @@ class CustomerPanel(QWidget):
         self.search.setToolTip(f"Find a customer by name, member number or check-in number ({key(Act.FIND_CUSTOMER)})")
         self.search.setAccessibleName("Find customer")
         self.search.setMaxLength(MAX_TYPED_NAME)
-        self.search.setClearButtonEnabled(True)
+        clearable(self.search, "Clear the customer search")
         self.search.textChanged.connect(self.on_search_changed)
         self.search.installEventFilter(_SearchKeys(self))
         self.refresh_button = button("Refresh", name="Refresh customers", shortcut=key(Act.REFRESH_CUSTOMERS))
@@ -169,6 +184,7 @@ class CustomerPanel(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setItemDelegateForColumn(2, MiddleElided(self.table))  # a member number, if ever short of room
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Sized once per refresh, not per keystroke: ResizeToContents re-measured every row on each filter.
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -216,17 +232,35 @@ class CustomerPanel(QWidget):
         finally:
             self.waiting.stop()
         self.model.set_customers(fetched)
-        for column in (1, 2, 3):
-            self.table.resizeColumnToContents(column)
+        self._size_columns()
         self._fit_columns()
         self._say_count()
         self.refreshed.emit(len(fetched))
 
+    def _size_columns(self) -> None:
+        """The check-in number, the member number and the time as wide as the widest of every customer checked
+        in, not of the rows a search lets through now (the list refreshes while the cashier searches)."""
+        header, style = self.table.horizontalHeader(), self.table.style()
+        option = QStyleOptionViewItem()
+        self.table.initViewItemOption(option)
+        option.features |= QStyleOptionViewItem.ViewItemFeature.HasDisplay
+        for column in (1, 2, 3):
+            widest = 0
+            for text in self.model.texts(column):  # as the table's painter measures a cell, margins and all
+                option.text = text
+                size = style.sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, option, QSize(), self.table)
+                widest = max(widest, size.width())
+            grid = 1 if self.table.showGrid() else 0  # a cell is drawn inside the grid's line
+            header.resizeSection(column, max(header.sectionSizeHint(column), widest + grid))
+
     def _fit_columns(self) -> None:
         """Compact when narrow: the member number and the time of check-in only when there is room."""
         wide = self.width() >= WIDE
+        hidden = self.table.isColumnHidden(2)
         for column in (2, 3):
             self.table.setColumnHidden(column, not wide)
+        if hidden and wide:
+            self._size_columns()  # sized while hidden, they came back as narrow as they were hidden ("M-1…234")
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

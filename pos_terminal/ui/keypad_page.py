@@ -20,7 +20,17 @@ if TYPE_CHECKING:
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QSpacerItem,
+    QSpinBox,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
 
 MAX_TYPED_AMOUNT = 20  # a price, a percent, a discount, the cash taken: more than an int32 of cents can hold
 
@@ -126,10 +136,17 @@ class KeypadPage(QWidget):
         for stretchy, line in ((self.item_name, rows[0]), (self.discount_input, rows[2]), (self.cash_input, rows[3])):
             line.setStretchFactor(stretchy, 1)
         rows[1].addStretch(1)
-        first_column = (captions[0], captions[1], captions[4], captions[5])  # Item, Price, Discount, Cash taken
-        width = max(c.minimumWidth() for c in first_column)
+        first_column = (captions[0], captions[4], captions[5])  # Item, Discount, Cash taken
+        width = max(c.minimumWidth() for c in (*first_column, captions[1]))
         for shown in first_column:
             shown.setFixedWidth(width)
+        # the price's row is the widest: its caption keeps its own width and a space before it lines it up with the
+        # first column, a space that gives way where the page is narrower (the window at its least size), rather
+        # than the caption being run over ("Pric")
+        captions[1].setFixedWidth(captions[1].minimumWidth())
+        spacing = max(0, self.style().pixelMetric(QStyle.PixelMetric.PM_LayoutHorizontalSpacing))  # after the space
+        ahead = max(0, width - captions[1].minimumWidth() - spacing)
+        rows[1].insertSpacerItem(0, QSpacerItem(ahead, 0, QSizePolicy.Policy.Preferred))
         self.setAccessibleName("Keypad")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 8, 0, 0)

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.errors import UserError
 from pos_terminal.ui.catalog_lists import SWATCH, Swatch, percent
-from pos_terminal.ui.widgets import BIG_BUTTON, button, form, label, least_room, level_labels, wheel_when_focused
+from pos_terminal.ui.widgets import (
+    BIG_BUTTON,
+    button,
+    clearable,
+    form,
+    label,
+    least_room,
+    level_labels,
+    wheel_when_focused,
+)
 
 if TYPE_CHECKING:  # the services load after the first paint (pos_terminal.app)
     from pos_terminal.domain.money import MoneyFormat
@@ -28,6 +37,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -70,7 +80,7 @@ class ProductForm(QScrollArea):
         self.colour = QLineEdit()
         self.colour.setAccessibleName("Grid colour")
         self.colour.setPlaceholderText("#rrggbb, or none")
-        self.colour.setClearButtonEnabled(True)  # no colour: the grid's own
+        clearable(self.colour, "Clear the grid colour")  # no colour: the grid's own
         self.colour.setMaxLength(7)
         self.swatches: list[QPushButton] = []
         self.swatch_box = QWidget()
@@ -126,9 +136,10 @@ class ProductForm(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # the fields' 400 px, and the scroll bar's room: a page's message above left the form a scroll bar, which
-        # took its width from the fields
-        self.setMinimumWidth(400 + self.verticalScrollBar().sizeHint().width())
+        # the form whole beside the scroll bar a short window or a page's message above gives it: the bar took its
+        # width from the fields (at 960×640 it covered the Revert button's edge)
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self.verticalScrollBar())
+        self.setMinimumWidth(max(400, editor.minimumSizeHint().width()) + bar)
         wheel_when_focused(self)  # scrolling the form never moves a product to another category
 
     def show_product(self, row: ProductRow | None, price: Callable[[int], str] | None) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pos_terminal.domain.text import fold
 from pos_terminal.ui import actions
-from pos_terminal.ui.widgets import MAX_TYPED_NAME, button, label, quoted
+from pos_terminal.ui.widgets import MAX_TYPED_NAME, button, clearable, label, quoted
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QKeyEvent, QResizeEvent
@@ -40,6 +40,9 @@ TILE_WIDTH = 132  # the narrowest a tile gets: two lines of a name at the tile's
 TILE_HEIGHT = 72
 TILE_MAX_HEIGHT = 112  # on a tall screen tiles grow up to this
 TILE_ROWS_SHOWN = 6  # ... so that about this many rows fill the grid's height
+TILE_FONT = 15  # px: the window's type, on a tile of a grid under SCALE_FROM px high
+TILE_FONT_MOST = 20  # px: a name read at arm's length; the tiles grow with their type, up to this
+SCALE_FROM = 540  # px of the grid's height at which tiles start to grow (a 1024×768 window's grid is less)
 ALL = "All"
 
 
@@ -67,10 +70,11 @@ class ProductTile(QPushButton):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.rows_height = TILE_HEIGHT
+        self.least_width = TILE_WIDTH
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         hint = super().sizeHint()
-        return QSize(max(hint.width(), TILE_WIDTH), max(hint.height(), self.rows_height))
+        return QSize(max(hint.width(), self.least_width), max(hint.height(), self.rows_height))
 
 
 class _GridKeys(QObject):
@@ -127,12 +131,13 @@ class ProductPanel(QWidget):
         self.columns = 3
         self.category: str | None = None
         self._text_height = TILE_HEIGHT
+        self._font = TILE_FONT  # px: the tiles' type, larger on a larger grid
 
         self.search = QLineEdit()
         self.search.setPlaceholderText(f"Find a product ({actions.key(actions.Act.FIND_PRODUCT)})")
         self.search.setAccessibleName("Find product")
         self.search.setMaxLength(MAX_TYPED_NAME)
-        self.search.setClearButtonEnabled(True)
+        clearable(self.search, "Clear the product search")
         self.search.textChanged.connect(self.refilter)
         keys = _GridKeys(self)
         self.search.installEventFilter(keys)
@@ -207,9 +212,6 @@ class ProductPanel(QWidget):
             tile = ProductTile(entry.name)
             tile.setProperty("role", "tile")
             tile.setAccessibleName(f"Add {entry.name}, {price}")
-            tile.ensurePolished()  # the style sheet's font, which the name is wrapped in
-            name = wrap(entry.name, tile.fontMetrics(), TILE_WIDTH - 24, lines=3)
-            tile.setText(f"{name}\n{price}".replace("&", "&&"))  # a name's "&" is not a mnemonic
             tile.setToolTip(f"{entry.name}, {price}")
             tile.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             tile.setAutoDefault(True)  # Enter on the tile in focus adds it
@@ -219,8 +221,7 @@ class ProductPanel(QWidget):
             self.entries[tile] = entry
             self._keys[tile] = fold(f"{entry.name} {entry.category or ''}")
         self.category_names = {}
-        self._text_height = max([TILE_HEIGHT, *(tile.sizeHint().height() for tile in self.tiles)])
-        self._size_tiles()
+        self._letter_tiles()
         for name in (ALL, *catalog.categories):
             tab = button(name.replace("&", "&&"), role="category", name=f"Category {name}")
             tab.setCheckable(True)
@@ -302,7 +303,7 @@ class ProductPanel(QWidget):
 
     def _flow(self) -> None:
         room = self._room() if self.grid_scroll.viewport().width() else self.width()
-        self.columns = max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing()))
+        self.columns = max(2, (room + self.grid.spacing()) // (self.tile_width + self.grid.spacing()))
         for tile in self.tiles:
             self.grid.removeWidget(tile)
             tile.hide()
@@ -320,11 +321,38 @@ class ProductPanel(QWidget):
         for column in range(self.grid.columnCount()):
             self.grid.setColumnStretch(column, 1 if column < self.columns else 0)
 
+    @property
+    def tile_width(self) -> int:
+        """The narrowest a tile gets, grown with its type."""
+        return TILE_WIDTH * self._font // TILE_FONT
+
+    def _letter_tiles(self) -> None:
+        """Each tile's name wrapped at the tiles' type and width, and the tiles as tall as the longest name needs."""
+        for tile in self.tiles:
+            entry = self.entries[tile]
+            tile.setStyleSheet(f"font-size: {self._font}px;" if self._font != TILE_FONT else "")
+            tile.ensurePolished()  # the style sheet's font, which the name is wrapped in
+            tile.least_width = self.tile_width
+            name = wrap(entry.name, tile.fontMetrics(), self.tile_width - 24, lines=3)
+            price = self._money.format(entry.price) if self._money is not None else ""
+            tile.setText(f"{name}\n{price}".replace("&", "&&"))  # a name's "&" is not a mnemonic
+        self._text_height = max([TILE_HEIGHT, *(tile.sizeHint().height() for tile in self.tiles)])
+        self._size_tiles()
+
+    def _grow_tiles(self) -> bool:
+        """On a taller grid the tiles' type grows, up to what an eye at arm's length reads; True when it changed."""
+        font = max(TILE_FONT, min(TILE_FONT_MOST, TILE_FONT * self.grid_scroll.viewport().height() // SCALE_FROM))
+        if font == self._font:
+            return False
+        self._font = font
+        self._letter_tiles()
+        return True
+
     def _size_tiles(self) -> None:
         """One height for every tile (the grid reads as rows): what the longest name needs, and taller on a
         tall screen, so the grid fills it with larger targets rather than leaving it empty."""
         screenful = self.grid_scroll.viewport().height() // TILE_ROWS_SHOWN
-        height = max(self._text_height, min(TILE_MAX_HEIGHT, screenful))
+        height = max(self._text_height, min(TILE_MAX_HEIGHT * self._font // TILE_FONT, screenful))
         for tile in self.tiles:
             if tile.rows_height != height:
                 tile.rows_height = height
@@ -334,9 +362,10 @@ class ProductPanel(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._flow_categories()
+        grown = self._grow_tiles()
         self._size_tiles()
         room = self._room()
-        if max(2, (room + self.grid.spacing()) // (TILE_WIDTH + self.grid.spacing())) != self.columns:
+        if grown or max(2, (room + self.grid.spacing()) // (self.tile_width + self.grid.spacing())) != self.columns:
             self._flow()
 
     # --- choosing -------------------------------------------------------------------------------------

@@ -3,15 +3,16 @@ and who is at the till with the shift (and the key that switches person)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pos_terminal.domain.words import counted
 from pos_terminal.ui.actions import Act, key
-from pos_terminal.ui.widgets import button, label, set_role
+from pos_terminal.ui.widgets import ElidedLabel, button, label, set_role
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton, QStatusBar, QWidget
+from PySide6.QtWidgets import QPushButton, QSizePolicy, QStatusBar, QWidget
 
 if TYPE_CHECKING:  # the service's side loads after the first screen is painted (pos_terminal.app)
     from pos_terminal.services.session import SessionState
@@ -38,17 +39,22 @@ class StatusBar(QStatusBar):
         self.terminal_id.setAccessibleName("Terminal id")
         self.connection = label()
         self.connection.setAccessibleName("Connection")
-        self.pending = label()
+        # these three say less when the bar is short of room (a long name, a three-digit count at 1024 px), and
+        # shorten with "…" last: each keeps its whole text in its tool tip and accessible description
+        self.pending = ElidedLabel()
         self.pending.setAccessibleName("State changes waiting to be sent")
-        self.store = label()
+        self.store = ElidedLabel(yields=True)  # its stretch gives it the room left over
         self.store.setAccessibleName("The store database: online or not, and what waits to be sent there")
         self.store.hide()
-        self.till = label()
+        self.till = ElidedLabel(keep=16)  # an everyday name and shift whole while the store says less
         self.till.setAccessibleName("Who is at the till, and the shift")
+        for part in (self.pending, self.store, self.till):
+            part.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)  # its width, or less
         self.switch_button: QPushButton = button("Switch", name="Switch person", shortcut=key(Act.SWITCH_PERSON))
         self.switch_button.hide()
-        for widget in (self.badge, self.region, self.terminal_id, self.connection, self.store):
+        for widget in (self.badge, self.region, self.terminal_id, self.connection):
             self.addWidget(widget)
+        self.addWidget(self.store, 1)
         for text in (self.region, self.terminal_id, self.connection, self.store, self.pending, self.till):
             text.setContentsMargins(0, 0, 6, 0)  # room for a last letter's overhang: none is cut
             text.setTextFormat(Qt.TextFormat.PlainText)  # a person's name as typed: "<b>Mia</b>" is not bold
@@ -83,9 +89,11 @@ class StatusBar(QStatusBar):
         if status is None or not status.linked:
             self.store.hide()
             return
-        self.store.setText(status.sentence(lambda moment: moment.astimezone().strftime("%H:%M")))
+        clock: Callable[[datetime], str] = lambda moment: moment.astimezone().strftime("%H:%M")  # noqa: E731
+        sentence = status.sentence(clock)
+        self.store.set_texts(sentence, status.sentence(clock, short=True))
         set_role(self.store, "reason" if status.offline_since is not None else "")
-        tip = f"Store database: {status.address}"
+        tip = f"{sentence}\nStore database: {status.address}"
         if status.last_error:
             tip += f"\n{status.last_error}"
         if status.refused:
@@ -109,7 +117,10 @@ class StatusBar(QStatusBar):
     def show_pending(self, count: int) -> None:
         """State changes waiting for the service; nothing at all when none waits (the bar has little room at 1024 px,
         with the store's part beside it)."""
-        self.pending.setText(f"{counted(count, 'change')} waiting to be sent" if count else "")
+        if count:
+            self.pending.set_texts(f"{counted(count, 'change')} waiting to be sent", f"{count} to send")
+        else:
+            self.pending.setText("")
         self.pending.setVisible(bool(count))
 
     def show_till(self, text: str | None, *, locked: bool = False) -> None:

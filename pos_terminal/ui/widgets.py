@@ -13,7 +13,7 @@ from pathlib import Path
 from pos_terminal.ui.actions import DISMISS_MESSAGE
 from pos_terminal.ui.cashier_presenter import waited
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -31,7 +31,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
+    QToolButton,
     QWidget,
 )
 from shiboken6 import isValid
@@ -213,6 +216,15 @@ def empty(field: QLineEdit) -> None:
     field.setText("")
 
 
+def clearable(field: QLineEdit, name: str) -> None:
+    """Give ``field`` its ⊗ clear button, named: Qt's own has neither text nor name, and a screen reader said only
+    "button". ``name`` says what it empties ("Clear the customer search")."""
+    field.setClearButtonEnabled(True)
+    for part in field.findChildren(QToolButton):  # the clear button, the field's only one
+        part.setAccessibleName(name)
+        part.setToolTip(name)
+
+
 def form() -> QFormLayout:
     """A form whose labels sit level with their fields (Qt's own places them a few pixels high next to
     touch-sized fields)."""
@@ -290,24 +302,65 @@ def label(text: str = "", *, role: str | None = None, wrap: bool = False, rich: 
 
 class ElidedLabel(QLabel):
     """One line that never wraps nor widens the layout: drawn shortened with "…" when it has too little room
-    (in the middle for an id, at the end for a name); ``text()`` and the tool tip keep it whole."""
+    (in the middle for an id, at the end for a name); ``text()``, the tool tip and the accessible description keep it
+    whole. :meth:`set_texts` gives shorter wordings to show, in order, before any "…"."""
 
-    def __init__(self, text: str = "", *, mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+        keep: int = 0,
+        yields: bool = False,
+    ) -> None:
         super().__init__(text)
         self.mode = mode
+        self.yields = yields  # asks only for its shortest wording's room: its neighbours keep theirs first
+        self.keep = keep  # the letters it keeps however short of room the layout is (an everyday name whole)
+        self.shorter: tuple[str, ...] = ()
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setToolTip(text)
+        self.setAccessibleDescription(text)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self.shorter = ()
         super().setText(text)
+        self.updateGeometry()
         self.setToolTip(text)
+        self.setAccessibleDescription(text)
+
+    def set_texts(self, whole: str, *shorter: str) -> None:
+        """``whole`` where it fits, else the first of ``shorter`` that does, else the last shortened with "…"."""
+        self.setText(whole)
+        self.shorter = shorter
+        self.updateGeometry()  # its least room is its shortest wording's
+        self.update()
 
     def shown_text(self) -> str:
         """The text as drawn in the room it has."""
-        return self.fontMetrics().elidedText(self.text(), self.mode, self.contentsRect().width())
+        room = self.contentsRect().width()
+        metrics = self.fontMetrics()
+        wordings = (self.text(), *self.shorter)
+        for wording in wordings:
+            if metrics.horizontalAdvance(wording) <= room:
+                return wording
+        return metrics.elidedText(wordings[-1], self.mode, room)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self.minimumSizeHint() if self.yields else super().sizeHint()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(self.fontMetrics().horizontalAdvance("…") * 4, super().minimumSizeHint().height())
+        """Room for its shortest wording (a part that can say less is never cut), else for its first ``keep``
+        letters, and at least for a few."""
+        margins = self.contentsMargins().left() + self.contentsMargins().right()
+        metrics = self.fontMetrics()
+        if self.shorter:
+            least = metrics.horizontalAdvance(self.shorter[-1])
+        else:
+            kept = self.text() if len(self.text()) <= self.keep else self.text()[: self.keep] + "…"
+            least = metrics.horizontalAdvance(kept) if self.keep else 0
+        width = max(least, metrics.horizontalAdvance("…") * 4) + margins
+        return QSize(width, super().minimumSizeHint().height())
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         painter = QPainter(self)
@@ -321,6 +374,14 @@ class ElidedLabel(QLabel):
             self.shown_text(),
             self.foregroundRole(),
         )
+
+
+class MiddleElided(QStyledItemDelegate):
+    """A column of codes: shortened in the middle ("4001234…0017"), where codes differ, never at the end."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle
 
 
 class Banner(QFrame):

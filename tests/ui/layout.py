@@ -7,9 +7,11 @@ within the window.
 
 from __future__ import annotations
 
+import re
+
 from pos_terminal.ui.widgets import ElidedLabel
 
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -17,11 +19,14 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QHeaderView,
     QLabel,
+    QLayout,
     QLineEdit,
     QScrollArea,
     QScrollBar,
     QStyle,
+    QStyledItemDelegate,
     QStyleOptionSpinBox,
     QStyleOptionViewItem,
     QTabBar,
@@ -29,6 +34,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
     QWidget,
 )
+from shiboken6 import isValid
 
 CONTROLS = (QAbstractButton, QLabel, QLineEdit, QAbstractSpinBox, QComboBox, QTableView)
 
@@ -96,6 +102,49 @@ def _unscrolled(widget: QWidget, area: QScrollArea) -> str | None:
     return None
 
 
+def _cut_by_container(widget: QWidget, window: QWidget) -> str | None:
+    """The container (up to ``window``) that cuts ``widget``: a layout squeezed below what its widgets need lets
+    them run past its edge, under the next column ("Pric" beside the price field, "Add" under the ticket)."""
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        if isinstance(parent, QScrollArea) or isinstance(parent.parentWidget(), QScrollArea):
+            return None  # a scroll area's content is larger than what it shows, by design
+        if not parent.rect().contains(_rect_in(widget, parent)):
+            name = parent.accessibleName() or parent.objectName() or type(parent).__name__
+            return f"runs past the edge of {name}: {_rect_in(widget, parent)} in {parent.rect()}"
+        parent = parent.parentWidget()
+    return None
+
+
+def _in_layout(layout: QLayout, widget: QWidget) -> bool:
+    for n in range(layout.count()):
+        item = layout.itemAt(n)
+        if item.widget() is widget or (item.layout() is not None and _in_layout(item.layout(), widget)):
+            return True
+    return False
+
+
+def _laid_out(widget: QWidget) -> bool:
+    """A visible widget its container's layout places (an overlay or a field's own parts are placed by hand)."""
+    if not isValid(widget):
+        return False  # deleted while the walk went on (a tool tip's frame)
+    parent = widget.parentWidget()
+    if not widget.isVisible() or widget.isWindow() or parent is None or parent.layout() is None:
+        return False
+    return _in_layout(parent.layout(), widget)
+
+
+def _overlapping(widgets: list[QWidget]) -> list[str]:
+    """Controls side by side in one container that lie on top of each other."""
+    found = []
+    for n, a in enumerate(widgets):
+        for b in widgets[n + 1 :]:
+            if a.parentWidget() is b.parentWidget() and a.geometry().intersects(b.geometry()):
+                names = [w.accessibleName() or w.objectName() or type(w).__name__ for w in (a, b)]
+                found.append(f"{names[0]} and {names[1]} overlap: {a.geometry()} and {b.geometry()}")
+    return found
+
+
 def clipped(window: QWidget, *parts: QWidget) -> list[str]:
     """Every visible control of ``parts`` (the whole window when none) that lies outside ``window``, or whose
     text does not fit it."""
@@ -121,8 +170,11 @@ def clipped(window: QWidget, *parts: QWidget) -> list[str]:
                     problems.append(f"{where} is cut by {area.accessibleName() or 'a scroll area'}: {problem}")
             elif not bounds.contains(_rect_in(widget, window)):
                 problems.append(f"{where} lies outside the window: {_rect_in(widget, window)} in {bounds}")
+            elif (problem := _cut_by_container(widget, window)) is not None:
+                problems.append(f"{where} {problem}")
             if (problem := _text_problem(widget)) is not None:
                 problems.append(f"{where} is clipped: {problem}")
+        problems += _overlapping([w for w in [part, *part.findChildren(QWidget)] if _laid_out(w)])
     return problems
 
 
@@ -181,10 +233,85 @@ def _cut_cells(table: QTableView) -> list[str]:
     return cut
 
 
+CODE = re.compile(r"^[\w-]*\d[\w-]*$")  # a barcode, a member number, an id: no spaces, some digits
+
+
+def _elide_mode(table: QTableView, index: QModelIndex) -> Qt.TextElideMode:
+    """How the cell at ``index`` is shortened, as its delegate paints it."""
+    option = QStyleOptionViewItem()
+    option.textElideMode = table.textElideMode()
+    delegate = table.itemDelegateForIndex(index)
+    if isinstance(delegate, QStyledItemDelegate):
+        delegate.initStyleOption(option, index)
+    return option.textElideMode
+
+
+def _painted_width(table: QTableView, index: QModelIndex) -> int:
+    """The width the table's painter needs for the cell whole, its margins and all (as the style measures it)."""
+    option = QStyleOptionViewItem()
+    table.initViewItemOption(option)
+    delegate = table.itemDelegateForIndex(index)
+    if isinstance(delegate, QStyledItemDelegate):
+        delegate.initStyleOption(option, index)
+    grid = 1 if table.showGrid() else 0  # the cell is drawn inside the grid's line
+    return table.style().sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, option, QSize(), table).width() + grid
+
+
+def _spare(table: QTableView, margins: int) -> int:
+    """The room the stretching columns have beyond their widest text: room another column could have."""
+    header, model = table.horizontalHeader(), table.model()
+    spare = 0
+    for column in range(model.columnCount()):
+        if table.isColumnHidden(column) or header.sectionResizeMode(column) != QHeaderView.ResizeMode.Stretch:
+            continue
+        texts = [str(model.index(row, column).data() or "") for row in range(model.rowCount())]
+        widest = max((table.fontMetrics().horizontalAdvance(text) for text in texts), default=0)
+        spare += max(0, table.columnWidth(column) - margins - max(widest, header.sectionSizeHint(column) - margins))
+    return spare
+
+
+def _shortened_cells(table: QTableView) -> list[str]:
+    """Cells of a table that may shorten, shortened where they should not be: a column sized for its contents
+    (only the column that stretches gives way, and a column of codes that elides in the middle); a cell without its
+    whole text in its tool tip and accessible text; a code shortened anywhere but in the middle, where codes
+    differ."""
+    header, model = table.horizontalHeader(), table.model()
+    margins = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    cut = []
+    for column in range(model.columnCount()):
+        if table.isColumnHidden(column):
+            continue
+        heading = model.headerData(column, Qt.Orientation.Horizontal)
+        room = table.columnWidth(column) - margins
+        for row in range(model.rowCount()):
+            index = model.index(row, column)
+            text = str(index.data() or "")
+            font = index.data(Qt.ItemDataRole.FontRole)
+            metrics = QFontMetrics(font if isinstance(font, QFont) else table.font())
+            if not text or _painted_width(table, index) <= table.columnWidth(column):
+                continue
+            where = f"{heading!r} shows {metrics.elidedText(text, _elide_mode(table, index), room)!r} of {text!r}"
+            codes = all(CODE.match(word) for word in text.split())
+            middle = _elide_mode(table, index) == Qt.TextElideMode.ElideMiddle
+            stretches = header.sectionResizeMode(column) == QHeaderView.ResizeMode.Stretch
+            if not stretches and not (codes and middle):
+                cut.append(f"{where}: its column is sized for its contents")
+            elif not stretches and _spare(table, margins) >= metrics.horizontalAdvance(text) - room:
+                cut.append(f"{where}, while the column that gives way has room to spare")
+            if text not in str(index.data(Qt.ItemDataRole.ToolTipRole) or "").replace("\n", " "):
+                cut.append(f"{where}, and its tool tip does not say it whole")
+            if index.data(Qt.ItemDataRole.AccessibleTextRole) != text:
+                cut.append(f"{where}, and a screen reader does not read it whole")
+            if codes and not middle:
+                cut.append(f"{where}: a code shortened at its end hides the digits that differ")
+    return cut
+
+
 def cut_text(window: QWidget, *parts: QWidget, shortened: tuple[QTableView, ...] = ()) -> list[str]:
     """What :func:`clipped` finds, and besides: a label shortened with "…", a word broken in two, a table
     whose cells are shortened or that scrolls sideways. What a person reads must be whole; only the tables of
-    ``shortened`` may shorten a cell (they say so in their own module, and show it whole elsewhere)."""
+    ``shortened`` may shorten a cell (they say so in their own module, and show it whole elsewhere), in the column
+    that gives way, with the whole text in its tool tip and accessible text, and a code in its middle."""
     problems = clipped(window, *parts)
     for part in parts or (window,):
         for widget in [part, *part.findChildren(QWidget)]:
@@ -200,6 +327,8 @@ def cut_text(window: QWidget, *parts: QWidget, shortened: tuple[QTableView, ...]
                     problems.append(f"{name} scrolls sideways")
                 if widget not in shortened:
                     problems += [f"{name}: {cell}" for cell in _cut_cells(widget)]
+                else:
+                    problems += [f"{name}: {cell}" for cell in _shortened_cells(widget)]
     return problems
 
 

@@ -135,6 +135,6 @@ async def test_why_a_charge_was_refused_is_shown_whole_at_every_size(
     assert host.terminal is not None
     await until(lambda: host.terminal.register.current.phase is Phase.FAILED, what="declined")  # type: ignore[union-attr]
     whole_at_every_size(
-        "Not charged: The customer's card was declined. Ask the customer to pay another way.", picture="refused-charge"
+        "The customer's card was declined. Ask the customer to pay another way.", picture="refused-charge"
     )
     await finish(window, host)

@@ -92,7 +92,9 @@ def test_another_refusal_of_the_till_keeps_the_charge_label_and_disables_it() ->
 
 def test_a_charge_that_ended_without_a_transaction_says_why_above_the_button() -> None:
     failed = say.offer(open_check(TEA, phase=Phase.FAILED, message="The card was declined."), MONEY)
-    assert (failed.enabled, failed.reason) == (True, "Not charged: The card was declined.")
+    assert (failed.enabled, failed.reason) == (True, "The card was declined."), "a refusal says so once"
+    lost = say.offer(open_check(TEA, phase=Phase.FAILED, message="The service cannot be reached."), MONEY)
+    assert lost.reason == "Not charged: The service cannot be reached."
     unconfirmed = say.offer(open_check(TEA, phase=Phase.UNCONFIRMED, message="No answer."), MONEY)
     assert unconfirmed.reason == "Not confirmed: No answer."
 
