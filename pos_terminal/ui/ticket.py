@@ -57,7 +57,8 @@ class LinesTable(QTableView):
         # a long item name wraps onto a second line beside a large amount, rather than shrinking to "Fla…"
         self.setWordWrap(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setMinimumHeight(96)
+        # its heading and a line at the least (960×640), where the totals and a three-line reason keep their room
+        self.setMinimumHeight(80)
         self.verticalHeader().hide()
         self.verticalHeader().setMinimumSectionSize(34)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
