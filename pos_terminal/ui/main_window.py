@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from pos_terminal.ui.signin_view import SignInView
     from pos_terminal.ui.till_view import TillView
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QMoveEvent, QResizeEvent, QShowEvent, QWindowStateChangeEvent
+from PySide6.QtCore import QEvent, QMargins, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent, QWindowStateChangeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QGridLayout,
@@ -162,7 +162,6 @@ class MainWindow(QMainWindow):
         self.central = central
         self.built_help: HelpOverlay | None = None
         self.confirmation: QMessageBox | None = None
-        self.restoring = False  # un-maximised, until the window manager has put the frame where it goes
         self._make_actions()
         self._connect_signals()
 
@@ -629,35 +628,23 @@ class MainWindow(QMainWindow):
             and event.oldState() & Qt.WindowState.WindowMaximized
             and not self.isMaximized()
         ):
-            self.restoring = True
             self._fit_restored()
 
     def _fit_restored(self) -> None:
-        """Restored from maximised, the window's frame stays within the screen: opened as large as the screen's
-        area, its title bar and edges under a window manager reached past the foot of the screen."""
-        screen = self.screen()
-        if not self.restoring or self.isMaximized() or screen is None:
-            return
-        frame, available = self.frameGeometry(), screen.availableGeometry()
-        if frame.size() == self.size() or frame.size() == available.size():
-            return  # not framed yet, or the maximised frame still: the window manager's restore is still to come
-        self.restoring = False
-        if available.contains(frame):
-            return
-        edges = frame.size() - self.size()
-        self.resize(
-            min(self.width(), available.width() - edges.width()),
-            min(self.height(), available.height() - edges.height()),
-        )
-        self.move(available.topLeft())
+        """Restored from maximised, the window sits inside the screen's area with room for any frame around it.
 
-    def moveEvent(self, event: QMoveEvent) -> None:  # noqa: N802 (Qt's name)
-        super().moveEvent(event)
-        self._fit_restored()
+        It was opened as large as the screen's area (a kiosk session without a window manager keeps that size), so
+        the window manager restored it to the whole screen, and its title bar and edges reached past the foot.
+        Sized here from the screen alone, at the state change: waiting to read the frame's margins lost the race
+        with the window manager's notice of them, which can come after the last move or resize."""
+        available = self.screen().availableGeometry()
+        room = QMargins(
+            available.width() // 20, available.height() // 20, available.width() // 20, available.height() // 20
+        )
+        self.setGeometry(available.marginsRemoved(room))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        self._fit_restored()
         if self.built_help is not None and self.built_help.isVisible():
             self.built_help.hide()
             self.built_help.toggle()
