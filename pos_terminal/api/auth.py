@@ -56,7 +56,7 @@ MAX_NETWORK_BACKOFF = 60
 
 @dataclass(frozen=True)
 class TokenSet:
-    """What the terminal keeps of a sign-in; stored as JSON in the token store."""
+    """What the terminal keeps of a sign-in; stored as JSON in the token keeper."""
 
     access_token: str
     refresh_token: str | None

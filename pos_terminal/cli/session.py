@@ -117,8 +117,8 @@ async def _status(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
         "terminalId": terminal.settings.terminal_id,
         "session": terminal.session.state.value,
         "signInEnds": terminal.session.ends_at.isoformat() if terminal.session.ends_at else None,
-        "tokenStore": terminal.session.store.description,
-        "insecureTokenStore": terminal.session.store.insecure,
+        "tokenStore": terminal.session.keeper.description,
+        "insecureTokenStore": terminal.session.keeper.insecure,
         "pendingStateChanges": len(journal.outbox.pending()),
         "unfinishedCharges": len(journal.intents.unfinished()),
     }
@@ -132,7 +132,7 @@ async def _status(terminal: Terminal, args: argparse.Namespace, out: Output) -> 
     out.line(f"Sign-in in:  {status['tokenStore']}" + (" — INSECURE" if status["insecureTokenStore"] else ""))
     charges, changes = status["unfinishedCharges"], status["pendingStateChanges"]
     out.line(f"Pending:     {counted(charges, 'charge')} verifying, {counted(changes, 'state change')} to send")
-    if not terminal.session.store.can_store:  # a sign-in kept in a keychain this run does not reach is not gone
+    if not terminal.session.keeper.can_keep:  # a sign-in kept in a keychain this run does not reach is not gone
         from pos_terminal.services.session import NoKeychainHere
 
         out.note(NoKeychainHere().text())

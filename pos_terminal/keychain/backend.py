@@ -114,7 +114,7 @@ class Keychain:
         self.backend, self.from_memory = self._choose()
 
     def _choose(self) -> tuple[KeyringBackend, bool]:
-        if _users_choice():  # the second token store of a terminal finds the first one's choice here
+        if _users_choice():  # the second token keeper of a terminal finds the first one's choice here
             return keyring.get_keyring(), False
         name = _read(self.memory)
         if name is not None:

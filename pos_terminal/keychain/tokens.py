@@ -57,7 +57,7 @@ class TokenFileError(UserError):
     hint = "Check the file's permissions, or remove it and sign in again."
 
 
-class TokenStore(Protocol):
+class TokenKeeper(Protocol):
     """Keeps one terminal's token set between runs."""
 
     @property
@@ -71,7 +71,7 @@ class TokenStore(Protocol):
         ...
 
     @property
-    def can_store(self) -> bool:
+    def can_keep(self) -> bool:
         """False when saving would fail: sign-in should refuse before asking anyone to approve."""
         ...
 
@@ -108,11 +108,11 @@ def _digest(text: str) -> str:
 # --- the OS keychain -------------------------------------------------------------------------
 
 
-class KeyringTokenStore:
+class KeyringTokenKeeper:
     """The token set in the OS keychain under ``service``/``account``, split into chunks when large."""
 
     insecure = False
-    can_store = True
+    can_keep = True
 
     def __init__(self, service: str, account: str, backend: KeyringBackend | None = None) -> None:
         """``backend``: keyring's active one when not given (see :mod:`pos_terminal.keychain.backend`)."""
@@ -203,7 +203,7 @@ class KeyringTokenStore:
 # --- the opted-in file -------------------------------------------------------------------------
 
 
-class FileTokenStore:
+class FileTokenKeeper:
     """The token set in an unencrypted JSON file readable by this user only (explicit opt-in).
 
     The file keeps each sign-in under the ``account`` it belongs to, so a sign-in for one service is never sent to
@@ -212,7 +212,7 @@ class FileTokenStore:
     """
 
     insecure = True
-    can_store = True
+    can_keep = True
 
     def __init__(self, path: Path, *, account: str | None = None) -> None:
         self.path = path
@@ -306,11 +306,11 @@ def _fsync_directory(directory: Path) -> None:
 # --- nowhere -----------------------------------------------------------------------------------
 
 
-class NoTokenStore:
+class NoTokenKeeper:
     """No keychain and no opt-in: nothing is stored, and saving says why (fails closed)."""
 
     insecure = False
-    can_store = False
+    can_keep = False
     description = "nowhere (no keychain is available)"
 
     def load(self) -> dict[str, Any] | None:
@@ -323,27 +323,27 @@ class NoTokenStore:
         return None
 
 
-def open_token_store(
+def open_token_keeper(
     *,
     account: str,
     file_path: Path,
     allow_insecure_file: bool,
     backend: KeyringBackend | None = None,
-) -> TokenStore:
+) -> TokenKeeper:
     """The keychain when there is one; else the file if the user opted in; else a store that keeps nothing.
     ``backend``: the keychain to use, keyring's active one when not given."""
     try:
         store = _opened(account, file_path, allow_insecure_file, backend)
     except NoKeychain:
         log.warning("no keychain and no opt-in to a file: the sign-in will not be kept")
-        return NoTokenStore()
-    if isinstance(store, FileTokenStore):
+        return NoTokenKeeper()
+    if isinstance(store, FileTokenKeeper):
         log.warning("no keychain: the sign-in is kept in an unencrypted file, as the settings allow")
     return store
 
 
 def move_earlier_sign_in(
-    store: TokenStore,
+    store: TokenKeeper,
     earlier_account: str,
     *,
     file_path: Path,
@@ -353,7 +353,7 @@ def move_earlier_sign_in(
     """Move the sign-in an earlier release kept under ``earlier_account`` (where ``store``'s kind of store keeps it)
     into ``store``, which holds none; the earlier key is let go of, so no second profile can take it too. True when
     there was one to move."""
-    if isinstance(store, NoTokenStore):
+    if isinstance(store, NoTokenKeeper):
         return False
     try:
         earlier = _opened(earlier_account, file_path, allow_insecure_file, backend)
@@ -363,16 +363,16 @@ def move_earlier_sign_in(
     if data is None:
         return False
     store.save(data)
-    if not (isinstance(earlier, FileTokenStore) and isinstance(store, FileTokenStore)):
+    if not (isinstance(earlier, FileTokenKeeper) and isinstance(store, FileTokenKeeper)):
         earlier.clear()  # the file is the profile's own and was just rewritten under the new key
     log.info("the sign-in kept under an earlier release's key now belongs to this profile")
     return True
 
 
-def _opened(account: str, file_path: Path, allow_insecure_file: bool, backend: KeyringBackend | None) -> TokenStore:
+def _opened(account: str, file_path: Path, allow_insecure_file: bool, backend: KeyringBackend | None) -> TokenKeeper:
     try:
-        return KeyringTokenStore(SERVICE, account, backend)
+        return KeyringTokenKeeper(SERVICE, account, backend)
     except NoKeychain:
         if not allow_insecure_file:
             raise
-        return FileTokenStore(file_path, account=account)
+        return FileTokenKeeper(file_path, account=account)

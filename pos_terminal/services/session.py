@@ -1,6 +1,6 @@
 """The terminal's connection to the service: sign-in, the token's life, disconnect.
 
-Tokens live in the token store (the OS keychain unless the user opted in to an
+Tokens live in the token keeper (the OS keychain unless the user opted in to an
 insecure file); the api layer's :class:`TokenManager` refreshes them before
 expiry and after a 401. The processes of one profile (the window, a ``report``
 from cron) take turns under a lock in the profile to refresh, and each reads the
@@ -46,7 +46,7 @@ from pos_terminal.disk.locks import ProfileLock
 from pos_terminal.domain.clock import utcnow
 from pos_terminal.errors import UserError
 from pos_terminal.journal.journal import Journal
-from pos_terminal.keychain.tokens import NoKeychain, TokenStore
+from pos_terminal.keychain.tokens import NoKeychain, TokenKeeper
 
 log = logging.getLogger(__name__)
 
@@ -113,26 +113,26 @@ class Session:
     def __init__(
         self,
         auth: AuthClient,
-        store: TokenStore,
+        keeper: TokenKeeper,
         journal: Journal,
         *,
         terminal_id: str | None,
         scope: str = "posapi",
         actor: str | None = None,
         lock: ProfileLock,
-        better_store: Callable[[], TokenStore | None] | None = None,
+        better_keeper: Callable[[], TokenKeeper | None] | None = None,
         earlier: Callable[[], bool] | None = None,
     ) -> None:
-        """``better_store``: asked once, when no sign-in is found or before the first sign-in, for a store to look
-        in and keep it in instead of ``store`` (the terminal's: a keychain set up since "no keychain" was
-        remembered); None keeps ``store``.
+        """``better_keeper``: asked once, when no sign-in is found or before the first sign-in, for a keeper to look
+        in and keep it in instead of ``keeper`` (the terminal's: a keychain set up since "no keychain" was
+        remembered); None keeps ``keeper``.
         ``earlier``: asked when :meth:`restore` finds no sign-in, to move one an earlier release kept elsewhere into
-        ``store``; True when it did. A start with its sign-in stored reads the store once."""
+        ``keeper``; True when it did. A start with its sign-in kept reads the keeper once."""
         self.auth = auth
-        self._better_store = better_store
+        self._better_keeper = better_keeper
         self._earlier = earlier
         self.actor = actor
-        self.store = store
+        self.keeper = keeper
         self.journal = journal
         self.terminal_id = terminal_id
         self.scope = scope
@@ -160,7 +160,7 @@ class Session:
 
     @property
     def insecure_store(self) -> bool:
-        return self.store.insecure
+        return self.keeper.insecure
 
     @property
     def ends_at(self) -> datetime | None:
@@ -173,18 +173,18 @@ class Session:
     def restore(self) -> bool:
         """Pick up a sign-in stored earlier; True when there is one. None stored where this start looked first (a
         remembered "no keychain"): the keychain found now, if one is, is where it looks next and keeps it."""
-        data = self.store.load()
-        if not data and self._ensure_better_store():
-            data = self.store.load()
+        data = self.keeper.load()
+        if not data and self._ensure_better_keeper():
+            data = self.keeper.load()
         if not data and self._earlier is not None and self._earlier():
-            data = self.store.load()
+            data = self.keeper.load()
         if not data:
             self._set_state(SessionState.SIGNED_OUT)
             return False
         tokens = _readable(data)
         if tokens is None:
             log.warning("the stored sign-in is unreadable; signing out")
-            self.store.clear()
+            self.keeper.clear()
             self._set_state(SessionState.SIGNED_OUT)
             return False
         self._adopt(tokens, legacy=bool(data.get("legacy")))
@@ -196,7 +196,7 @@ class Session:
             return _Watched(self._manager, self)
         if self._static is not None:
             return _Watched(self._static, self)
-        raise NotSignedIn() if self.store.can_store else NoKeychainHere()
+        raise NotSignedIn() if self.keeper.can_keep else NoKeychainHere()
 
     # --- sign-in ---------------------------------------------------------------------------------
 
@@ -205,18 +205,18 @@ class Session:
         self._ensure_storable()
         return await self.auth.start_device_authorization(self.scope)
 
-    def _ensure_better_store(self) -> bool:
-        """Ask ``better_store`` once; True when it gave a store, kept from now on."""
-        if self._better_store is None:
+    def _ensure_better_keeper(self) -> bool:
+        """Ask ``better_keeper`` once; True when it gave a keeper, kept from now on."""
+        if self._better_keeper is None:
             return False
-        better, self._better_store = self._better_store(), None
+        better, self._better_keeper = self._better_keeper(), None
         if better is not None:
-            self.store = better
+            self.keeper = better
         return better is not None
 
     def _ensure_storable(self) -> None:
-        self._ensure_better_store()
-        if not self.store.can_store:
+        self._ensure_better_keeper()
+        if not self.keeper.can_keep:
             raise NoKeychain()
 
     async def finish_device_sign_in(
@@ -267,7 +267,7 @@ class Session:
         data = tokens.to_json()
         if legacy:
             data["legacy"] = True
-        self.store.save(data)
+        self.keeper.save(data)
 
     def _adopt(self, tokens: TokenSet, *, legacy: bool) -> None:
         self._tokens = tokens
@@ -297,7 +297,7 @@ class Session:
 
     def disconnect(self, *, actor: str | None = None, approved_by: str | None = None) -> None:
         """Forget the connection: every stored token is removed (``actor`` asked, ``approved_by`` approved)."""
-        self.store.clear()
+        self.keeper.clear()
         self._manager = None
         self._static = None
         detail = {"approvedBy": approved_by} if approved_by else None
@@ -313,7 +313,7 @@ def _readable(data: dict[str, object]) -> TokenSet | None:
 
 
 class _KeptSignIn:
-    """The session's token store and profile lock, as the api layer's :class:`SharedSignIn`."""
+    """The session's token keeper and profile lock, as the api layer's :class:`SharedSignIn`."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -322,7 +322,7 @@ class _KeptSignIn:
         return self._session.lock.hold()
 
     def load(self) -> TokenSet | None:
-        data = self._session.store.load()
+        data = self._session.keeper.load()
         return _readable(data) if data else None
 
     def save(self, tokens: TokenSet) -> None:

@@ -34,7 +34,7 @@ from pos_terminal.journal.catalog import CatalogBook, DetailsBook
 from pos_terminal.journal.journal import Journal, audit_record, cash_sale_record
 from pos_terminal.journal.staff import PeopleBook, ShiftBook
 from pos_terminal.journal.store_link import LinkBook, LinkState, Refused, Waiting
-from pos_terminal.keychain.tokens import TokenStore
+from pos_terminal.keychain.tokens import TokenKeeper
 from pos_terminal.services.catalog import Catalog, drafts_of
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ class StoreSync:
         journal: Journal,
         *,
         terminal_id: str,
-        secrets: Callable[[str], TokenStore],
+        secrets: Callable[[str], TokenKeeper],
         open_database: Callable[[str, str | None], StoreDatabase] | None = None,
         now: Clock = utcnow,
         own_catalog: Callable[[], Catalog] | None = None,

@@ -39,7 +39,7 @@ from pos_terminal.errors import ConfigError, UserError
 from pos_terminal.journal.catalog import CatalogBook
 from pos_terminal.journal.journal import FORGET_BATCH, Journal
 from pos_terminal.keychain.backend import Backend, Keychain
-from pos_terminal.keychain.tokens import TokenStore, move_earlier_sign_in, open_token_store
+from pos_terminal.keychain.tokens import TokenKeeper, move_earlier_sign_in, open_token_keeper
 from pos_terminal.paths import Paths
 from pos_terminal.services.catalog import Catalog, load_catalog, till_catalog
 from pos_terminal.services.catalog_editor import CatalogEditor
@@ -193,12 +193,12 @@ def store_sync_for(journal: Journal, paths: Paths, settings: Callable[[], Settin
     )
 
 
-def _store_secrets(paths: Paths, settings: Settings) -> Callable[[str], TokenStore]:
+def _store_secrets(paths: Paths, settings: Settings) -> Callable[[str], TokenKeeper]:
     """Where the store database's password is kept: the keychain, as the sign-in is (or the file the settings
     allow when there is none), under the store's address and this profile."""
 
-    def open_for(address: str) -> TokenStore:
-        return open_token_store(
+    def open_for(address: str) -> TokenKeeper:
+        return open_token_keeper(
             account=f"store database {address} for {paths.data_dir}",
             file_path=paths.insecure_token_file,
             allow_insecure_file=settings.allow_insecure_token_file,
@@ -247,15 +247,15 @@ class Terminal:
         self.keychain = Keychain(paths.keychain_file)
         account = sign_in_key(paths, service, settings.terminal_id)
 
-        def tokens_in(backend: Backend) -> TokenStore:
-            return open_token_store(
+        def tokens_in(backend: Backend) -> TokenKeeper:
+            return open_token_keeper(
                 account=account,
                 file_path=paths.insecure_token_file,
                 allow_insecure_file=settings.allow_insecure_token_file,
                 backend=backend,
             )
 
-        def keychain_set_up_since() -> TokenStore | None:
+        def keychain_set_up_since() -> TokenKeeper | None:
             """Before a sign-in on a remembered "no keychain": the keychain set up since, if there is one now."""
             found = self.keychain.look_again()
             return tokens_in(found) if found is not None else None
@@ -288,7 +288,7 @@ class Terminal:
             scope=sign_in.scope,
             actor=self.actor,
             lock=lock,
-            better_store=keychain_set_up_since,
+            better_keeper=keychain_set_up_since,
             earlier=earlier_sign_in,
         )
         self.session.restore()

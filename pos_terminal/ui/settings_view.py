@@ -108,7 +108,7 @@ class SettingsView(QWidget):
         self.idle_lock.setSpecialValueText("never")
         self.idle_lock.setAccessibleName("Lock the till after this long without use")
         self.insecure = QCheckBox("Keep the sign-in in a file when no keychain exists (insecure)")
-        self.token_store = label(role="hint", wrap=True)
+        self.token_keeper = label(role="hint", wrap=True)
         self._device_fields()
         self._store_fields()
 
@@ -127,7 +127,7 @@ class SettingsView(QWidget):
         form.addRow("Auto-cancel hint", stepped(self.auto_cancel, "automatic cancellation"))
         form.addRow("Discount a cashier may give", stepped(self.discount_limit, "discount a cashier may give"))
         form.addRow("Idle lock after", stepped(self.idle_lock, "idle lock"))
-        form.addRow("Sign-in kept", self.token_store)
+        form.addRow("Sign-in kept", self.token_keeper)
         form.addRow("", self.insecure)
         form.addRow(label("Counter devices", role="heading"))
         form.addRow("Receipt printer (ESC/POS)", self.receipt_printer)
@@ -383,8 +383,8 @@ class SettingsView(QWidget):
         self.insecure.setChecked(settings.allow_insecure_token_file)
         self._show_devices(settings.devices)
         if terminal is not None:
-            store = terminal.session.store
-            self.token_store.setText(store.description + (" — INSECURE" if store.insecure else ""))
+            keeper = terminal.session.keeper
+            self.token_keeper.setText(keeper.description + (" — INSECURE" if keeper.insecure else ""))
         self.disconnect_button.setEnabled(terminal is not None)
         self.show_store(terminal.store.status() if terminal is not None else None)
         self._show_catalog_source(terminal)

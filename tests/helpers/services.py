@@ -26,7 +26,7 @@ class Secrets:
 
     insecure = False
     description = "memory"
-    can_store = True
+    can_keep = True
 
     def __init__(self) -> None:
         self.data: dict[str, Any] = {}

@@ -79,13 +79,13 @@ async def test_device_sign_in_and_refresh_through_discovery(
     assert endpoints.source.startswith(f"the metadata at {provider.issuer}/.well-known/")
     assert terminal.session.state is SessionState.CONNECTED
     assert terminal.session.ends_at is None, "offline_access brought a refresh token"
-    first = terminal.session.store.load()
+    first = terminal.session.keeper.load()
     assert first is not None and first["refreshToken"]
 
     for _ in range(2):  # a second renewal shows the grant still stands after the first
         access = await renew(terminal)
         assert provider.introspect(access)["active"] is True
-    stored = terminal.session.store.load()
+    stored = terminal.session.keeper.load()
     assert stored is not None and stored["accessToken"] == access
     spent = provider.introspect(first["refreshToken"])["active"]
     assert spent is not rotate, "rotated: the first refresh token is spent; kept: it still works"

@@ -17,13 +17,13 @@ from keyring.backends import fail, null
 from pos_terminal.keychain.tokens import (
     CHUNK_SIZE,
     SERVICE,
-    FileTokenStore,
+    FileTokenKeeper,
     KeychainError,
-    KeyringTokenStore,
+    KeyringTokenKeeper,
     NoKeychain,
-    NoTokenStore,
+    NoTokenKeeper,
     move_earlier_sign_in,
-    open_token_store,
+    open_token_keeper,
 )
 from tests.keyrings import MemoryKeyring
 
@@ -55,7 +55,7 @@ TOKENS = {"access_token": "a" * 40, "refresh_token": "r" * 40, "expires_at": "20
 
 
 def test_keychain_round_trip(memory: MemoryKeyring) -> None:
-    store = KeyringTokenStore(SERVICE, "sandbox|LANE-1")
+    store = KeyringTokenKeeper(SERVICE, "sandbox|LANE-1")
     assert store.load() is None
     store.save(TOKENS)
     assert store.load() == TOKENS
@@ -70,7 +70,7 @@ def test_keychain_round_trip(memory: MemoryKeyring) -> None:
 
 def test_a_large_token_is_split_into_chunks(memory: MemoryKeyring) -> None:
     big = {"access_token": "x" * 5_000, "legacy": True}
-    store = KeyringTokenStore(SERVICE, "acct")
+    store = KeyringTokenKeeper(SERVICE, "acct")
     store.save(big)
     assert store.load() == big
     names = sorted(name for _, name in memory.secrets)
@@ -80,14 +80,14 @@ def test_a_large_token_is_split_into_chunks(memory: MemoryKeyring) -> None:
 
 
 def test_clear_removes_every_chunk(memory: MemoryKeyring) -> None:
-    store = KeyringTokenStore(SERVICE, "acct")
+    store = KeyringTokenKeeper(SERVICE, "acct")
     store.save({"access_token": "x" * 5_000})
     store.clear()
     assert memory.secrets == {}
 
 
 def test_a_smaller_token_after_a_chunked_one_leaves_no_chunks(memory: MemoryKeyring) -> None:
-    store = KeyringTokenStore(SERVICE, "acct")
+    store = KeyringTokenKeeper(SERVICE, "acct")
     store.save({"access_token": "x" * 5_000})
     store.save({"access_token": "x" * 1_500})
     assert store.load() == {"access_token": "x" * 1_500}
@@ -97,22 +97,22 @@ def test_a_smaller_token_after_a_chunked_one_leaves_no_chunks(memory: MemoryKeyr
 
 
 def test_chunks_that_do_not_belong_together_are_ignored(memory: MemoryKeyring) -> None:
-    store = KeyringTokenStore(SERVICE, "acct")
+    store = KeyringTokenKeeper(SERVICE, "acct")
     store.save({"access_token": "x" * 3_000})
     memory.secrets[(SERVICE, "acct#2")] = "y" * CHUNK_SIZE  # a save cut short
     assert store.load() is None
 
 
 def test_accounts_are_apart(memory: MemoryKeyring) -> None:
-    KeyringTokenStore(SERVICE, "one").save(TOKENS)
-    assert KeyringTokenStore(SERVICE, "two").load() is None
+    KeyringTokenKeeper(SERVICE, "one").save(TOKENS)
+    assert KeyringTokenKeeper(SERVICE, "two").load() is None
 
 
 @pytest.mark.parametrize("backend", [fail.Keyring, null.Keyring], ids=["fail", "null"])
 def test_no_keychain_fails_closed(use_keyring: Any, backend: type[KeyringBackend]) -> None:
     use_keyring(backend())
     with pytest.raises(NoKeychain) as caught:
-        KeyringTokenStore(SERVICE, "acct")
+        KeyringTokenKeeper(SERVICE, "acct")
     assert "No keychain" in caught.value.sentence
     assert "allow_insecure_token_file" in caught.value.text()
 
@@ -121,7 +121,7 @@ def test_backend_errors_become_a_sentence_without_the_secret(
     use_keyring: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     use_keyring(BrokenKeyring())
-    store = KeyringTokenStore(SERVICE, "acct")
+    store = KeyringTokenKeeper(SERVICE, "acct")
     with caplog.at_level(logging.DEBUG), pytest.raises(KeychainError) as caught:
         store.load()
     assert "s3cret" not in caught.value.text()
@@ -131,7 +131,7 @@ def test_backend_errors_become_a_sentence_without_the_secret(
 
 def test_file_store(tmp_path: Path) -> None:
     path = tmp_path / "data" / "tokens.json"
-    store = FileTokenStore(path, account="acct")
+    store = FileTokenKeeper(path, account="acct")
     assert store.load() is None
     store.save(TOKENS)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -139,7 +139,7 @@ def test_file_store(tmp_path: Path) -> None:
     assert store.insecure
     assert "unencrypted file" in store.description and str(path) in store.description
     assert [p.name for p in path.parent.iterdir()] == ["tokens.json"]  # no temporary file left
-    assert FileTokenStore(path, account="another service").load() is None
+    assert FileTokenKeeper(path, account="another service").load() is None
     store.clear()
     assert not path.exists()
     store.clear()
@@ -149,7 +149,7 @@ def test_a_sign_in_to_another_service_keeps_this_ones_in_the_file(tmp_path: Path
     """The file held one sign-in: ``login --service URL`` (a test against another service) forgot the till's."""
     path = tmp_path / "tokens.json"
     path.write_text(json.dumps({"account": "till", "tokens": TOKENS}))  # as earlier releases wrote it
-    till, other = FileTokenStore(path, account="till"), FileTokenStore(path, account="other")
+    till, other = FileTokenKeeper(path, account="till"), FileTokenKeeper(path, account="other")
     assert till.load() == TOKENS and other.load() is None
     other.save({**TOKENS, "access_token": "o"})
     assert till.load() == TOKENS
@@ -165,36 +165,36 @@ def test_file_store_overwrites_with_0600_even_if_the_file_was_wider(tmp_path: Pa
     path = tmp_path / "tokens.json"
     path.write_text("{}")
     path.chmod(0o644)
-    FileTokenStore(path, account="acct").save(TOKENS)
+    FileTokenKeeper(path, account="acct").save(TOKENS)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 def test_an_unreadable_file_means_signed_out(tmp_path: Path) -> None:
     path = tmp_path / "tokens.json"
     path.write_text("{not json")
-    assert FileTokenStore(path, account="acct").load() is None
+    assert FileTokenKeeper(path, account="acct").load() is None
 
 
 def test_open_token_store_prefers_the_keychain(memory: MemoryKeyring, tmp_path: Path) -> None:
-    store = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
-    assert isinstance(store, KeyringTokenStore)
+    store = open_token_keeper(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
+    assert isinstance(store, KeyringTokenKeeper)
 
 
 def test_a_sign_in_kept_under_an_earlier_key_moves_and_leaves_it(memory: MemoryKeyring, tmp_path: Path) -> None:
-    store = open_token_store(account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False)
+    store = open_token_keeper(account="acct", file_path=tmp_path / "t.json", allow_insecure_file=False)
     assert not move_earlier_sign_in(store, "old-shared-key", file_path=tmp_path / "t.json", allow_insecure_file=False)
-    KeyringTokenStore(SERVICE, "old-shared-key").save(TOKENS)
+    KeyringTokenKeeper(SERVICE, "old-shared-key").save(TOKENS)
     assert move_earlier_sign_in(store, "old-shared-key", file_path=tmp_path / "t.json", allow_insecure_file=False)
     assert store.load() == TOKENS
-    assert KeyringTokenStore(SERVICE, "old-shared-key").load() is None, "the shared key is let go of"
+    assert KeyringTokenKeeper(SERVICE, "old-shared-key").load() is None, "the shared key is let go of"
 
 
 def test_open_token_store_uses_the_file_only_when_allowed(use_keyring: Any, tmp_path: Path) -> None:
     use_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
-    allowed = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
-    assert isinstance(allowed, FileTokenStore) and allowed.insecure
-    refused = open_token_store(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=False)
-    assert isinstance(refused, NoTokenStore)
+    allowed = open_token_keeper(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=True)
+    assert isinstance(allowed, FileTokenKeeper) and allowed.insecure
+    refused = open_token_keeper(account="acct", file_path=tmp_path / "tokens.json", allow_insecure_file=False)
+    assert isinstance(refused, NoTokenKeeper)
     assert refused.load() is None
     with pytest.raises(NoKeychain):
         refused.save(TOKENS)

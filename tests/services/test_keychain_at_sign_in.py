@@ -53,12 +53,12 @@ async def test_a_keychain_set_up_since_keeps_the_next_sign_in(
     try:
         assert isinstance(second.keychain.backend, fail.Keyring)  # what was remembered, loaded at once
         # no sign-in stored in the file it led to: the start looked again, as a sign-in would, for one kept there
-        assert not second.session.store.insecure and looks == [1, 1]
+        assert not second.session.keeper.insecure and looks == [1, 1]
         assert second.session.state is SessionState.SIGNED_OUT
         with http_client(base_url=sandbox.url) as http:
             await second.session.sign_in_with_token(mint_token(http, expiresIn=0))
         assert second.session.state is SessionState.CONNECTED
-        assert not second.session.store.insecure  # the sign-in went to the keychain found
+        assert not second.session.keeper.insecure  # the sign-in went to the keychain found
         assert keychain.secrets and not paths.insecure_token_file.exists()
     finally:
         await second.aclose()

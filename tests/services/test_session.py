@@ -99,7 +99,7 @@ async def test_a_token_larger_than_the_keychain_limit_is_stored_in_chunks(
         await terminal.session.sign_in_with_token(big)
         assert len(memory_keyring.secrets) > 1
         assert all(len(v) <= LIMIT for v in memory_keyring.secrets.values())
-        assert terminal.session.store.load() is not None
+        assert terminal.session.keeper.load() is not None
         terminal.session.disconnect()
         assert memory_keyring.secrets == {}
     finally:
@@ -111,7 +111,7 @@ async def test_without_a_keychain_sign_in_refuses_to_store_and_says_why(
 ) -> None:
     terminal = open_terminal(tmp_path, sandbox)
     try:
-        assert not terminal.session.store.can_store
+        assert not terminal.session.keeper.can_keep
         with pytest.raises(NoKeychain) as refused:
             await terminal.session.start_device_sign_in()
         assert "keychain" in refused.value.text()

@@ -132,7 +132,7 @@ async def test_without_a_keychain_the_sign_in_can_be_kept_in_a_file_once_accepte
     client.post("/sandbox/device/approve", json={"userCode": sign_in.user_code.text(), "merchantId": "mer-cafe"})
     await until(lambda: window.page is Page.TILL, what="signed in: the till asks for its first manager")
     assert host.paths.insecure_token_file.exists()
-    assert window.terminal is not None and window.terminal.session.store.insecure
+    assert window.terminal is not None and window.terminal.session.keeper.insecure
     await finish(window, host)
 
 
